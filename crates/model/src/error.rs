@@ -1,0 +1,64 @@
+//! Load errors that say what is wrong and where: file, snapshot, JSON path.
+
+use std::fmt;
+
+/// Why an input was rejected. Nothing of a rejected input is kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadError {
+    /// The file (or folder, or message source) the problem is in.
+    pub file: String,
+    /// Index of the snapshot in the loaded history, where the problem belongs to one.
+    pub snapshot: Option<usize>,
+    /// JSON path inside the file, e.g. `snapshots[2].tree.children[0].objects`.
+    pub path: String,
+    pub message: String,
+}
+
+impl LoadError {
+    pub fn new(file: impl Into<String>, message: impl Into<String>) -> LoadError {
+        LoadError { file: file.into(), snapshot: None, path: String::new(), message: message.into() }
+    }
+
+    pub fn at(mut self, path: impl Into<String>) -> LoadError {
+        self.path = path.into();
+        self
+    }
+
+    pub fn in_snapshot(mut self, index: usize) -> LoadError {
+        self.snapshot = Some(index);
+        self
+    }
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some(i) = self.snapshot {
+            write!(f, ": snapshot {i}")?;
+        }
+        if !self.path.is_empty() {
+            write!(f, ": at {}", self.path)?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Parses JSON into `T`, turning syntax and type errors into a [`LoadError`] with the JSON path
+/// (from serde_path_to_error) and line/column (from serde_json).
+pub fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8], file: &str) -> Result<T, LoadError> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let what = match inner.classify() {
+            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => "malformed JSON",
+            _ => "invalid value",
+        };
+        let error = LoadError::new(file, format!("{what}: {inner}"));
+        if path == "." { error } else { error.at(path) }
+    })?;
+    de.end().map_err(|e| LoadError::new(file, format!("malformed JSON: {e}")))?;
+    Ok(value)
+}

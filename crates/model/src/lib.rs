@@ -1,0 +1,17 @@
+//! memcity's data model (DESIGN §2–§3): a history of grouping trees with pointer maps and heap
+//! metrics; readers for `memcity/1`, snapshot folders and AntTracks' export; the writer; the
+//! rules a history must follow; and the meta trees (max, growth) the city is laid out from.
+
+pub mod error;
+pub mod history;
+pub mod meta;
+pub mod read;
+pub mod validate;
+pub mod write;
+
+pub use error::LoadError;
+pub use history::{FORMAT, HeapMetrics, History, MetricNames, Node, PointerMap, Snapshot};
+pub use meta::{Group, Growth, Metric, Timeline, Values};
+pub use read::{load_bytes, load_file, load_folder, load_path};
+pub use validate::{validate_append, validate_history};
+pub use write::{save_history, write_history};

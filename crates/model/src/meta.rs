@@ -1,0 +1,173 @@
+//! Meta trees (DESIGN §3): the union of all snapshot trees by key, each snapshot's values on it,
+//! the max tree and the growth tree. Flat arrays indexed by group id, so the layout and the
+//! per-snapshot frames work on plain slices.
+
+use std::collections::HashMap;
+
+use crate::history::{History, Node};
+
+/// Which count a city is built from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Metric {
+    #[default]
+    Objects,
+    Bytes,
+}
+
+/// One group (node) of the union tree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    pub key: String,
+    pub name: String,
+    pub role: String,
+    pub parent: Option<u32>,
+    /// In order of first appearance.
+    pub children: Vec<u32>,
+    pub depth: u32,
+}
+
+impl Group {
+    pub fn is_leaf(&self) -> bool {
+        self.children.is_empty()
+    }
+}
+
+/// A value per group (objects and bytes); absent groups are 0.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Values {
+    pub objects: Vec<u64>,
+    pub bytes: Vec<u64>,
+}
+
+impl Values {
+    fn zeros(n: usize) -> Values {
+        Values { objects: vec![0; n], bytes: vec![0; n] }
+    }
+
+    pub fn get(&self, metric: Metric) -> &[u64] {
+        match metric {
+            Metric::Objects => &self.objects,
+            Metric::Bytes => &self.bytes,
+        }
+    }
+}
+
+/// `last − first` per group, for each metric.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Growth {
+    pub objects: Vec<i64>,
+    pub bytes: Vec<i64>,
+}
+
+impl Growth {
+    pub fn get(&self, metric: Metric) -> &[i64] {
+        match metric {
+            Metric::Objects => &self.objects,
+            Metric::Bytes => &self.bytes,
+        }
+    }
+}
+
+/// A history indexed for the city: the union tree (group 0 is the root) with values per snapshot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Timeline {
+    pub groups: Vec<Group>,
+    pub index: HashMap<String, u32>,
+    /// One entry per snapshot.
+    pub values: Vec<Values>,
+    /// Max tree: the largest value each group reaches, per metric separately.
+    pub max: Values,
+    /// Growth tree: value(last snapshot) − value(first snapshot).
+    pub growth: Growth,
+}
+
+impl Timeline {
+    /// Builds the union tree and meta trees of a validated history.
+    pub fn new(history: &History) -> Timeline {
+        let mut groups: Vec<Group> = Vec::new();
+        let mut index: HashMap<String, u32> = HashMap::new();
+        for snapshot in &history.snapshots {
+            add_tree(&snapshot.tree, None, 0, &mut groups, &mut index);
+        }
+        let n = groups.len();
+        let values: Vec<Values> = history
+            .snapshots
+            .iter()
+            .map(|s| {
+                let mut v = Values::zeros(n);
+                s.tree.walk(&mut |node, _| {
+                    let id = index[&node.key] as usize;
+                    v.objects[id] = node.objects;
+                    v.bytes[id] = node.bytes;
+                });
+                v
+            })
+            .collect();
+        let mut max = Values::zeros(n);
+        for v in &values {
+            for id in 0..n {
+                max.objects[id] = max.objects[id].max(v.objects[id]);
+                max.bytes[id] = max.bytes[id].max(v.bytes[id]);
+            }
+        }
+        let growth = match (values.first(), values.last()) {
+            (Some(first), Some(last)) => Growth {
+                objects: (0..n).map(|i| last.objects[i] as i64 - first.objects[i] as i64).collect(),
+                bytes: (0..n).map(|i| last.bytes[i] as i64 - first.bytes[i] as i64).collect(),
+            },
+            _ => Growth::default(),
+        };
+        Timeline { groups, index, values, max, growth }
+    }
+
+    pub fn snapshot_count(&self) -> usize {
+        self.values.len()
+    }
+
+    pub fn group(&self, key: &str) -> Option<u32> {
+        self.index.get(key).copied()
+    }
+
+    /// Path from the root, e.g. `Heap → Type: Person → Allocation Site: foo()`.
+    pub fn path_label(&self, id: u32) -> String {
+        let mut parts = Vec::new();
+        let mut cur = Some(id);
+        while let Some(i) = cur {
+            let g = &self.groups[i as usize];
+            parts.push(if g.parent.is_none() || g.role.is_empty() || g.role == "Root" {
+                g.name.clone()
+            } else {
+                format!("{}: {}", g.role, g.name)
+            });
+            cur = g.parent;
+        }
+        parts.reverse();
+        parts.join(" → ")
+    }
+}
+
+fn add_tree(node: &Node, parent: Option<u32>, depth: u32, groups: &mut Vec<Group>, index: &mut HashMap<String, u32>) {
+    let id = match index.get(&node.key) {
+        Some(&id) => id,
+        None => {
+            let id = groups.len() as u32;
+            groups.push(Group {
+                key: node.key.clone(),
+                name: node.name.clone(),
+                role: node.role.clone(),
+                parent,
+                children: Vec::new(),
+                depth,
+            });
+            index.insert(node.key.clone(), id);
+            if let Some(p) = parent {
+                groups[p as usize].children.push(id);
+            }
+            id
+        }
+    };
+    for child in &node.children {
+        add_tree(child, Some(id), depth + 1, groups, index);
+    }
+}

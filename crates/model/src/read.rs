@@ -1,0 +1,203 @@
+//! Readers: the `memcity/1` file, a folder of snapshot files (the original tool's layout), and
+//! AntTracks' own JSON export. All produce the same validated [`History`]; loading is
+//! all-or-nothing.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+
+use crate::error::{LoadError, parse_json};
+use crate::history::{FORMAT, History, MetricNames, Node, PointerMap, Snapshot};
+use crate::validate::validate_history;
+
+/// Loads a history from a file or a folder, whatever its format.
+pub fn load_path(path: &Path) -> Result<History, LoadError> {
+    let name = path.display().to_string();
+    let meta = fs::metadata(path).map_err(|e| LoadError::new(&name, format!("cannot read: {e}")))?;
+    if meta.is_dir() { load_folder(path) } else { load_file(path) }
+}
+
+/// Loads one file: a `memcity/1` history, one snapshot, an AntTracks tree or an array of them.
+pub fn load_file(path: &Path) -> Result<History, LoadError> {
+    let name = path.display().to_string();
+    let bytes = fs::read(path).map_err(|e| LoadError::new(&name, format!("cannot read: {e}")))?;
+    load_bytes(&bytes, &name)
+}
+
+/// Parses a document already in memory (`source` names it in errors).
+pub fn load_bytes(bytes: &[u8], source: &str) -> Result<History, LoadError> {
+    let history = match parse_document(bytes, source)? {
+        Document::History(h) => h,
+        Document::Snapshots(snapshots) => History {
+            format: FORMAT.into(),
+            metric_names: MetricNames::default(),
+            snapshots,
+        },
+    };
+    validate_history(&history, &|_| source.to_string(), &|i| format!("snapshots[{i}]"))?;
+    Ok(history)
+}
+
+/// What one JSON file holds.
+enum Document {
+    History(History),
+    Snapshots(Vec<Snapshot>),
+}
+
+/// Top-level fields that tell the formats apart; everything else is skipped unparsed.
+#[derive(Deserialize)]
+struct Probe {
+    format: Option<String>,
+    snapshots: Option<IgnoredAny>,
+    tree: Option<IgnoredAny>,
+    root: Option<IgnoredAny>,
+}
+
+/// One tree of AntTracks' default export.
+#[derive(Deserialize)]
+struct AntTracksTree {
+    time: u64,
+    root: Node,
+}
+
+/// One entry of AntTracks' pointer-map export.
+#[derive(Deserialize)]
+struct AntTracksPointerMap {
+    time: u64,
+    #[serde(rename = "pointerMap")]
+    pointer_map: PointerMap,
+}
+
+fn parse_document(bytes: &[u8], source: &str) -> Result<Document, LoadError> {
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first == Some(&b'[') {
+        let trees: Vec<AntTracksTree> = parse_json(bytes, source)?;
+        return Ok(Document::Snapshots(trees.into_iter().map(from_anttracks).collect()));
+    }
+    let probe: Probe = parse_json(bytes, source)?;
+    if probe.snapshots.is_some() {
+        if let Some(format) = &probe.format
+            && format != FORMAT
+        {
+            return Err(LoadError::new(
+                source,
+                format!("unknown format version \"{format}\" (this memcity reads \"{FORMAT}\")"),
+            )
+            .at("format"));
+        }
+        Ok(Document::History(parse_json(bytes, source)?))
+    } else if probe.tree.is_some() {
+        Ok(Document::Snapshots(vec![parse_json(bytes, source)?]))
+    } else if probe.root.is_some() {
+        Ok(Document::Snapshots(vec![from_anttracks(parse_json(bytes, source)?)]))
+    } else {
+        Err(LoadError::new(
+            source,
+            "not a memcity history: expected a memcity/1 document (\"snapshots\"), one snapshot \
+             (\"tree\"), or an AntTracks tree (\"root\")",
+        ))
+    }
+}
+
+fn from_anttracks(tree: AntTracksTree) -> Snapshot {
+    Snapshot {
+        time_ms: tree.time,
+        gc_id: None,
+        label: None,
+        tree: tree.root,
+        points_to: PointerMap::new(),
+        pointed_from: PointerMap::new(),
+        heap: None,
+    }
+}
+
+/// The folder layout of the original tool: one-snapshot files (any format above) ordered by
+/// time, with optional `points-to-maps/` and `pointed-from-maps/` subfolders holding AntTracks
+/// pointer-map files, matched to snapshots by time.
+pub fn load_folder(dir: &Path) -> Result<History, LoadError> {
+    let folder = dir.display().to_string();
+    let mut snapshots: Vec<(Snapshot, String, usize)> = Vec::new();
+    let mut metric_names = MetricNames::default();
+    for file in json_files(dir)? {
+        let name = file.display().to_string();
+        let bytes = fs::read(&file).map_err(|e| LoadError::new(&name, format!("cannot read: {e}")))?;
+        match parse_document(&bytes, &name)? {
+            Document::History(h) => {
+                metric_names = h.metric_names;
+                snapshots.extend(h.snapshots.into_iter().enumerate().map(|(i, s)| (s, name.clone(), i)));
+            }
+            Document::Snapshots(list) => {
+                let single = list.len() == 1;
+                snapshots.extend(list.into_iter().enumerate().map(|(i, s)| {
+                    (s, name.clone(), if single { usize::MAX } else { i })
+                }));
+            }
+        }
+    }
+    if snapshots.is_empty() {
+        return Err(LoadError::new(&folder, "empty history: the folder holds no .json snapshot files"));
+    }
+    snapshots.sort_by_key(|(s, _, _)| s.time_ms);
+    for (sub, points_to) in [("points-to-maps", true), ("pointed-from-maps", false)] {
+        let subdir = dir.join(sub);
+        if subdir.is_dir() {
+            attach_pointer_maps(&subdir, &mut snapshots, points_to)?;
+        }
+    }
+    let sources: Vec<(String, usize)> = snapshots.iter().map(|(_, f, i)| (f.clone(), *i)).collect();
+    let history = History {
+        format: FORMAT.into(),
+        metric_names,
+        snapshots: snapshots.into_iter().map(|(s, _, _)| s).collect(),
+    };
+    validate_history(&history, &|i| sources[i].0.clone(), &|i| match sources[i].1 {
+        usize::MAX => String::new(),
+        j => format!("[{j}]"),
+    })?;
+    Ok(history)
+}
+
+fn attach_pointer_maps(
+    dir: &Path,
+    snapshots: &mut [(Snapshot, String, usize)],
+    points_to: bool,
+) -> Result<(), LoadError> {
+    for file in json_files(dir)? {
+        let name = file.display().to_string();
+        let bytes = fs::read(&file).map_err(|e| LoadError::new(&name, format!("cannot read: {e}")))?;
+        let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+        let maps: Vec<AntTracksPointerMap> = if first == Some(&b'[') {
+            parse_json(&bytes, &name)?
+        } else {
+            vec![parse_json(&bytes, &name)?]
+        };
+        for (m, map) in maps.into_iter().enumerate() {
+            let Some((snapshot, _, _)) = snapshots.iter_mut().find(|(s, _, _)| s.time_ms == map.time) else {
+                return Err(LoadError::new(&name, format!("pointer map for time {} ms matches no snapshot", map.time))
+                    .at(format!("[{m}].time")));
+            };
+            let target = if points_to { &mut snapshot.points_to } else { &mut snapshot.pointed_from };
+            for (from, to) in map.pointer_map {
+                target.entry(from).or_default().extend(to);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The `.json` files directly inside `dir`, sorted by name.
+fn json_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
+    let name = dir.display().to_string();
+    let entries = fs::read_dir(dir).map_err(|e| LoadError::new(&name, format!("cannot read folder: {e}")))?;
+    let mut files = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(|e| LoadError::new(&name, format!("cannot read folder: {e}")))?.path();
+        if path.is_file() && path.extension().is_some_and(|x| x == "json") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
