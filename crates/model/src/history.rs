@@ -78,6 +78,9 @@ pub struct Node {
     pub role: String,
     pub objects: u64,
     pub bytes: u64,
+    /// Bytes freed if the whole group were freed (its GC closure), where the source knows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retained_bytes: Option<u64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<Node>,
 }
@@ -90,6 +93,7 @@ impl Node {
             role: role.into(),
             objects,
             bytes,
+            retained_bytes: None,
             children: Vec::new(),
         }
     }

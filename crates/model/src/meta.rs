@@ -147,7 +147,13 @@ impl Timeline {
     }
 }
 
-fn add_tree(node: &Node, parent: Option<u32>, depth: u32, groups: &mut Vec<Group>, index: &mut HashMap<String, u32>) {
+fn add_tree(
+    node: &Node,
+    parent: Option<u32>,
+    depth: u32,
+    groups: &mut Vec<Group>,
+    index: &mut HashMap<String, u32>,
+) {
     let id = match index.get(&node.key) {
         Some(&id) => id,
         None => {

@@ -30,11 +30,9 @@ pub fn load_file(path: &Path) -> Result<History, LoadError> {
 pub fn load_bytes(bytes: &[u8], source: &str) -> Result<History, LoadError> {
     let history = match parse_document(bytes, source)? {
         Document::History(h) => h,
-        Document::Snapshots(snapshots) => History {
-            format: FORMAT.into(),
-            metric_names: MetricNames::default(),
-            snapshots,
-        },
+        Document::Snapshots(snapshots) => {
+            History { format: FORMAT.into(), metric_names: MetricNames::default(), snapshots }
+        }
     };
     validate_history(&history, &|_| source.to_string(), &|i| format!("snapshots[{i}]"))?;
     Ok(history)
@@ -130,9 +128,11 @@ pub fn load_folder(dir: &Path) -> Result<History, LoadError> {
             }
             Document::Snapshots(list) => {
                 let single = list.len() == 1;
-                snapshots.extend(list.into_iter().enumerate().map(|(i, s)| {
-                    (s, name.clone(), if single { usize::MAX } else { i })
-                }));
+                snapshots.extend(
+                    list.into_iter()
+                        .enumerate()
+                        .map(|(i, s)| (s, name.clone(), if single { usize::MAX } else { i })),
+                );
             }
         }
     }
@@ -168,15 +168,15 @@ fn attach_pointer_maps(
         let name = file.display().to_string();
         let bytes = fs::read(&file).map_err(|e| LoadError::new(&name, format!("cannot read: {e}")))?;
         let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
-        let maps: Vec<AntTracksPointerMap> = if first == Some(&b'[') {
-            parse_json(&bytes, &name)?
-        } else {
-            vec![parse_json(&bytes, &name)?]
-        };
+        let maps: Vec<AntTracksPointerMap> =
+            if first == Some(&b'[') { parse_json(&bytes, &name)? } else { vec![parse_json(&bytes, &name)?] };
         for (m, map) in maps.into_iter().enumerate() {
             let Some((snapshot, _, _)) = snapshots.iter_mut().find(|(s, _, _)| s.time_ms == map.time) else {
-                return Err(LoadError::new(&name, format!("pointer map for time {} ms matches no snapshot", map.time))
-                    .at(format!("[{m}].time")));
+                return Err(LoadError::new(
+                    &name,
+                    format!("pointer map for time {} ms matches no snapshot", map.time),
+                )
+                .at(format!("[{m}].time")));
             };
             let target = if points_to { &mut snapshot.points_to } else { &mut snapshot.pointed_from };
             for (from, to) in map.pointer_map {

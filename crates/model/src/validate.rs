@@ -25,11 +25,13 @@ pub fn validate_history(
         if snapshot.tree.key != *root_key {
             return fail(
                 join(&prefix, "tree.key"),
-                format!("root key \"{}\" differs from snapshot 0's root key \"{root_key}\"", snapshot.tree.key),
+                format!(
+                    "root key \"{}\" differs from snapshot 0's root key \"{root_key}\"",
+                    snapshot.tree.key
+                ),
             );
         }
-        let keys = check_tree(&snapshot.tree, &join(&prefix, "tree"))
-            .map_err(error)?;
+        let keys = check_tree(&snapshot.tree, &join(&prefix, "tree")).map_err(error)?;
         for (key, (parent, node_path)) in &keys {
             match parents.get(key) {
                 Some((earlier, j)) if earlier != parent => {
@@ -48,10 +50,8 @@ pub fn validate_history(
                 }
             }
         }
-        check_pointer_keys(&snapshot.points_to, &keys, &join(&prefix, "points_to"))
-            .map_err(error)?;
-        check_pointer_keys(&snapshot.pointed_from, &keys, &join(&prefix, "pointed_from"))
-            .map_err(error)?;
+        check_pointer_keys(&snapshot.points_to, &keys, &join(&prefix, "points_to")).map_err(error)?;
+        check_pointer_keys(&snapshot.pointed_from, &keys, &join(&prefix, "pointed_from")).map_err(error)?;
         if i > 0 && snapshot.time_ms < history.snapshots[i - 1].time_ms {
             return fail(
                 join(&prefix, "time_ms"),
@@ -87,10 +87,7 @@ fn check_tree<'a>(root: &'a Node, root_path: &str) -> Result<KeyTable<'a>, (Stri
             return Err((format!("{path}.key"), "empty key".into()));
         }
         if let Some((_, other)) = keys.get(node.key.as_str()) {
-            return Err((
-                format!("{path}.key"),
-                format!("duplicate key \"{}\" (also at {other})", node.key),
-            ));
+            return Err((format!("{path}.key"), format!("duplicate key \"{}\" (also at {other})", node.key)));
         }
         for (c, child) in node.children.iter().enumerate().rev() {
             stack.push((child, Some(&node.key), format!("{path}.children[{c}]")));
