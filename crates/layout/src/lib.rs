@@ -1,1 +1,12 @@
-pub fn placeholder() {}
+//! memcity's city: a squarified treemap over the max tree (computed once per history and
+//! setting), per-snapshot frames, reference frustums and picking. Pure functions over plain data.
+
+pub mod city;
+pub mod frame;
+pub mod pick;
+pub mod references;
+pub mod squarify;
+
+pub use city::{AreaMode, Building, CityLayout, District, Settings, layout};
+pub use frame::{BuildingState, Frame, frame, frames};
+pub use squarify::Rect;

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::history::{History, Node};
+use crate::history::{History, Node, PointerMap};
 
 /// Which count a city is built from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
@@ -80,6 +80,37 @@ pub struct Timeline {
     pub max: Values,
     /// Growth tree: value(last snapshot) − value(first snapshot).
     pub growth: Growth,
+    /// Pointer maps by group id, one entry per snapshot.
+    pub pointers: Vec<Pointers>,
+}
+
+/// One snapshot's pointer maps by group id: `points_to[a] = [(b, count), …]`, sorted by `b`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Pointers {
+    pub points_to: HashMap<u32, Vec<(u32, u64)>>,
+    pub pointed_from: HashMap<u32, Vec<(u32, u64)>>,
+}
+
+impl Pointers {
+    fn new(map_to: &PointerMap, map_from: &PointerMap, index: &HashMap<String, u32>) -> Pointers {
+        let by_id = |map: &PointerMap| {
+            map.iter()
+                .filter_map(|(a, targets)| {
+                    let a = *index.get(a)?;
+                    let mut t: Vec<(u32, u64)> =
+                        targets.iter().filter_map(|(b, &n)| Some((*index.get(b)?, n))).collect();
+                    t.sort_unstable();
+                    Some((a, t))
+                })
+                .collect()
+        };
+        Pointers { points_to: by_id(map_to), pointed_from: by_id(map_from) }
+    }
+
+    /// `map[a][b]`, 0 where absent.
+    pub fn count(list: &HashMap<u32, Vec<(u32, u64)>>, a: u32, b: u32) -> u64 {
+        list.get(&a).and_then(|t| t.binary_search_by_key(&b, |&(g, _)| g).ok().map(|i| t[i].1)).unwrap_or(0)
+    }
 }
 
 impl Timeline {
@@ -118,7 +149,9 @@ impl Timeline {
             },
             _ => Growth::default(),
         };
-        Timeline { groups, index, values, max, growth }
+        let pointers =
+            history.snapshots.iter().map(|s| Pointers::new(&s.points_to, &s.pointed_from, &index)).collect();
+        Timeline { groups, index, values, max, growth, pointers }
     }
 
     pub fn snapshot_count(&self) -> usize {

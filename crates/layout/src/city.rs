@@ -1,0 +1,223 @@
+//! The city layout (DESIGN §4): a squarified treemap over the max tree, computed once per history
+//! and setting. Every building gets the cell it needs at its largest size, so no building moves
+//! when time changes; districts are flat slabs stacked by depth with a street around their
+//! children.
+
+use memcity_model::{Metric, Timeline};
+
+use crate::squarify::{Rect, squarify};
+
+/// How a value becomes an area.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AreaMode {
+    Linear,
+    /// `sqrt(value)`: keeps small groups visible next to huge ones.
+    #[default]
+    Sqrt,
+}
+
+impl AreaMode {
+    pub fn map(self, value: f64) -> f64 {
+        match self {
+            AreaMode::Linear => value,
+            AreaMode::Sqrt => value.sqrt(),
+        }
+    }
+}
+
+/// Everything the layout and the frames depend on.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Settings {
+    pub metric: Metric,
+    pub area: AreaMode,
+    /// Keep the N largest children (by max value) per node.
+    pub children: usize,
+    /// Street around a district's children, as a fraction of the district's shorter side.
+    pub street: f64,
+    /// The N strongest overall growers are solid.
+    pub solid: usize,
+    /// Opacity of all other buildings.
+    pub opacity: f32,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            metric: Metric::Objects,
+            area: AreaMode::Sqrt,
+            children: 20,
+            street: 0.03,
+            solid: 10,
+            opacity: 0.4,
+        }
+    }
+}
+
+/// Side of the square city in world units.
+pub const CITY_SIZE: f64 = 1000.0;
+/// Thickness of one district slab.
+pub const SLAB: f64 = 2.0;
+
+/// An inner node of the max tree: a flat slab.
+#[derive(Debug, Clone, PartialEq)]
+pub struct District {
+    pub group: u32,
+    pub depth: u32,
+    pub rect: Rect,
+    /// sRGB, dark blue at the root to light blue at the deepest level.
+    pub color: [f32; 3],
+}
+
+impl District {
+    /// Height of the slab's top face.
+    pub fn top(&self) -> f64 {
+        (self.depth + 1) as f64 * SLAB
+    }
+}
+
+/// A leaf of the max tree: a building with its reserved cell.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Building {
+    pub group: u32,
+    pub cell: Rect,
+    /// Height of the ground it stands on (its district's top).
+    pub base: f64,
+    /// Among the strongest overall growers: drawn solid.
+    pub solid: bool,
+}
+
+/// A laid-out city: districts and buildings with static cells.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CityLayout {
+    pub settings: Settings,
+    pub districts: Vec<District>,
+    pub buildings: Vec<Building>,
+    /// Building index per group id (`u32::MAX` where the group is no building of this layout).
+    pub building_of_group: Vec<u32>,
+    /// District index per group id (`u32::MAX` where none).
+    pub district_of_group: Vec<u32>,
+    /// `1 / mapped max value` per building (0 where the max is 0).
+    pub inv_max_area: Vec<f32>,
+    /// The largest positive overall growth among buildings (1 where none grows).
+    pub max_growth: f64,
+}
+
+pub const NONE: u32 = u32::MAX;
+
+impl CityLayout {
+    pub fn building(&self, group: u32) -> Option<usize> {
+        self.building_of_group.get(group as usize).filter(|&&b| b != NONE).map(|&b| b as usize)
+    }
+
+    pub fn district(&self, group: u32) -> Option<usize> {
+        self.district_of_group.get(group as usize).filter(|&&d| d != NONE).map(|&d| d as usize)
+    }
+}
+
+/// Lays out the max tree of `timeline`.
+pub fn layout(timeline: &Timeline, settings: &Settings) -> CityLayout {
+    let max = timeline.max.get(settings.metric);
+    let n = timeline.groups.len();
+    let mapped: Vec<f64> = max.iter().map(|&v| settings.area.map(v as f64)).collect();
+    let kept = kept_children(timeline, &mapped, settings.children);
+    let area = subtree_areas(timeline, &mapped, &kept);
+    let mut city = CityLayout {
+        settings: settings.clone(),
+        districts: Vec::new(),
+        buildings: Vec::new(),
+        building_of_group: vec![NONE; n],
+        district_of_group: vec![NONE; n],
+        inv_max_area: Vec::new(),
+        max_growth: 1.0,
+    };
+    if n > 0 && area[0] > 0.0 {
+        place(timeline, &kept, &area, 0, Rect::new(0.0, 0.0, CITY_SIZE, CITY_SIZE), &mut city);
+    }
+    let deepest = city.districts.iter().map(|d| d.depth).max().unwrap_or(0);
+    for d in &mut city.districts {
+        d.color = district_color(d.depth, deepest);
+    }
+    city.inv_max_area = city
+        .buildings
+        .iter()
+        .map(|b| if mapped[b.group as usize] > 0.0 { (1.0 / mapped[b.group as usize]) as f32 } else { 0.0 })
+        .collect();
+    mark_solid(timeline, &mut city);
+    city
+}
+
+/// Children of each node kept by pruning: the N largest by max value, largest first, ties by key
+/// so the layout is deterministic.
+fn kept_children(timeline: &Timeline, mapped: &[f64], n: usize) -> Vec<Vec<u32>> {
+    timeline
+        .groups
+        .iter()
+        .map(|g| {
+            let mut c: Vec<u32> = g.children.clone();
+            c.sort_by(|&a, &b| {
+                mapped[b as usize]
+                    .total_cmp(&mapped[a as usize])
+                    .then_with(|| timeline.groups[a as usize].key.cmp(&timeline.groups[b as usize].key))
+            });
+            c.truncate(n);
+            c
+        })
+        .collect()
+}
+
+/// Area each node needs: its own mapped max for leaves, the sum of its kept children for
+/// districts (so children fit in proportion).
+fn subtree_areas(timeline: &Timeline, mapped: &[f64], kept: &[Vec<u32>]) -> Vec<f64> {
+    let mut area = vec![0.0; timeline.groups.len()];
+    // Children are always created after their parent, so a reverse sweep is bottom-up.
+    for id in (0..timeline.groups.len()).rev() {
+        area[id] = if timeline.groups[id].is_leaf() {
+            mapped[id]
+        } else {
+            kept[id].iter().map(|&c| area[c as usize]).sum()
+        };
+    }
+    area
+}
+
+fn place(timeline: &Timeline, kept: &[Vec<u32>], area: &[f64], id: u32, rect: Rect, city: &mut CityLayout) {
+    let group = &timeline.groups[id as usize];
+    if group.is_leaf() {
+        // It stands on its parent's slab, whose top is at depth(parent) + 1 = depth(self).
+        let base = group.depth as f64 * SLAB;
+        city.building_of_group[id as usize] = city.buildings.len() as u32;
+        city.buildings.push(Building { group: id, cell: rect, base, solid: false });
+        return;
+    }
+    city.district_of_group[id as usize] = city.districts.len() as u32;
+    city.districts.push(District { group: id, depth: group.depth, rect, color: [0.0; 3] });
+    let inner = rect.inset(city.settings.street * rect.w.min(rect.d));
+    let children: Vec<u32> = kept[id as usize].iter().copied().filter(|&c| area[c as usize] > 0.0).collect();
+    let values: Vec<f64> = children.iter().map(|&c| area[c as usize]).collect();
+    for (child, cell) in children.iter().zip(squarify(&values, inner)) {
+        place(timeline, kept, area, *child, cell, city);
+    }
+}
+
+/// Linear gradient from dark blue (root) to light blue (deepest district).
+pub fn district_color(depth: u32, deepest: u32) -> [f32; 3] {
+    const ROOT: [f32; 3] = [0.05, 0.12, 0.35];
+    const DEEPEST: [f32; 3] = [0.55, 0.78, 0.97];
+    let t = if deepest == 0 { 0.0 } else { depth as f32 / deepest as f32 };
+    [0, 1, 2].map(|i| ROOT[i] + (DEEPEST[i] - ROOT[i]) * t)
+}
+
+/// The `solid` strongest positive overall growers are solid; `max_growth` is the largest.
+fn mark_solid(timeline: &Timeline, city: &mut CityLayout) {
+    let growth = timeline.growth.get(city.settings.metric);
+    let mut growers: Vec<usize> =
+        (0..city.buildings.len()).filter(|&b| growth[city.buildings[b].group as usize] > 0).collect();
+    growers.sort_by_key(|&b| {
+        (std::cmp::Reverse(growth[city.buildings[b].group as usize]), city.buildings[b].group)
+    });
+    city.max_growth = growers.first().map_or(1.0, |&b| growth[city.buildings[b].group as usize] as f64);
+    for &b in growers.iter().take(city.settings.solid) {
+        city.buildings[b].solid = true;
+    }
+}
