@@ -84,7 +84,7 @@ pub const RED: [f32; 3] = [0.9, 0.05, 0.05];
 pub fn growth_color(growth: f32) -> [f32; 3] {
     let t = growth.clamp(0.0, 1.0);
     let (from, to, u) = if t < 0.5 { (GRAY, ORANGE, t * 2.0) } else { (ORANGE, RED, t * 2.0 - 1.0) };
-    [0, 1, 2].map(|i| from[i] + (to[i] - from[i]) * u)
+    [0, 1, 2].map(|i| from[i] * (1.0 - u) + to[i] * u)
 }
 
 /// Solid for the strongest overall growers, the non-solid opacity setting otherwise.

@@ -6,6 +6,7 @@ pub mod error;
 pub mod history;
 pub mod meta;
 pub mod read;
+pub mod synthetic;
 pub mod validate;
 pub mod write;
 
