@@ -221,3 +221,14 @@ fn mark_solid(timeline: &Timeline, city: &mut CityLayout) {
         city.buildings[b].solid = true;
     }
 }
+
+impl std::str::FromStr for AreaMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<AreaMode, String> {
+        match s {
+            "linear" => Ok(AreaMode::Linear),
+            "sqrt" => Ok(AreaMode::Sqrt),
+            _ => Err(format!("unknown area mode \"{s}\" (expected linear or sqrt)")),
+        }
+    }
+}

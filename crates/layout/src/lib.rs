@@ -2,6 +2,7 @@
 //! setting), per-snapshot frames, reference frustums and picking. Pure functions over plain data.
 
 pub mod city;
+pub mod export;
 pub mod frame;
 pub mod pick;
 pub mod references;

@@ -210,3 +210,14 @@ fn add_tree(
         add_tree(child, Some(id), depth + 1, groups, index);
     }
 }
+
+impl std::str::FromStr for Metric {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Metric, String> {
+        match s {
+            "objects" => Ok(Metric::Objects),
+            "bytes" => Ok(Metric::Bytes),
+            _ => Err(format!("unknown metric \"{s}\" (expected objects or bytes)")),
+        }
+    }
+}
