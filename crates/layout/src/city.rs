@@ -97,8 +97,11 @@ pub struct CityLayout {
     pub building_of_group: Vec<u32>,
     /// District index per group id (`u32::MAX` where none).
     pub district_of_group: Vec<u32>,
-    /// `1 / mapped max value` per building (0 where the max is 0).
-    pub inv_max_area: Vec<f32>,
+    /// Per building, contiguous for the per-frame loop: its group, `1 / max value` (0 where the
+    /// max is 0) and its value in the first snapshot.
+    pub groups: Vec<u32>,
+    pub inv_max_value: Vec<f32>,
+    pub first_value: Vec<f32>,
     /// The largest positive overall growth among buildings (1 where none grows).
     pub max_growth: f64,
 }
@@ -128,7 +131,9 @@ pub fn layout(timeline: &Timeline, settings: &Settings) -> CityLayout {
         buildings: Vec::new(),
         building_of_group: vec![NONE; n],
         district_of_group: vec![NONE; n],
-        inv_max_area: Vec::new(),
+        groups: Vec::new(),
+        inv_max_value: Vec::new(),
+        first_value: Vec::new(),
         max_growth: 1.0,
     };
     if n > 0 && area[0] > 0.0 {
@@ -138,11 +143,14 @@ pub fn layout(timeline: &Timeline, settings: &Settings) -> CityLayout {
     for d in &mut city.districts {
         d.color = district_color(d.depth, deepest);
     }
-    city.inv_max_area = city
-        .buildings
+    let first = timeline.values.first().map(|v| v.get(settings.metric));
+    city.groups = city.buildings.iter().map(|b| b.group).collect();
+    city.inv_max_value = city
+        .groups
         .iter()
-        .map(|b| if mapped[b.group as usize] > 0.0 { (1.0 / mapped[b.group as usize]) as f32 } else { 0.0 })
+        .map(|&g| if max[g as usize] > 0 { (1.0 / max[g as usize] as f64) as f32 } else { 0.0 })
         .collect();
+    city.first_value = city.groups.iter().map(|&g| first.map_or(0.0, |f| f[g as usize] as f32)).collect();
     mark_solid(timeline, &mut city);
     city
 }
@@ -230,5 +238,28 @@ impl std::str::FromStr for AreaMode {
             "sqrt" => Ok(AreaMode::Sqrt),
             _ => Err(format!("unknown area mode \"{s}\" (expected linear or sqrt)")),
         }
+    }
+}
+
+impl CityLayout {
+    /// A city with nothing in it.
+    pub fn empty() -> CityLayout {
+        CityLayout {
+            settings: Settings::default(),
+            districts: Vec::new(),
+            buildings: Vec::new(),
+            building_of_group: Vec::new(),
+            district_of_group: Vec::new(),
+            groups: Vec::new(),
+            inv_max_value: Vec::new(),
+            first_value: Vec::new(),
+            max_growth: 1.0,
+        }
+    }
+}
+
+impl Default for CityLayout {
+    fn default() -> Self {
+        CityLayout::empty()
     }
 }

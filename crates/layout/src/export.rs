@@ -54,16 +54,31 @@ pub struct BuildingFrameJson<'a> {
 }
 
 /// The whole city with all `frames` (one per snapshot of `history`).
-pub fn city_json<'a>(history: &History, timeline: &'a Timeline, city: &'a CityLayout, frames: &[Frame]) -> CityJson<'a> {
+pub fn city_json<'a>(
+    history: &History,
+    timeline: &'a Timeline,
+    city: &'a CityLayout,
+    frames: &[Frame],
+) -> CityJson<'a> {
     let key = |g: u32| timeline.groups[g as usize].key.as_str();
     CityJson {
         settings: &city.settings,
         districts: city
             .districts
             .iter()
-            .map(|d| DistrictJson { key: key(d.group), depth: d.depth, rect: d.rect, top: d.top(), color: d.color })
+            .map(|d| DistrictJson {
+                key: key(d.group),
+                depth: d.depth,
+                rect: d.rect,
+                top: d.top(),
+                color: d.color,
+            })
             .collect(),
-        buildings: city.buildings.iter().map(|b| BuildingJson { key: key(b.group), reserved: b.cell, base: b.base }).collect(),
+        buildings: city
+            .buildings
+            .iter()
+            .map(|b| BuildingJson { key: key(b.group), reserved: b.cell, base: b.base })
+            .collect(),
         frames: frames
             .iter()
             .zip(&history.snapshots)

@@ -5,7 +5,7 @@
 use memcity_model::Timeline;
 use rayon::prelude::*;
 
-use crate::city::{Building, CityLayout};
+use crate::city::{AreaMode, Building, CityLayout};
 use crate::squarify::Rect;
 
 /// One building at one snapshot.
@@ -29,23 +29,22 @@ const CHUNK: usize = 16 * 1024;
 
 /// Computes the frame of `snapshot`.
 pub fn frame(city: &CityLayout, timeline: &Timeline, snapshot: usize) -> Frame {
-    let metric = city.settings.metric;
-    let area_mode = city.settings.area;
-    let cur = timeline.values[snapshot].get(metric);
-    let first = timeline.values[0].get(metric);
-    let inv_growth = 1.0 / city.max_growth;
+    let cur = timeline.values[snapshot].get(city.settings.metric);
+    let sqrt_area = city.settings.area == AreaMode::Sqrt;
+    let max_growth = city.max_growth as f32;
     let mut states = vec![BuildingState::default(); city.buildings.len()];
     states.par_chunks_mut(CHUNK).enumerate().for_each(|(c, out)| {
-        let start = c * CHUNK;
-        let buildings = &city.buildings[start..start + out.len()];
-        let inv_max = &city.inv_max_area[start..start + out.len()];
-        for ((state, b), &inv) in out.iter_mut().zip(buildings).zip(inv_max) {
-            let g = b.group as usize;
-            let now = cur[g];
-            let area = area_mode.map(now as f64) as f32;
-            state.scale = (area * inv).sqrt().min(1.0);
-            let grown = now as f64 - first[g] as f64;
-            state.growth = ((grown * inv_growth) as f32).clamp(0.0, 1.0);
+        let range = c * CHUNK..c * CHUNK + out.len();
+        let groups = &city.groups[range.clone()];
+        let inv_max = &city.inv_max_value[range.clone()];
+        let first = &city.first_value[range];
+        for (((state, &g), &inv), &first) in out.iter_mut().zip(groups).zip(inv_max).zip(first) {
+            let now = cur[g as usize] as f32;
+            // area_t / area_max = (v_t / v_max), or its square root in sqrt area mode.
+            let ratio = (now * inv).min(1.0);
+            let area_ratio = if sqrt_area { ratio.sqrt() } else { ratio };
+            state.scale = area_ratio.sqrt();
+            state.growth = ((now - first) / max_growth).clamp(0.0, 1.0);
         }
     });
     Frame { states }

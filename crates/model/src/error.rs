@@ -48,6 +48,10 @@ impl std::error::Error for LoadError {}
 /// Parses JSON into `T`, turning syntax and type errors into a [`LoadError`] with the JSON path
 /// (from serde_path_to_error) and line/column (from serde_json).
 pub fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8], file: &str) -> Result<T, LoadError> {
+    // Fast path without path tracking; errors are rare, so only they pay for a second parse.
+    if let Ok(value) = serde_json::from_slice(bytes) {
+        return Ok(value);
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();

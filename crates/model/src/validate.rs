@@ -31,12 +31,13 @@ pub fn validate_history(
                 ),
             );
         }
-        let keys = check_tree(&snapshot.tree, &join(&prefix, "tree")).map_err(error)?;
+        let tree_path = join(&prefix, "tree");
+        let keys = check_tree(&snapshot.tree, &tree_path).map_err(error)?;
         for (key, (parent, node_path)) in &keys {
             match parents.get(key) {
                 Some((earlier, j)) if earlier != parent => {
                     return fail(
-                        node_path.clone(),
+                        node_path.json(&tree_path),
                         format!(
                             "key \"{key}\" has parent {} here but parent {} in snapshot {j}",
                             show(*parent),
@@ -75,22 +76,42 @@ fn show(parent: Option<&str>) -> String {
     parent.map_or("(none: it is the root)".to_string(), |p| format!("\"{p}\""))
 }
 
-type KeyTable<'a> = HashMap<&'a str, (Option<&'a str>, String)>;
+/// key -> (parent key, index path from the root); the JSON path is spelled out only for errors.
+type KeyTable<'a> = HashMap<&'a str, (Option<&'a str>, NodePath)>;
 
-/// Returns every key of the tree with its parent key and JSON path; rejects duplicates and empty
+/// Child indices from the root to a node.
+#[derive(Clone, Debug, Default)]
+struct NodePath(Vec<u32>);
+
+impl NodePath {
+    fn json(&self, root_path: &str) -> String {
+        let mut out = root_path.to_string();
+        for i in &self.0 {
+            out.push_str(&format!(".children[{i}]"));
+        }
+        out
+    }
+}
+
+/// Returns every key of the tree with its parent key and position; rejects duplicates and empty
 /// keys.
 fn check_tree<'a>(root: &'a Node, root_path: &str) -> Result<KeyTable<'a>, (String, String)> {
     let mut keys: KeyTable<'a> = HashMap::new();
-    let mut stack: Vec<(&'a Node, Option<&'a str>, String)> = vec![(root, None, root_path.to_string())];
+    let mut stack: Vec<(&'a Node, Option<&'a str>, NodePath)> = vec![(root, None, NodePath::default())];
     while let Some((node, parent, path)) = stack.pop() {
         if node.key.is_empty() {
-            return Err((format!("{path}.key"), "empty key".into()));
+            return Err((format!("{}.key", path.json(root_path)), "empty key".into()));
         }
         if let Some((_, other)) = keys.get(node.key.as_str()) {
-            return Err((format!("{path}.key"), format!("duplicate key \"{}\" (also at {other})", node.key)));
+            return Err((
+                format!("{}.key", path.json(root_path)),
+                format!("duplicate key \"{}\" (also at {})", node.key, other.json(root_path)),
+            ));
         }
         for (c, child) in node.children.iter().enumerate().rev() {
-            stack.push((child, Some(&node.key), format!("{path}.children[{c}]")));
+            let mut child_path = path.clone();
+            child_path.0.push(c as u32);
+            stack.push((child, Some(&node.key), child_path));
         }
         keys.insert(&node.key, (parent, path));
     }

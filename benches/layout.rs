@@ -1,0 +1,49 @@
+//! Layout of synthetic max trees (10k, 100k, 1M leaves, depth 3), one snapshot's frame at the same
+//! sizes, and loading a ~100 MB memcity/1 file. Targets (2-core machine): 1M-leaf layout < 1 s,
+//! one frame at 1M buildings < 5 ms.
+
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use memcity_layout::{Settings, frame, layout};
+use memcity_model::{Timeline, load_file, save_history, synthetic};
+
+fn settings() -> Settings {
+    // Keep every leaf: the synthetic trees have ~100 children per node at 1M leaves.
+    Settings { children: usize::MAX, ..Settings::default() }
+}
+
+fn layout_and_frame(c: &mut Criterion) {
+    let mut group = c.benchmark_group("city");
+    group.sample_size(10).measurement_time(Duration::from_secs(8));
+    for leaves in [10_000usize, 100_000, 1_000_000] {
+        let timeline = Timeline::new(&synthetic::history(leaves, 3, 1));
+        group.throughput(Throughput::Elements(leaves as u64));
+        group.bench_with_input(BenchmarkId::new("layout", leaves), &timeline, |b, t| {
+            b.iter(|| layout(t, &settings()))
+        });
+        let city = layout(&timeline, &settings());
+        assert!(city.buildings.len() >= leaves * 9 / 10);
+        group.bench_with_input(BenchmarkId::new("frame", leaves), &timeline, |b, t| {
+            b.iter(|| frame(&city, t, 2))
+        });
+    }
+    group.finish();
+}
+
+fn load(c: &mut Criterion) {
+    let path = std::env::temp_dir().join("memcity-bench-100mb.json");
+    if !path.exists() {
+        save_history(&synthetic::history(70_000, 10, 3), &path).unwrap();
+    }
+    let bytes = std::fs::metadata(&path).unwrap().len();
+    let mut group = c.benchmark_group("load");
+    group.sample_size(10).measurement_time(Duration::from_secs(20)).throughput(Throughput::Bytes(bytes));
+    group.bench_function(format!("memcity1_{}MB", bytes / 1_000_000), |b| {
+        b.iter(|| load_file(&path).unwrap())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, layout_and_frame, load);
+criterion_main!(benches);
