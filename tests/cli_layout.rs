@@ -3,7 +3,11 @@
 use std::process::Command;
 
 fn memcity(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_memcity")).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_memcity"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
 }
 
 fn temp(name: &str) -> std::path::PathBuf {
@@ -14,7 +18,16 @@ fn temp(name: &str) -> std::path::PathBuf {
 fn layout_writes_city_json_for_every_input_format() {
     for input in ["data/sample-leak.json", "data/sample-leak-folder", "data/sample-leak-anttracks"] {
         let out = temp("city.json");
-        let o = memcity(&["layout", input, "--out", out.to_str().unwrap(), "--metric", "bytes", "--children", "3"]);
+        let o = memcity(&[
+            "layout",
+            input,
+            "--out",
+            out.to_str().unwrap(),
+            "--metric",
+            "bytes",
+            "--children",
+            "3",
+        ]);
         assert!(o.status.success(), "{input}: {}", String::from_utf8_lossy(&o.stderr));
         let city: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
         assert_eq!(city["settings"]["metric"], "bytes");

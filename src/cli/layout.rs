@@ -63,7 +63,8 @@ pub fn run(args: LayoutArgs) -> Result<()> {
     let city = layout(&timeline, &settings);
     let all = frames(&city, &timeline);
     let doc = export::city_json(&history, &timeline, &city, &all);
-    let file = std::fs::File::create(&args.out).with_context(|| format!("{}: cannot create", args.out.display()))?;
+    let file =
+        std::fs::File::create(&args.out).with_context(|| format!("{}: cannot create", args.out.display()))?;
     let mut out = std::io::BufWriter::new(file);
     serde_json::to_writer(&mut out, &doc).with_context(|| format!("{}: cannot write", args.out.display()))?;
     out.flush().with_context(|| format!("{}: cannot write", args.out.display()))?;

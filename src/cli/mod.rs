@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-mod layout;
+pub mod layout;
+pub mod open;
 
 #[derive(Parser, Debug)]
 #[command(name = "memcity", version, about = "A program's heap over time as a 3D city you can fly through")]
@@ -14,14 +15,7 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
     #[command(flatten)]
-    pub open: OpenArgs,
-}
-
-/// Arguments of `memcity [INPUT]` (the app).
-#[derive(clap::Args, Debug, Clone, Default)]
-pub struct OpenArgs {
-    /// A history (memcity/1 file, snapshot folder, AntTracks export) or `scenario:NAME`.
-    pub input: Option<String>,
+    pub open: open::OpenArgs,
 }
 
 #[derive(Subcommand, Debug)]
@@ -34,7 +28,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Layout(args)) => layout::run(args),
-        None => open(cli.open),
+        None => open::run(cli.open),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -43,10 +37,4 @@ pub fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn open(args: OpenArgs) -> anyhow::Result<()> {
-    let history = crate::input::load(args.input.as_deref().unwrap_or(crate::input::DEFAULT_INPUT))?;
-    println!("loaded {} snapshots", history.snapshots.len());
-    Ok(())
 }

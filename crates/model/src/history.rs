@@ -33,6 +33,15 @@ pub struct MetricNames {
     pub bytes: String,
 }
 
+impl MetricNames {
+    pub fn get(&self, metric: crate::Metric) -> &str {
+        match metric {
+            crate::Metric::Objects => &self.objects,
+            crate::Metric::Bytes => &self.bytes,
+        }
+    }
+}
+
 impl Default for MetricNames {
     fn default() -> Self {
         MetricNames { objects: "objects".into(), bytes: "bytes".into() }

@@ -82,6 +82,8 @@ pub struct Timeline {
     pub growth: Growth,
     /// Pointer maps by group id, one entry per snapshot.
     pub pointers: Vec<Pointers>,
+    /// Retained bytes by group id where the source gave them, one entry per snapshot.
+    pub retained: Vec<HashMap<u32, u64>>,
 }
 
 /// One snapshot's pointer maps by group id: `points_to[a] = [(b, count), …]`, sorted by `b`.
@@ -151,7 +153,20 @@ impl Timeline {
         };
         let pointers =
             history.snapshots.iter().map(|s| Pointers::new(&s.points_to, &s.pointed_from, &index)).collect();
-        Timeline { groups, index, values, max, growth, pointers }
+        let retained = history
+            .snapshots
+            .iter()
+            .map(|s| {
+                let mut r = HashMap::new();
+                s.tree.walk(&mut |node, _| {
+                    if let Some(bytes) = node.retained_bytes {
+                        r.insert(index[&node.key], bytes);
+                    }
+                });
+                r
+            })
+            .collect();
+        Timeline { groups, index, values, max, growth, pointers, retained }
     }
 
     pub fn snapshot_count(&self) -> usize {

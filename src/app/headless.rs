@@ -1,0 +1,146 @@
+//! Rendering without a window: `--screenshot` renders one frame to a PNG and exits;
+//! `--bench-render` animates a synthetic city offscreen and prints frame-time figures. Both draw
+//! into an image (`RenderTarget::Image`), so they work under Xvfb and on GPU machines with no X.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use bevy::camera::RenderTarget;
+use bevy::prelude::*;
+use bevy::render::render_resource::TextureFormat;
+use bevy::render::view::screenshot::{Screenshot, save_to_disk};
+
+use crate::app::camera::CityCamera;
+use crate::app::time::{TimeCommand, TimeCursor};
+
+/// Set by the render world once the city's draw has run, so a screenshot never shows a city
+/// whose pipeline was still compiling.
+#[derive(Resource, Clone, Default)]
+pub struct CityDrawn(pub Arc<AtomicBool>);
+
+/// The offscreen image the camera renders into.
+#[derive(Resource, Clone)]
+pub struct Offscreen(pub Handle<Image>);
+
+pub fn make_offscreen(images: &mut Assets<Image>, size: (u32, u32)) -> Handle<Image> {
+    images.add(Image::new_target_texture(size.0, size.1, TextureFormat::Rgba8UnormSrgb, None))
+}
+
+/// Points every city camera at the offscreen image.
+pub fn target_offscreen(
+    mut commands: Commands,
+    offscreen: Res<Offscreen>,
+    cameras: Query<Entity, With<CityCamera>>,
+) {
+    for camera in &cameras {
+        commands.entity(camera).insert(RenderTarget::Image(offscreen.0.clone().into()));
+    }
+}
+
+#[derive(Resource)]
+pub struct ScreenshotJob {
+    pub path: PathBuf,
+    /// Frames rendered since the city was first drawn.
+    pub after_drawn: u32,
+    pub requested: bool,
+    pub frames: u32,
+}
+
+/// Waits until the city has been drawn (and a couple more frames for the frustums), captures
+/// the image once, and exits when the PNG is on disk.
+pub fn screenshot(
+    mut commands: Commands,
+    mut job: ResMut<ScreenshotJob>,
+    drawn: Res<CityDrawn>,
+    offscreen: Res<Offscreen>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    job.frames += 1;
+    if job.frames > 2000 {
+        error!("the city was never drawn; giving up on the screenshot");
+        exit.write(AppExit::error());
+        return;
+    }
+    if !drawn.0.load(Ordering::Relaxed) {
+        return;
+    }
+    job.after_drawn += 1;
+    if job.after_drawn == 3 && !job.requested {
+        job.requested = true;
+        let _ = std::fs::remove_file(&job.path);
+        commands.spawn(Screenshot::image(offscreen.0.clone())).observe(save_to_disk(job.path.clone()));
+    }
+    if job.requested && job.path.exists() && std::fs::metadata(&job.path).is_ok_and(|m| m.len() > 0) {
+        // One more frame lets the writer finish the file.
+        if job.after_drawn > 6 {
+            exit.write(AppExit::Success);
+        }
+    }
+}
+
+/// Frame-time measurement for `--bench-render`.
+#[derive(Resource)]
+pub struct RenderBench {
+    pub frames: usize,
+    pub warmup: usize,
+    pub buildings: usize,
+    pub size: (u32, u32),
+    pub baseline: bool,
+    pub last: Option<Instant>,
+    pub times_ms: Vec<f64>,
+    pub seen: usize,
+}
+
+/// Steps time every frame (so every frame has new building data) and records frame times.
+pub fn bench_step(
+    mut bench: ResMut<RenderBench>,
+    drawn: Option<Res<CityDrawn>>,
+    cursor: Res<TimeCursor>,
+    model: Res<crate::app::model::CityModel>,
+    mut commands: MessageWriter<TimeCommand>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    // The instanced city waits for its pipeline; the baseline has none to wait for.
+    if let Some(drawn) = drawn
+        && !drawn.0.load(Ordering::Relaxed)
+    {
+        return;
+    }
+    let now = Instant::now();
+    if let Some(last) = bench.last {
+        bench.seen += 1;
+        if bench.seen > bench.warmup {
+            bench.times_ms.push((now - last).as_secs_f64() * 1000.0);
+        }
+    }
+    bench.last = Some(now);
+    let last_snapshot = cursor.current + 1 >= model.snapshot_count();
+    commands.write(if last_snapshot { TimeCommand::GoTo(0) } else { TimeCommand::Step(1) });
+    if bench.times_ms.len() >= bench.frames {
+        println!("{}", bench.summary());
+        exit.write(AppExit::Success);
+    }
+}
+
+impl RenderBench {
+    pub fn summary(&self) -> String {
+        let mut sorted = self.times_ms.clone();
+        sorted.sort_by(f64::total_cmp);
+        let mean = sorted.iter().sum::<f64>() / sorted.len().max(1) as f64;
+        let p95 = sorted
+            .get(((sorted.len() as f64 * 0.95) as usize).min(sorted.len().saturating_sub(1)))
+            .copied()
+            .unwrap_or(0.0);
+        format!(
+            "bench-render{}: {} buildings, {} frames at {}x{}: mean {mean:.2} ms, p95 {p95:.2} ms, {:.2} FPS",
+            if self.baseline { " (baseline: one entity + material per building)" } else { "" },
+            self.buildings,
+            sorted.len(),
+            self.size.0,
+            self.size.1,
+            1000.0 / mean.max(1e-9)
+        )
+    }
+}

@@ -1,0 +1,164 @@
+//! The 3D memory city (Bevy): one plugin per feature — model, time, camera, inspect, render,
+//! UI — coupled only through resources and messages.
+
+pub mod baseline;
+pub mod camera;
+pub mod headless;
+pub mod inspect;
+pub mod model;
+pub mod render;
+pub mod time;
+pub mod ui;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use bevy::app::ScheduleRunnerPlugin;
+use bevy::prelude::*;
+use bevy::window::ExitCondition;
+use bevy::winit::WinitPlugin;
+use memcity_layout::Settings;
+use memcity_model::History;
+
+use camera::Orbit;
+use headless::{Offscreen, RenderBench, ScreenshotJob};
+
+/// How the app runs.
+pub enum Mode {
+    Window,
+    Screenshot { path: PathBuf, size: (u32, u32) },
+    Bench { frames: usize, size: (u32, u32), baseline: bool, buildings: usize },
+}
+
+pub struct AppOptions {
+    pub history: History,
+    pub settings: Settings,
+    pub mode: Mode,
+    pub time: Option<usize>,
+    pub select: Option<String>,
+    pub view: Orbit,
+}
+
+pub fn run(options: AppOptions) -> anyhow::Result<()> {
+    if let Mode::Window = options.mode
+        && std::env::var_os("DISPLAY").is_none()
+        && std::env::var_os("WAYLAND_DISPLAY").is_none()
+    {
+        anyhow::bail!(
+            "no display: DISPLAY is not set, so no window can open. Run under X (or Xvfb), or render \
+             headless with --screenshot out.png"
+        );
+    }
+    if let Some(key) = &options.select
+        && !options.history.snapshots.iter().any(|s| {
+            let mut found = false;
+            s.tree.walk(&mut |n, _| found |= n.key == *key);
+            found
+        })
+    {
+        anyhow::bail!("--select {key}: no group has this key");
+    }
+    install_panic_message();
+    let mut app = App::new();
+    let headless = !matches!(options.mode, Mode::Window);
+    if headless {
+        app.add_plugins(
+            DefaultPlugins
+                .set(WindowPlugin {
+                    primary_window: None,
+                    exit_condition: ExitCondition::DontExit,
+                    ..default()
+                })
+                .disable::<WinitPlugin>(),
+        )
+        .add_plugins(ScheduleRunnerPlugin::run_loop(std::time::Duration::ZERO));
+    } else {
+        app.add_plugins(DefaultPlugins.set(WindowPlugin {
+            primary_window: Some(Window { title: "memcity".into(), ..default() }),
+            ..default()
+        }));
+    }
+    let snapshots = options.history.snapshots.len();
+    app.add_plugins(model::ModelPlugin { history: Arc::new(options.history), settings: options.settings })
+        .add_plugins(time::TimePlugin)
+        .add_plugins(inspect::InspectPlugin)
+        .add_plugins(camera::CameraPlugin { interactive: !headless, start: options.view });
+    let baseline = matches!(options.mode, Mode::Bench { baseline: true, .. });
+    if baseline {
+        app.add_plugins(baseline::BaselinePlugin);
+    } else {
+        app.add_plugins(render::CityRenderPlugin);
+    }
+    let mut cursor = time::TimeCursor::default();
+    cursor.jump_to(options.time.unwrap_or(0), snapshots);
+    app.insert_resource(cursor);
+    app.insert_resource(inspect::Selection { selected: options.select, hovered: None });
+    match options.mode {
+        Mode::Window => {
+            app.add_plugins(bevy_egui::EguiPlugin::default())
+                .add_plugins(ui::UiPlugin)
+                .add_systems(Update, save_screenshot_on_f12);
+        }
+        Mode::Screenshot { path, size } => {
+            let image = headless::make_offscreen(&mut app.world_mut().resource_mut::<Assets<Image>>(), size);
+            app.insert_resource(Offscreen(image))
+                .insert_resource(ScreenshotJob { path, after_drawn: 0, requested: false, frames: 0 })
+                .add_systems(PostStartup, headless::target_offscreen)
+                .add_systems(Last, headless::screenshot);
+        }
+        Mode::Bench { frames, size, baseline, buildings } => {
+            let image = headless::make_offscreen(&mut app.world_mut().resource_mut::<Assets<Image>>(), size);
+            app.insert_resource(Offscreen(image))
+                .insert_resource(RenderBench {
+                    frames,
+                    warmup: 5,
+                    buildings,
+                    size,
+                    baseline,
+                    last: None,
+                    times_ms: Vec::new(),
+                    seen: 0,
+                })
+                .add_systems(PostStartup, headless::target_offscreen)
+                .add_systems(Last, headless::bench_step);
+        }
+    }
+    match app.run() {
+        AppExit::Success => Ok(()),
+        AppExit::Error(code) => anyhow::bail!("the app stopped with error code {code}"),
+    }
+}
+
+/// F12 saves a screenshot of the window next to the working directory.
+fn save_screenshot_on_f12(keys: Res<ButtonInput<KeyCode>>, mut commands: Commands) {
+    if keys.just_pressed(KeyCode::F12) {
+        let name = format!(
+            "memcity-{}.png",
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+        );
+        info!("saving screenshot to {name}");
+        commands
+            .spawn(bevy::render::view::screenshot::Screenshot::primary_window())
+            .observe(bevy::render::view::screenshot::save_to_disk(name));
+    }
+}
+
+/// Renderer start-up failures (no GPU adapter, no display) end in a one-line message instead of
+/// a panic trace.
+fn install_panic_message() {
+    std::panic::set_hook(Box::new(|info| {
+        let message = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown error".into());
+        let place = info.location().map(|l| format!(" ({}:{})", l.file(), l.line())).unwrap_or_default();
+        eprintln!(
+            "memcity: the renderer stopped: {message}{place}\n\
+             memcity: no usable GPU adapter or display? Install a Vulkan driver (e.g. mesa-vulkan-drivers), \
+             or render headless with --screenshot out.png"
+        );
+        std::process::exit(2);
+    }));
+}

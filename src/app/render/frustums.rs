@@ -1,0 +1,165 @@
+//! Reference frustums for the selected building: purple from the buildings that keep it alive,
+//! green to the ones it keeps alive; straight cones or arcs routed over the city. All of them
+//! are one mesh, rebuilt when the selection, the time or the options change.
+
+use bevy::asset::RenderAssetUsages;
+use bevy::mesh::{Indices, PrimitiveTopology};
+use bevy::prelude::*;
+use memcity_layout::references::{Direction, Frustum, arc, frustum, references};
+
+use crate::app::inspect::{Selection, Target};
+use crate::app::model::{CityModel, ViewOptions};
+use crate::app::time::{DisplayedFrame, TimeCursor};
+
+pub const INCOMING: [f32; 3] = [0.62, 0.22, 0.9];
+pub const OUTGOING: [f32; 3] = [0.15, 0.85, 0.3];
+
+pub struct FrustumPlugin;
+
+impl Plugin for FrustumPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(Startup, spawn_frustum_mesh).add_systems(PostUpdate, update_frustums);
+    }
+}
+
+#[derive(Component)]
+struct FrustumMesh(Option<(u64, u64, Option<String>, bool, bool)>);
+
+fn spawn_frustum_mesh(
+    mut commands: Commands,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+) {
+    commands.spawn((
+        FrustumMesh(None),
+        Mesh3d(meshes.add(empty_mesh())),
+        MeshMaterial3d(materials.add(StandardMaterial {
+            base_color: Color::WHITE,
+            unlit: true,
+            double_sided: true,
+            cull_mode: None,
+            ..default()
+        })),
+        Transform::default(),
+        bevy::camera::visibility::NoFrustumCulling,
+    ));
+}
+
+fn empty_mesh() -> Mesh {
+    let mut mesh = Mesh::new(PrimitiveTopology::TriangleList, RenderAssetUsages::default());
+    mesh.insert_attribute(Mesh::ATTRIBUTE_POSITION, Vec::<[f32; 3]>::new());
+    mesh.insert_attribute(Mesh::ATTRIBUTE_NORMAL, Vec::<[f32; 3]>::new());
+    mesh.insert_attribute(Mesh::ATTRIBUTE_COLOR, Vec::<[f32; 4]>::new());
+    mesh.insert_indices(Indices::U32(Vec::new()));
+    mesh
+}
+
+/// The frustums to draw now for the selection (none unless a building is selected and pointers
+/// are shown).
+pub fn current_frustums(
+    model: &CityModel,
+    frame: &DisplayedFrame,
+    cursor: &TimeCursor,
+    selection: &Selection,
+) -> Vec<Frustum> {
+    let Some(Target::Building(group)) = selection.target(model) else { return Vec::new() };
+    let Some(b) = model.layout.building(group) else { return Vec::new() };
+    if frame.frame.states.len() != model.layout.buildings.len() {
+        return Vec::new();
+    }
+    references(&model.layout, &model.timeline, cursor.current, b)
+        .iter()
+        .filter_map(|r| frustum(&model.layout, &frame.frame, r))
+        .collect()
+}
+
+fn update_frustums(
+    model: Res<CityModel>,
+    frame: Res<DisplayedFrame>,
+    cursor: Res<TimeCursor>,
+    selection: Res<Selection>,
+    options: Res<ViewOptions>,
+    mut query: Query<(&mut FrustumMesh, &Mesh3d)>,
+    mut meshes: ResMut<Assets<Mesh>>,
+) {
+    let Ok((mut shown, handle)) = query.single_mut() else { return };
+    let key = Some((
+        model.generation,
+        frame.version,
+        selection.selected.clone(),
+        options.show_pointers,
+        options.routed,
+    ));
+    if shown.0 == key {
+        return;
+    }
+    shown.0 = key;
+    let frustums = if options.show_pointers {
+        current_frustums(&model, &frame, &cursor, &selection)
+    } else {
+        Vec::new()
+    };
+    let mut geometry = Tubes::default();
+    for f in &frustums {
+        let color = if f.direction == Direction::Incoming { INCOMING } else { OUTGOING };
+        let path: Vec<Vec3> = if options.routed {
+            arc(f, 24).into_iter().map(|p| Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32)).collect()
+        } else {
+            [f.from, f.to].into_iter().map(|p| Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32)).collect()
+        };
+        geometry.tube(&path, f.radius_from as f32, f.radius_to as f32, color);
+    }
+    if let Some(mut mesh) = meshes.get_mut(&handle.0) {
+        geometry.write(&mut mesh);
+    }
+}
+
+/// Triangle soup of tubes with a radius that varies linearly along the path.
+#[derive(Default)]
+struct Tubes {
+    positions: Vec<[f32; 3]>,
+    normals: Vec<[f32; 3]>,
+    colors: Vec<[f32; 4]>,
+    indices: Vec<u32>,
+}
+
+const SIDES: u32 = 12;
+
+impl Tubes {
+    fn tube(&mut self, path: &[Vec3], r0: f32, r1: f32, rgb: [f32; 3]) {
+        if path.len() < 2 {
+            return;
+        }
+        let c = Color::srgb(rgb[0], rgb[1], rgb[2]).to_linear();
+        let color = [c.red, c.green, c.blue, 1.0];
+        let first = self.positions.len() as u32;
+        for (i, &p) in path.iter().enumerate() {
+            let t = i as f32 / (path.len() - 1) as f32;
+            let radius = r0 + (r1 - r0) * t;
+            let along = (path[(i + 1).min(path.len() - 1)] - path[i.saturating_sub(1)]).normalize_or(Vec3::Y);
+            let side = along.any_orthonormal_vector();
+            let up = along.cross(side);
+            for s in 0..SIDES {
+                let a = s as f32 / SIDES as f32 * std::f32::consts::TAU;
+                let n = side * a.cos() + up * a.sin();
+                self.positions.push((p + n * radius).to_array());
+                self.normals.push(n.to_array());
+                self.colors.push(color);
+            }
+        }
+        for ring in 0..path.len() as u32 - 1 {
+            for s in 0..SIDES {
+                let (a, b) = (first + ring * SIDES + s, first + ring * SIDES + (s + 1) % SIDES);
+                let (c, d) = (a + SIDES, b + SIDES);
+                self.indices.extend([a, c, b, b, c, d]);
+            }
+        }
+    }
+
+    fn write(self, mesh: &mut Mesh) {
+        mesh.insert_attribute(Mesh::ATTRIBUTE_POSITION, self.positions);
+        mesh.insert_attribute(Mesh::ATTRIBUTE_NORMAL, self.normals);
+        mesh.insert_attribute(Mesh::ATTRIBUTE_COLOR, self.colors);
+        mesh.insert_indices(Indices::U32(self.indices));
+    }
+}

@@ -1,0 +1,162 @@
+//! Drawing the city: the main world turns the layout and the displayed frame into one list of
+//! box instances (ground, district slabs, buildings); the render world draws it in one instanced
+//! call with shaders/city.wgsl. The list is rebuilt only when what it shows changes.
+
+pub mod frustums;
+pub mod pipeline;
+
+use bevy::core_pipeline::core_3d::Transparent3d;
+use bevy::prelude::*;
+use bevy::render::extract_resource::ExtractResourcePlugin;
+use bevy::render::render_phase::AddRenderCommand;
+use bevy::render::render_resource::SpecializedRenderPipelines;
+use bevy::render::{Render, RenderApp, RenderStartup, RenderSystems};
+use memcity_layout::city::{CITY_SIZE, SLAB};
+use memcity_layout::frame::{footprint, growth_color, height, opacity, visible};
+use rayon::prelude::*;
+
+use crate::app::camera::CityCamera;
+use crate::app::headless::CityDrawn;
+use crate::app::inspect::{Selection, Target};
+use crate::app::model::{CityModel, ViewOptions};
+use crate::app::time::DisplayedFrame;
+use pipeline::{CityGpu, CityInstances, DrawCity, FLAG_HOVERED, FLAG_SELECTED, InstanceData};
+
+pub struct CityRenderPlugin;
+
+impl Plugin for CityRenderPlugin {
+    fn build(&self, app: &mut App) {
+        let drawn = CityDrawn::default();
+        let shader = app
+            .world_mut()
+            .resource_mut::<Assets<Shader>>()
+            .add(Shader::from_wgsl(include_str!("../../../shaders/city.wgsl"), "shaders/city.wgsl"));
+        app.insert_resource(drawn.clone())
+            .init_resource::<CityInstances>()
+            .init_resource::<InstanceInputs>()
+            .add_plugins(ExtractResourcePlugin::<CityInstances>::default())
+            .add_plugins(frustums::FrustumPlugin)
+            .add_systems(PostUpdate, build_instances);
+        let Some(render_app) = app.get_sub_app_mut(RenderApp) else { return };
+        render_app
+            .insert_resource(drawn)
+            .insert_resource(pipeline::CityShader(shader))
+            .init_resource::<CityGpu>()
+            .init_resource::<SpecializedRenderPipelines<pipeline::CityPipeline>>()
+            .add_render_command::<Transparent3d, DrawCity>()
+            .add_systems(RenderStartup, pipeline::init_city_pipeline)
+            .add_systems(
+                Render,
+                (
+                    pipeline::prepare_city.in_set(RenderSystems::PrepareResources),
+                    pipeline::queue_city.in_set(RenderSystems::Queue),
+                ),
+            );
+    }
+}
+
+/// What the instance list was last built from.
+#[derive(Resource, Default, PartialEq)]
+struct InstanceInputs {
+    key: Option<(u64, u64, Option<String>, Option<Target>, bool, [i32; 3])>,
+}
+
+fn linear(srgb: [f32; 3], alpha: f32) -> [f32; 4] {
+    let c = Color::srgb(srgb[0], srgb[1], srgb[2]).to_linear();
+    [c.red, c.green, c.blue, alpha]
+}
+
+#[allow(clippy::too_many_arguments)]
+fn build_instances(
+    model: Res<CityModel>,
+    frame: Res<DisplayedFrame>,
+    selection: Res<Selection>,
+    options: Res<ViewOptions>,
+    cameras: Query<&GlobalTransform, With<CityCamera>>,
+    mut inputs: ResMut<InstanceInputs>,
+    mut out: ResMut<CityInstances>,
+) {
+    let eye = cameras.single().map(|t| t.translation()).unwrap_or(Vec3::splat(CITY_SIZE as f32));
+    // Re-sort translucent buildings only when the camera moved noticeably.
+    let grid = (CITY_SIZE / 200.0) as f32;
+    let eye_cell = [(eye.x / grid) as i32, (eye.y / grid) as i32, (eye.z / grid) as i32];
+    let key = Some((
+        model.generation,
+        frame.version,
+        selection.selected.clone(),
+        selection.hovered,
+        options.growth_color,
+        eye_cell,
+    ));
+    if inputs.key == key {
+        return;
+    }
+    inputs.key = key;
+    out.instances =
+        std::sync::Arc::new(city_instances(&model, &frame, &selection, options.growth_color, eye));
+    out.version += 1;
+}
+
+/// Ground, districts and opaque buildings first; translucent buildings after, back to front.
+pub fn city_instances(
+    model: &CityModel,
+    frame: &DisplayedFrame,
+    selection: &Selection,
+    growth_colors: bool,
+    eye: Vec3,
+) -> Vec<InstanceData> {
+    let layout = &model.layout;
+    let selected = selection.target(model);
+    let flags = |target: Target| {
+        if selected == Some(target) {
+            FLAG_SELECTED
+        } else if selection.hovered == Some(target) {
+            FLAG_HOVERED
+        } else {
+            0.0
+        }
+    };
+    let c = CITY_SIZE as f32;
+    let mut opaque = vec![InstanceData {
+        center: [c / 2.0, -1.0, c / 2.0, 0.0],
+        size: [c * 1.6, 2.0, c * 1.6, 0.0],
+        color: linear([0.16, 0.17, 0.2], 1.0),
+    }];
+    for d in &layout.districts {
+        let (x, z) = d.rect.center();
+        opaque.push(InstanceData {
+            center: [x as f32, (d.top() - SLAB / 2.0) as f32, z as f32, flags(Target::District(d.group))],
+            size: [d.rect.w as f32, SLAB as f32, d.rect.d as f32, 0.0],
+            color: linear(d.color, 1.0),
+        });
+    }
+    let states = &frame.frame.states;
+    if states.len() != layout.buildings.len() {
+        return opaque;
+    }
+    let boxes: Vec<(InstanceData, bool, f32)> = layout
+        .buildings
+        .par_iter()
+        .zip(states.par_iter())
+        .filter(|(_, s)| visible(**s))
+        .map(|(b, &state)| {
+            let fp = footprint(b, state);
+            let h = height(b, state);
+            let (x, z) = fp.center();
+            let alpha = opacity(layout, b);
+            let rgb = if growth_colors { growth_color(state.growth) } else { memcity_layout::frame::GRAY };
+            let center = Vec3::new(x as f32, (b.base + h / 2.0) as f32, z as f32);
+            let instance = InstanceData {
+                center: [center.x, center.y, center.z, flags(Target::Building(b.group))],
+                size: [fp.w as f32, h as f32, fp.d as f32, 0.0],
+                color: linear(rgb, alpha),
+            };
+            (instance, alpha >= 1.0, center.distance_squared(eye))
+        })
+        .collect();
+    let (solid, mut translucent): (Vec<_>, Vec<_>) = boxes.into_iter().partition(|(_, solid, _)| *solid);
+    translucent.par_sort_unstable_by(|a, b| b.2.total_cmp(&a.2));
+    opaque.extend(solid.into_iter().map(|(i, _, _)| i));
+    opaque.extend(translucent.into_iter().map(|(i, _, _)| i));
+    opaque
+}
