@@ -22,7 +22,7 @@ struct Varyings {
     @location(0) color: vec4<f32>,
     @location(1) normal: vec3<f32>,
     @location(2) height01: f32,
-    @location(3) flags: f32,
+    @location(3) @interpolate(flat) flags: f32,
     @location(4) world: vec3<f32>,
 };
 
@@ -51,8 +51,8 @@ fn fragment(in: Varyings) -> @location(0) vec4<f32> {
     let occlusion = mix(0.55, 1.0, clamp(in.height01 * 1.6, 0.0, 1.0));
     var rgb = in.color.rgb * (0.30 * sky + 0.75 * diffuse) * occlusion;
     var alpha = in.color.a;
-    let selected = (u32(in.flags) & 1u) != 0u;
-    let hovered = (u32(in.flags) & 2u) != 0u;
+    let selected = (u32(in.flags + 0.5) & 1u) != 0u;
+    let hovered = (u32(in.flags + 0.5) & 2u) != 0u;
     if selected {
         rgb = mix(rgb, SELECTED, 0.7);
         alpha = max(alpha, 0.9);

@@ -19,19 +19,28 @@ pub struct Orbit {
 }
 
 impl Orbit {
-    pub fn overview() -> Orbit {
+    /// The whole city from above at an angle; `tallest` is the height of the tallest building
+    /// at its largest, so it stays in view.
+    pub fn overview(tallest: f32) -> Orbit {
         let c = CITY_SIZE as f32 / 2.0;
-        Orbit { focus: Vec3::new(c, 0.0, c), yaw: 0.55, pitch: 0.62, radius: 1.45 * CITY_SIZE as f32 }
+        let extent = (CITY_SIZE as f32).max(tallest * 1.2);
+        Orbit { focus: Vec3::new(c, tallest * 0.3, c), yaw: 0.55, pitch: 0.6, radius: 1.55 * extent }
     }
 
-    pub fn bird() -> Orbit {
-        Orbit { pitch: 1.45, yaw: 0.0, radius: 1.35 * CITY_SIZE as f32, ..Orbit::overview() }
+    pub fn bird(tallest: f32) -> Orbit {
+        let c = CITY_SIZE as f32 / 2.0;
+        Orbit { focus: Vec3::new(c, 0.0, c), pitch: 1.5, yaw: 0.0, radius: 1.3 * CITY_SIZE as f32 + tallest }
     }
 
     /// Low over the city's front edge, looking along the streets.
-    pub fn street() -> Orbit {
+    pub fn street(tallest: f32) -> Orbit {
         let c = CITY_SIZE as f32 / 2.0;
-        Orbit { focus: Vec3::new(c, 0.0, c * 1.1), yaw: 0.3, pitch: 0.2, radius: 0.85 * CITY_SIZE as f32 }
+        Orbit { focus: Vec3::new(c, tallest * 0.25, c), yaw: 0.35, pitch: 0.22, radius: 1.2 * (CITY_SIZE as f32).max(tallest) }
+    }
+
+    /// Height of the tallest building of a layout at its largest.
+    pub fn tallest(layout: &memcity_layout::CityLayout) -> f32 {
+        layout.buildings.iter().map(|b| (b.base + 2.0 * b.cell.area().sqrt()) as f32).fold(0.0, f32::max)
     }
 
     pub fn transform(&self) -> Transform {
@@ -58,16 +67,35 @@ pub struct UiFocus {
 pub struct CameraPlugin {
     /// Interactive (panorbit) or fixed (headless screenshots).
     pub interactive: bool,
-    pub start: Orbit,
+    pub view: View,
+}
+
+/// The named camera views (`--view`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum View {
+    #[default]
+    Overview,
+    Bird,
+    Street,
+}
+
+impl View {
+    pub fn orbit(self, layout: &memcity_layout::CityLayout) -> Orbit {
+        let tallest = Orbit::tallest(layout);
+        match self {
+            View::Overview => Orbit::overview(tallest),
+            View::Bird => Orbit::bird(tallest),
+            View::Street => Orbit::street(tallest),
+        }
+    }
 }
 
 impl Plugin for CameraPlugin {
     fn build(&self, app: &mut App) {
         app.add_message::<FlyTo>().init_resource::<UiFocus>();
-        let start = self.start;
-        let interactive = self.interactive;
-        app.add_systems(Startup, move |mut commands: Commands| {
-            spawn_camera(&mut commands, start, interactive)
+        let (view, interactive) = (self.view, self.interactive);
+        app.add_systems(Startup, move |mut commands: Commands, model: Res<CityModel>| {
+            spawn_camera(&mut commands, view.orbit(&model.layout), interactive)
         });
         if interactive {
             app.add_plugins(bevy_panorbit_camera::PanOrbitCameraPlugin)
@@ -117,6 +145,7 @@ pub fn camera_keys(
     keys: Res<ButtonInput<KeyCode>>,
     time: Res<Time>,
     ui: Res<UiFocus>,
+    model: Res<CityModel>,
     mut cameras: Query<&mut PanOrbitCamera>,
 ) {
     let Ok(mut cam) = cameras.single_mut() else { return };
@@ -126,10 +155,10 @@ pub fn camera_keys(
     }
     if keys.just_pressed(KeyCode::KeyB) {
         let focus = cam.target_focus;
-        apply_orbit(&mut cam, Orbit { focus, ..Orbit::bird() });
+        apply_orbit(&mut cam, Orbit { focus, ..View::Bird.orbit(&model.layout) });
     }
     if keys.just_pressed(KeyCode::KeyR) {
-        apply_orbit(&mut cam, Orbit::overview());
+        apply_orbit(&mut cam, View::Overview.orbit(&model.layout));
     }
     let forward = Vec3::new(-cam.target_yaw.sin(), 0.0, -cam.target_yaw.cos());
     let right = Vec3::new(-forward.z, 0.0, forward.x);

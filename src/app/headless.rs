@@ -20,6 +20,14 @@ use crate::app::time::{TimeCommand, TimeCursor};
 #[derive(Resource, Clone, Default)]
 pub struct CityDrawn(pub Arc<AtomicBool>);
 
+/// Set by the render world while no pipeline is still compiling (frustums use Bevy's own).
+#[derive(Resource, Clone, Default)]
+pub struct PipelinesIdle(pub Arc<AtomicBool>);
+
+pub fn watch_pipelines(cache: Res<bevy::render::render_resource::PipelineCache>, idle: Res<PipelinesIdle>) {
+    idle.0.store(cache.waiting_pipelines().next().is_none(), Ordering::Relaxed);
+}
+
 /// The offscreen image the camera renders into.
 #[derive(Resource, Clone)]
 pub struct Offscreen(pub Handle<Image>);
@@ -54,6 +62,7 @@ pub fn screenshot(
     mut commands: Commands,
     mut job: ResMut<ScreenshotJob>,
     drawn: Res<CityDrawn>,
+    idle: Res<PipelinesIdle>,
     offscreen: Res<Offscreen>,
     mut exit: MessageWriter<AppExit>,
 ) {
@@ -63,7 +72,7 @@ pub fn screenshot(
         exit.write(AppExit::error());
         return;
     }
-    if !drawn.0.load(Ordering::Relaxed) {
+    if !drawn.0.load(Ordering::Relaxed) || (!job.requested && !idle.0.load(Ordering::Relaxed)) {
         return;
     }
     job.after_drawn += 1;

@@ -20,7 +20,6 @@ use bevy::winit::WinitPlugin;
 use memcity_layout::Settings;
 use memcity_model::History;
 
-use camera::Orbit;
 use headless::{Offscreen, RenderBench, ScreenshotJob};
 
 /// How the app runs.
@@ -36,7 +35,7 @@ pub struct AppOptions {
     pub mode: Mode,
     pub time: Option<usize>,
     pub select: Option<String>,
-    pub view: Orbit,
+    pub view: camera::View,
 }
 
 pub fn run(options: AppOptions) -> anyhow::Result<()> {
@@ -82,7 +81,7 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
     app.add_plugins(model::ModelPlugin { history: Arc::new(options.history), settings: options.settings })
         .add_plugins(time::TimePlugin)
         .add_plugins(inspect::InspectPlugin)
-        .add_plugins(camera::CameraPlugin { interactive: !headless, start: options.view });
+        .add_plugins(camera::CameraPlugin { interactive: !headless, view: options.view });
     let baseline = matches!(options.mode, Mode::Bench { baseline: true, .. });
     if baseline {
         app.add_plugins(baseline::BaselinePlugin);

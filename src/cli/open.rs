@@ -82,7 +82,7 @@ fn launch(
     history: memcity_model::History,
     mut settings: memcity_layout::Settings,
 ) -> Result<()> {
-    use crate::app::{AppOptions, Mode, camera::Orbit};
+    use crate::app::{AppOptions, Mode, camera::View};
     let mode = if args.bench_render {
         // Every synthetic building is shown.
         settings.children = usize::MAX;
@@ -98,9 +98,9 @@ fn launch(
         Mode::Window
     };
     let view = match args.view.as_str() {
-        "bird" => Orbit::bird(),
-        "street" => Orbit::street(),
-        _ => Orbit::overview(),
+        "bird" => View::Bird,
+        "street" => View::Street,
+        _ => View::Overview,
     };
     crate::app::run(AppOptions { history, settings, mode, time: args.time, select: args.select, view })
 }

@@ -84,8 +84,10 @@ pub struct Frustum {
     pub radius_to: f64,
 }
 
-/// Smallest drawn radius, as a fraction of the roof's half side, so thin edges stay visible.
-const MIN_FRACTION: f64 = 0.08;
+/// Smallest drawn radius, as a fraction of the largest, so thin edges stay visible.
+pub const MIN_FRACTION: f64 = 0.08;
+/// Radius of an end whose fraction is 1, as a fraction of the roof's shorter side.
+pub const FULL_RADIUS: f64 = 0.3;
 
 /// The frustum of `reference` in `frame`; `None` when an end is not visible at that time.
 pub fn frustum(city: &CityLayout, frame: &Frame, reference: &Reference) -> Option<Frustum> {
@@ -95,7 +97,7 @@ pub fn frustum(city: &CityLayout, frame: &Frame, reference: &Reference) -> Optio
             let fp = footprint(building, state);
             let (x, z) = fp.center();
             let top = [x, building.base + height(building, state), z];
-            (top, 0.5 * fp.w.min(fp.d) * (fraction as f64).max(MIN_FRACTION))
+            (top, FULL_RADIUS * fp.w.min(fp.d) * (fraction as f64).max(MIN_FRACTION))
         })
     };
     let (from, radius_from) = end(reference.from, reference.from_fraction)?;

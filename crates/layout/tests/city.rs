@@ -201,7 +201,7 @@ fn references_of_person_lead_to_causes_and_effects() {
     let f = frustum(&city, &f7, order).unwrap();
     let half_side = |b: usize| {
         let fp = footprint(&city.buildings[b], f7.states[b]);
-        0.5 * fp.w.min(fp.d)
+        memcity_layout::references::FULL_RADIUS * fp.w.min(fp.d)
     };
     assert!((f.radius_from - half_side(order.from) * (order.from_fraction as f64).max(0.08)).abs() < 1e-5);
     assert!((f.radius_to - half_side(order.to) * 0.08).abs() < 1e-6, "thin ends keep a minimum radius");

@@ -47,10 +47,7 @@ fn spawn_frustum_mesh(
 
 fn empty_mesh() -> Mesh {
     let mut mesh = Mesh::new(PrimitiveTopology::TriangleList, RenderAssetUsages::default());
-    mesh.insert_attribute(Mesh::ATTRIBUTE_POSITION, Vec::<[f32; 3]>::new());
-    mesh.insert_attribute(Mesh::ATTRIBUTE_NORMAL, Vec::<[f32; 3]>::new());
-    mesh.insert_attribute(Mesh::ATTRIBUTE_COLOR, Vec::<[f32; 4]>::new());
-    mesh.insert_indices(Indices::U32(Vec::new()));
+    Tubes::default().write(&mut mesh);
     mesh
 }
 
@@ -99,6 +96,7 @@ fn update_frustums(
     } else {
         Vec::new()
     };
+    debug!("frustums: {}", frustums.len());
     let mut geometry = Tubes::default();
     for f in &frustums {
         let color = if f.direction == Direction::Incoming { INCOMING } else { OUTGOING };
@@ -156,7 +154,14 @@ impl Tubes {
         }
     }
 
-    fn write(self, mesh: &mut Mesh) {
+    fn write(mut self, mesh: &mut Mesh) {
+        if self.indices.is_empty() {
+            // An empty mesh upsets the mesh allocator; one degenerate triangle draws nothing.
+            self.positions = vec![[0.0; 3]; 3];
+            self.normals = vec![[0.0, 1.0, 0.0]; 3];
+            self.colors = vec![[0.0; 4]; 3];
+            self.indices = vec![0, 1, 2];
+        }
         mesh.insert_attribute(Mesh::ATTRIBUTE_POSITION, self.positions);
         mesh.insert_attribute(Mesh::ATTRIBUTE_NORMAL, self.normals);
         mesh.insert_attribute(Mesh::ATTRIBUTE_COLOR, self.colors);

@@ -16,7 +16,7 @@ use memcity_layout::frame::{footprint, growth_color, height, opacity, visible};
 use rayon::prelude::*;
 
 use crate::app::camera::CityCamera;
-use crate::app::headless::CityDrawn;
+use crate::app::headless::{CityDrawn, PipelinesIdle};
 use crate::app::inspect::{Selection, Target};
 use crate::app::model::{CityModel, ViewOptions};
 use crate::app::time::DisplayedFrame;
@@ -27,11 +27,13 @@ pub struct CityRenderPlugin;
 impl Plugin for CityRenderPlugin {
     fn build(&self, app: &mut App) {
         let drawn = CityDrawn::default();
+        let idle = PipelinesIdle::default();
         let shader = app
             .world_mut()
             .resource_mut::<Assets<Shader>>()
             .add(Shader::from_wgsl(include_str!("../../../shaders/city.wgsl"), "shaders/city.wgsl"));
         app.insert_resource(drawn.clone())
+            .insert_resource(idle.clone())
             .init_resource::<CityInstances>()
             .init_resource::<InstanceInputs>()
             .add_plugins(ExtractResourcePlugin::<CityInstances>::default())
@@ -40,6 +42,7 @@ impl Plugin for CityRenderPlugin {
         let Some(render_app) = app.get_sub_app_mut(RenderApp) else { return };
         render_app
             .insert_resource(drawn)
+            .insert_resource(idle)
             .insert_resource(pipeline::CityShader(shader))
             .init_resource::<CityGpu>()
             .init_resource::<SpecializedRenderPipelines<pipeline::CityPipeline>>()
@@ -50,6 +53,7 @@ impl Plugin for CityRenderPlugin {
                 (
                     pipeline::prepare_city.in_set(RenderSystems::PrepareResources),
                     pipeline::queue_city.in_set(RenderSystems::Queue),
+                    crate::app::headless::watch_pipelines.in_set(RenderSystems::Cleanup),
                 ),
             );
     }
