@@ -73,7 +73,9 @@ fn is_green(p: [u8; 3]) -> bool {
 #[test]
 fn screenshot_shows_the_leak_in_leak_colors() {
     let png = out("leak");
-    let Some(shot) = screenshot(&["data/sample-leak.json", "--time", "7", "--size", "320x180"], &png) else { return };
+    let Some(shot) = screenshot(&["data/sample-leak.json", "--time", "7", "--size", "320x180"], &png) else {
+        return;
+    };
     assert_eq!((shot.width, shot.height), (320, 180));
     let red = shot.count(is_red);
     let orange = shot.count(is_orange);
@@ -88,7 +90,15 @@ fn screenshot_shows_the_leak_in_leak_colors() {
 #[test]
 fn selected_building_shows_reference_frustums() {
     let png = out("select");
-    let args = ["data/sample-leak.json", "--time", "7", "--size", "320x180", "--select", "Heap#com.example.app#Person"];
+    let args = [
+        "data/sample-leak.json",
+        "--time",
+        "7",
+        "--size",
+        "320x180",
+        "--select",
+        "Heap#com.example.app#Person",
+    ];
     let Some(shot) = screenshot(&args, &png) else { return };
     let purple = shot.count(is_purple);
     let green = shot.count(is_green);

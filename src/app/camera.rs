@@ -35,7 +35,12 @@ impl Orbit {
     /// Low over the city's front edge, looking along the streets.
     pub fn street(tallest: f32) -> Orbit {
         let c = CITY_SIZE as f32 / 2.0;
-        Orbit { focus: Vec3::new(c, tallest * 0.25, c), yaw: 0.35, pitch: 0.22, radius: 1.2 * (CITY_SIZE as f32).max(tallest) }
+        Orbit {
+            focus: Vec3::new(c, tallest * 0.25, c),
+            yaw: 0.35,
+            pitch: 0.22,
+            radius: 1.2 * (CITY_SIZE as f32).max(tallest),
+        }
     }
 
     /// Height of the tallest building of a layout at its largest.

@@ -7,6 +7,8 @@ pub mod headless;
 pub mod inspect;
 pub mod model;
 pub mod render;
+#[cfg(test)]
+mod tests;
 pub mod time;
 pub mod ui;
 

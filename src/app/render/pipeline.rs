@@ -251,7 +251,12 @@ pub fn queue_city(
     views: Query<(Entity, &MainEntity, &ExtractedView, &Msaa)>,
 ) {
     let Some(pipeline) = pipeline else { return };
-    debug!("queue_city: count {} bind group {} views {}", gpu.count, gpu.bind_group.is_some(), views.iter().count());
+    debug!(
+        "queue_city: count {} bind group {} views {}",
+        gpu.count,
+        gpu.bind_group.is_some(),
+        views.iter().count()
+    );
     if gpu.count == 0 || gpu.bind_group.is_none() {
         return;
     }
