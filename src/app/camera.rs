@@ -97,7 +97,9 @@ impl View {
 
 impl Plugin for CameraPlugin {
     fn build(&self, app: &mut App) {
-        app.add_message::<FlyTo>().init_resource::<UiFocus>();
+        app.add_message::<FlyTo>()
+            .init_resource::<UiFocus>()
+            .add_plugins(bevy::render::extract_component::ExtractComponentPlugin::<CityCamera>::default());
         let (view, interactive) = (self.view, self.interactive);
         app.add_systems(Startup, move |mut commands: Commands, model: Res<CityModel>| {
             spawn_camera(&mut commands, view.orbit(&model.layout), interactive)
@@ -109,8 +111,9 @@ impl Plugin for CameraPlugin {
     }
 }
 
-/// The main 3D camera.
-#[derive(Component)]
+/// The main 3D camera (extracted, so the city's pipeline draws with this view's matrices and
+/// not, say, the UI's).
+#[derive(Component, Clone, Copy, bevy::render::extract_component::ExtractComponent)]
 pub struct CityCamera;
 
 fn spawn_camera(commands: &mut Commands, start: Orbit, interactive: bool) {

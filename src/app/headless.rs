@@ -54,6 +54,8 @@ pub struct ScreenshotJob {
     pub after_drawn: u32,
     pub requested: bool,
     pub frames: u32,
+    /// Frames to wait after the first draw (a window's UI needs a few to lay itself out).
+    pub settle_frames: u32,
 }
 
 /// Waits until the city has been drawn (and a couple more frames for the frustums), captures
@@ -63,7 +65,7 @@ pub fn screenshot(
     mut job: ResMut<ScreenshotJob>,
     drawn: Res<CityDrawn>,
     idle: Res<PipelinesIdle>,
-    offscreen: Res<Offscreen>,
+    offscreen: Option<Res<Offscreen>>,
     mut exit: MessageWriter<AppExit>,
 ) {
     job.frames += 1;
@@ -76,14 +78,19 @@ pub fn screenshot(
         return;
     }
     job.after_drawn += 1;
-    if job.after_drawn == 3 && !job.requested {
+    if job.after_drawn == job.settle_frames && !job.requested {
         job.requested = true;
         let _ = std::fs::remove_file(&job.path);
-        commands.spawn(Screenshot::image(offscreen.0.clone())).observe(save_to_disk(job.path.clone()));
+        // Offscreen when there is no window; else the window, UI included.
+        let shot = match offscreen {
+            Some(image) => Screenshot::image(image.0.clone()),
+            None => Screenshot::primary_window(),
+        };
+        commands.spawn(shot).observe(save_to_disk(job.path.clone()));
     }
     if job.requested && job.path.exists() && std::fs::metadata(&job.path).is_ok_and(|m| m.len() > 0) {
         // One more frame lets the writer finish the file.
-        if job.after_drawn > 6 {
+        if job.after_drawn > job.settle_frames + 3 {
             exit.write(AppExit::Success);
         }
     }

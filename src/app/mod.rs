@@ -26,9 +26,18 @@ use headless::{Offscreen, RenderBench, ScreenshotJob};
 
 /// How the app runs.
 pub enum Mode {
-    Window,
-    Screenshot { path: PathBuf, size: (u32, u32) },
-    Bench { frames: usize, size: (u32, u32), baseline: bool, buildings: usize },
+    /// A window; with a path, it saves a screenshot of itself (UI included) once drawn and exits.
+    Window(Option<PathBuf>),
+    Screenshot {
+        path: PathBuf,
+        size: (u32, u32),
+    },
+    Bench {
+        frames: usize,
+        size: (u32, u32),
+        baseline: bool,
+        buildings: usize,
+    },
 }
 
 pub struct AppOptions {
@@ -41,7 +50,7 @@ pub struct AppOptions {
 }
 
 pub fn run(options: AppOptions) -> anyhow::Result<()> {
-    if let Mode::Window = options.mode
+    if let Mode::Window(_) = options.mode
         && std::env::var_os("DISPLAY").is_none()
         && std::env::var_os("WAYLAND_DISPLAY").is_none()
     {
@@ -61,7 +70,7 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
     }
     install_panic_message();
     let mut app = App::new();
-    let headless = !matches!(options.mode, Mode::Window);
+    let headless = !matches!(options.mode, Mode::Window(_));
     if headless {
         app.add_plugins(
             DefaultPlugins
@@ -95,15 +104,31 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
     app.insert_resource(cursor);
     app.insert_resource(inspect::Selection { selected: options.select, hovered: None });
     match options.mode {
-        Mode::Window => {
+        Mode::Window(shot) => {
             app.add_plugins(bevy_egui::EguiPlugin::default())
                 .add_plugins(ui::UiPlugin)
                 .add_systems(Update, save_screenshot_on_f12);
+            if let Some(path) = shot {
+                app.insert_resource(ScreenshotJob {
+                    path,
+                    after_drawn: 0,
+                    requested: false,
+                    frames: 0,
+                    settle_frames: 20,
+                })
+                .add_systems(Last, headless::screenshot);
+            }
         }
         Mode::Screenshot { path, size } => {
             let image = headless::make_offscreen(&mut app.world_mut().resource_mut::<Assets<Image>>(), size);
             app.insert_resource(Offscreen(image))
-                .insert_resource(ScreenshotJob { path, after_drawn: 0, requested: false, frames: 0 })
+                .insert_resource(ScreenshotJob {
+                    path,
+                    after_drawn: 0,
+                    requested: false,
+                    frames: 0,
+                    settle_frames: 3,
+                })
                 .add_systems(PostStartup, headless::target_offscreen)
                 .add_systems(Last, headless::screenshot);
         }

@@ -112,7 +112,8 @@ fn describe(model: &CityModel, cursor: &TimeCursor, group: u32) -> Vec<String> {
     let grown_b = bytes as i64 - t.values[0].bytes[g] as i64;
     let heap = t.values[s].bytes[0].max(1);
     let mut lines = vec![
-        t.path_label(group),
+        // egui's default font has no arrow glyph.
+        t.path_label(group).replace(" → ", " > "),
         format!("{}: {objects}   {}: {bytes}", names.objects, names.bytes),
         format!("growth since first snapshot: {grown_o:+} {}, {grown_b:+} {}", names.objects, names.bytes),
         format!("share of the heap: {:.1}% of {}", 100.0 * bytes as f64 / heap as f64, names.bytes),
@@ -310,7 +311,7 @@ pub fn search_groups(model: &CityModel, text: &str, limit: usize) -> Vec<(u32, S
         .iter()
         .enumerate()
         .filter(|(g, group)| shown(*g as u32) && group.name.to_lowercase().contains(&needle))
-        .map(|(g, _)| (g as u32, model.timeline.path_label(g as u32)))
+        .map(|(g, _)| (g as u32, model.timeline.path_label(g as u32).replace(" → ", " > ")))
         .collect();
     hits.sort_by_key(|(g, _)| model.layout.building(*g).is_none());
     hits.truncate(limit);

@@ -13,6 +13,10 @@ pub struct OpenArgs {
     /// Render one frame to this PNG and exit (no window needed).
     #[arg(long, value_name = "PNG")]
     pub screenshot: Option<std::path::PathBuf>,
+    /// With --screenshot: open the window (UI included) and capture it instead of rendering
+    /// offscreen; needs a display (e.g. Xvfb).
+    #[arg(long, requires = "screenshot")]
+    pub window: bool,
     /// Snapshot to show first (0-based).
     #[arg(long, value_name = "I")]
     pub time: Option<usize>,
@@ -93,9 +97,9 @@ fn launch(
             buildings: args.buildings,
         }
     } else if let Some(path) = args.screenshot {
-        Mode::Screenshot { path, size: args.size }
+        if args.window { Mode::Window(Some(path)) } else { Mode::Screenshot { path, size: args.size } }
     } else {
-        Mode::Window
+        Mode::Window(None)
     };
     let view = match args.view.as_str() {
         "bird" => View::Bird,

@@ -87,7 +87,7 @@ pub struct Frustum {
 /// Smallest drawn radius, as a fraction of the largest, so thin edges stay visible.
 pub const MIN_FRACTION: f64 = 0.08;
 /// Radius of an end whose fraction is 1, as a fraction of the roof's shorter side.
-pub const FULL_RADIUS: f64 = 0.3;
+pub const FULL_RADIUS: f64 = 0.2;
 
 /// The frustum of `reference` in `frame`; `None` when an end is not visible at that time.
 pub fn frustum(city: &CityLayout, frame: &Frame, reference: &Reference) -> Option<Frustum> {

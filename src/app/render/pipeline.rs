@@ -17,6 +17,7 @@ use bevy::render::sync_world::MainEntity;
 use bevy::render::view::ExtractedView;
 use bytemuck::{Pod, Zeroable};
 
+use crate::app::camera::CityCamera;
 use crate::app::headless::CityDrawn;
 
 /// One box: center (w = flags), size, linear color with opacity. 48 bytes.
@@ -193,7 +194,7 @@ pub fn prepare_city(
     device: Res<RenderDevice>,
     queue: Res<RenderQueue>,
     cache: Res<PipelineCache>,
-    views: Query<&ExtractedView>,
+    views: Query<&ExtractedView, With<CityCamera>>,
 ) {
     let (Some(instances), Some(pipeline)) = (instances, pipeline) else { return };
     if gpu.version != instances.version || gpu.instances.is_none() {
@@ -248,7 +249,7 @@ pub fn queue_city(
     cache: Res<PipelineCache>,
     gpu: Res<CityGpu>,
     mut phases: ResMut<ViewSortedRenderPhases<Transparent3d>>,
-    views: Query<(Entity, &MainEntity, &ExtractedView, &Msaa)>,
+    views: Query<(Entity, &MainEntity, &ExtractedView, &Msaa), With<CityCamera>>,
 ) {
     let Some(pipeline) = pipeline else { return };
     debug!(
@@ -262,10 +263,7 @@ pub fn queue_city(
     }
     let draw = draw_functions.read().id::<DrawCity>();
     for (entity, main_entity, view, msaa) in &views {
-        let Some(phase) = phases.get_mut(&view.retained_view_entity) else {
-            debug!("queue_city: no transparent phase for a view");
-            continue;
-        };
+        let Some(phase) = phases.get_mut(&view.retained_view_entity) else { continue };
         let key = CityPipelineKey { format: view.target_format, samples: msaa.samples() };
         let id = pipelines.specialize(&cache, &pipeline, key);
         phase.add_transient(Transparent3d {
