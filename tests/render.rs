@@ -127,3 +127,18 @@ fn bad_screenshot_flags_are_rejected_before_rendering() {
         assert!(!o.status.success() && err.contains(needle), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn without_a_display_the_window_mode_says_so_and_points_to_screenshot() {
+    let o = Command::new(env!("CARGO_BIN_EXE_memcity"))
+        .arg("data/sample-leak.json")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(err.contains("no display") && err.contains("--screenshot"), "{err}");
+    assert!(!err.contains("panicked"), "no panic trace: {err}");
+}

@@ -73,7 +73,7 @@ impl Rect {
 pub fn squarify(values: &[f64], rect: Rect) -> Vec<Rect> {
     let mut out = vec![Rect::new(rect.x, rect.z, 0.0, 0.0); values.len()];
     let total: f64 = values.iter().sum();
-    if !(total > 0.0) || rect.w <= 0.0 || rect.d <= 0.0 {
+    if total.is_nan() || total <= 0.0 || rect.w <= 0.0 || rect.d <= 0.0 {
         return out;
     }
     let (mut x0, mut z0, x1, z1) = (rect.x, rect.z, rect.x + rect.w, rect.z + rect.d);

@@ -21,7 +21,7 @@ pub fn history(leaves: usize, snapshots: usize, seed: u64) -> History {
     let mut specs = Vec::with_capacity(leaves);
     for i in 0..leaves {
         let base = 1 + next_random(&mut rng) % 5_000;
-        let grows = next_random(&mut rng) % 20 == 0;
+        let grows = next_random(&mut rng).is_multiple_of(20);
         let growth = if grows { base / 4 + 1 } else { 0 };
         let size = 16 + 8 * (next_random(&mut rng) % 12);
         specs.push((i / (fanout * fanout), (i / fanout) % fanout, i % fanout, base, growth, size));

@@ -59,10 +59,13 @@ impl Plugin for CityRenderPlugin {
     }
 }
 
-/// What the instance list was last built from.
+/// What the instance list was last built from: model generation, frame version, selection,
+/// hover, growth colors, camera cell.
+type InputsKey = (u64, u64, Option<String>, Option<Target>, bool, [i32; 3]);
+
 #[derive(Resource, Default, PartialEq)]
 struct InstanceInputs {
-    key: Option<(u64, u64, Option<String>, Option<Target>, bool, [i32; 3])>,
+    key: Option<InputsKey>,
 }
 
 fn linear(srgb: [f32; 3], alpha: f32) -> [f32; 4] {
