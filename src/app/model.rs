@@ -38,7 +38,7 @@ impl CityModel {
 
     pub fn relayout(&mut self, settings: &Settings) {
         let city = layout(&self.timeline, settings);
-        self.frames = Arc::new(frames(&city, &self.timeline));
+        self.frames = Arc::new(frames(&city));
         self.grid = Arc::new(PickGrid::new(&city));
         self.layout = Arc::new(city);
         self.generation += 1;

@@ -61,7 +61,7 @@ pub fn run(args: LayoutArgs) -> Result<()> {
     let history = crate::input::load(&args.input)?;
     let timeline = Timeline::new(&history);
     let city = layout(&timeline, &settings);
-    let all = frames(&city, &timeline);
+    let all = frames(&city);
     let doc = export::city_json(&history, &timeline, &city, &all);
     let file =
         std::fs::File::create(&args.out).with_context(|| format!("{}: cannot create", args.out.display()))?;

@@ -4,6 +4,7 @@
 //! children.
 
 use memcity_model::{Metric, Timeline};
+use rayon::prelude::*;
 
 use crate::squarify::{Rect, squarify};
 
@@ -98,10 +99,10 @@ pub struct CityLayout {
     /// District index per group id (`u32::MAX` where none).
     pub district_of_group: Vec<u32>,
     /// Per building, contiguous for the per-frame loop: its group, `1 / max value` (0 where the
-    /// max is 0) and its value in the first snapshot.
+    /// max is 0), and per snapshot its value in the layout's metric.
     pub groups: Vec<u32>,
     pub inv_max_value: Vec<f32>,
-    pub first_value: Vec<f32>,
+    pub values: Vec<Vec<f32>>,
     /// The largest positive overall growth among buildings (1 where none grows).
     pub max_growth: f64,
 }
@@ -133,7 +134,7 @@ pub fn layout(timeline: &Timeline, settings: &Settings) -> CityLayout {
         district_of_group: vec![NONE; n],
         groups: Vec::new(),
         inv_max_value: Vec::new(),
-        first_value: Vec::new(),
+        values: Vec::new(),
         max_growth: 1.0,
     };
     if n > 0 && area[0] > 0.0 {
@@ -143,14 +144,21 @@ pub fn layout(timeline: &Timeline, settings: &Settings) -> CityLayout {
     for d in &mut city.districts {
         d.color = district_color(d.depth, deepest);
     }
-    let first = timeline.values.first().map(|v| v.get(settings.metric));
     city.groups = city.buildings.iter().map(|b| b.group).collect();
     city.inv_max_value = city
         .groups
         .iter()
         .map(|&g| if max[g as usize] > 0 { (1.0 / max[g as usize] as f64) as f32 } else { 0.0 })
         .collect();
-    city.first_value = city.groups.iter().map(|&g| first.map_or(0.0, |f| f[g as usize] as f32)).collect();
+    // Gathered once here so each frame is a straight pass over contiguous floats.
+    city.values = timeline
+        .values
+        .par_iter()
+        .map(|v| {
+            let metric = v.get(settings.metric);
+            city.groups.iter().map(|&g| metric[g as usize] as f32).collect()
+        })
+        .collect();
     mark_solid(timeline, &mut city);
     city
 }
@@ -252,7 +260,7 @@ impl CityLayout {
             district_of_group: Vec::new(),
             groups: Vec::new(),
             inv_max_value: Vec::new(),
-            first_value: Vec::new(),
+            values: Vec::new(),
             max_growth: 1.0,
         }
     }

@@ -2,7 +2,6 @@
 //! (8 bytes a building) so a million buildings update in milliseconds; footprint, height, color
 //! and opacity derive from it and the static layout.
 
-use memcity_model::Timeline;
 use rayon::prelude::*;
 
 use crate::city::{AreaMode, Building, CityLayout};
@@ -28,19 +27,19 @@ pub struct Frame {
 const CHUNK: usize = 16 * 1024;
 
 /// Computes the frame of `snapshot`.
-pub fn frame(city: &CityLayout, timeline: &Timeline, snapshot: usize) -> Frame {
-    let cur = timeline.values[snapshot].get(city.settings.metric);
+pub fn frame(city: &CityLayout, snapshot: usize) -> Frame {
+    let mut states = vec![BuildingState::default(); city.buildings.len()];
+    let (Some(cur), Some(first)) = (city.values.get(snapshot), city.values.first()) else {
+        return Frame { states };
+    };
     let sqrt_area = city.settings.area == AreaMode::Sqrt;
     let max_growth = city.max_growth as f32;
-    let mut states = vec![BuildingState::default(); city.buildings.len()];
     states.par_chunks_mut(CHUNK).enumerate().for_each(|(c, out)| {
         let range = c * CHUNK..c * CHUNK + out.len();
-        let groups = &city.groups[range.clone()];
         let inv_max = &city.inv_max_value[range.clone()];
-        let first = &city.first_value[range];
-        for (((state, &g), &inv), &first) in out.iter_mut().zip(groups).zip(inv_max).zip(first) {
-            let now = cur[g as usize] as f32;
-            // area_t / area_max = (v_t / v_max), or its square root in sqrt area mode.
+        let (cur, first) = (&cur[range.clone()], &first[range]);
+        for (((state, &inv), &now), &first) in out.iter_mut().zip(inv_max).zip(cur).zip(first) {
+            // area_t / area_max = v_t / v_max, or its square root in sqrt area mode.
             let ratio = (now * inv).min(1.0);
             let area_ratio = if sqrt_area { ratio.sqrt() } else { ratio };
             state.scale = area_ratio.sqrt();
@@ -51,8 +50,8 @@ pub fn frame(city: &CityLayout, timeline: &Timeline, snapshot: usize) -> Frame {
 }
 
 /// Every snapshot's frame, in parallel.
-pub fn frames(city: &CityLayout, timeline: &Timeline) -> Vec<Frame> {
-    (0..timeline.snapshot_count()).into_par_iter().map(|s| frame(city, timeline, s)).collect()
+pub fn frames(city: &CityLayout) -> Vec<Frame> {
+    (0..city.values.len()).into_par_iter().map(|s| frame(city, s)).collect()
 }
 
 /// Blends two frames (for animated transitions between snapshots).

@@ -112,7 +112,7 @@ fn zero_and_equal_values_and_determinism() {
     let a = layout(&t, &Settings::default());
     assert_eq!(a, layout(&t, &Settings::default()), "same input, same layout");
     assert!(a.buildings.iter().all(|b| t.max.objects[b.group as usize] > 0), "zero-size groups get no cell");
-    let f = frame(&a, &t, 1);
+    let f = frame(&a, 1);
     assert!(f.states.iter().all(|s| s.scale.is_finite() && s.growth == 0.0));
 }
 
@@ -121,7 +121,7 @@ fn buildings_never_move_and_follow_the_formulas() {
     let t = sample();
     let settings = Settings { solid: 4, opacity: 0.25, ..Settings::default() };
     let city = layout(&t, &settings);
-    let all = frames(&city, &t);
+    let all = frames(&city);
     assert_eq!(all.len(), 8);
     let node = city.building(t.group("Heap#java.util#LinkedList$Node").unwrap()).unwrap();
     let b = &city.buildings[node];
@@ -197,7 +197,7 @@ fn references_of_person_lead_to_causes_and_effects() {
     // Order → Person: few Persons referenced from many Orders: a cone narrowing at Person.
     let order = &refs[1];
     assert!(order.to_fraction < 0.1 && order.from_fraction > order.to_fraction);
-    let f7 = frame(&city, &t, 7);
+    let f7 = frame(&city, 7);
     let f = frustum(&city, &f7, order).unwrap();
     let half_side = |b: usize| {
         let fp = footprint(&city.buildings[b], f7.states[b]);
@@ -215,7 +215,7 @@ fn references_of_person_lead_to_causes_and_effects() {
 fn picking_agrees_with_brute_force() {
     let t = Timeline::new(&synthetic::history(3_000, 2, 5));
     let city = layout(&t, &Settings { children: 100, ..Settings::default() });
-    let f = frame(&city, &t, 1);
+    let f = frame(&city, 1);
     let grid = PickGrid::new(&city);
     let box_of = |b: usize| {
         let (building, state) = (&city.buildings[b], f.states[b]);
