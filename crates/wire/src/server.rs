@@ -1,0 +1,402 @@
+//! The WebSocket server: one thread accepts, one thread per client reads messages and applies
+//! them to the shared [`LiveHistory`]. The app (or `memcity serve`) polls [`Server::latest`] or
+//! listens on [`Server::subscribe`]. A bad message is answered with an error and changes
+//! nothing; the connection stays up (except after an oversize message, see `serve_client`).
+
+use std::collections::HashMap;
+use std::io::{self, Read, Write};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use memcity_model::History;
+use tungstenite::Message as Frame;
+use tungstenite::protocol::frame::coding::CloseCode;
+use tungstenite::protocol::{CloseFrame, WebSocketConfig};
+
+use crate::live::LiveHistory;
+use crate::protocol::{Message, Reply, kind_of, parse_message};
+
+/// Where the server listens unless told otherwise: loopback only, port 7878.
+pub const DEFAULT_ADDR: &str = "127.0.0.1:7878";
+pub const DEFAULT_MAX_CLIENTS: usize = 16;
+/// The largest message accepted (256 MiB): a large history in one `history` message.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 256 << 20;
+
+/// How long a new connection may take to send its WebSocket handshake.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long to wait for the rest of an oversize message (and the peer's close) before hanging up.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(2);
+
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// `host:port` to listen on. Any address given explicitly is used as given; the default is
+    /// loopback ([`DEFAULT_ADDR`]). Port 0 picks a free port ([`Server::local_addr`] tells it).
+    pub addr: String,
+    /// Connections beyond this many are refused with HTTP 503.
+    pub max_clients: usize,
+    /// Messages larger than this are rejected (and the connection closed with 1009).
+    pub max_message_bytes: usize,
+    /// Where `save` messages without a path, and [`Server::shutdown`], write the history.
+    pub save_path: Option<PathBuf>,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            addr: DEFAULT_ADDR.into(),
+            max_clients: DEFAULT_MAX_CLIENTS,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            save_path: None,
+        }
+    }
+}
+
+/// One applied change, sent to subscribers. Small on purpose: take the history from
+/// [`Server::latest`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Update {
+    pub version: u64,
+    /// The message type that made the change (`history`, `snapshot`, `pointers`, `clear`).
+    pub kind: &'static str,
+    /// Snapshots in the history after the change.
+    pub snapshots: usize,
+    /// When the server had read the whole message (for measuring push-to-frame latency).
+    pub received: Instant,
+}
+
+/// A running server. Dropping it stops it without saving; [`Server::shutdown`] also saves.
+pub struct Server {
+    shared: Arc<Shared>,
+    local_addr: SocketAddr,
+    accept: Option<JoinHandle<()>>,
+}
+
+/// What the threads share.
+struct Shared {
+    config: ServerConfig,
+    /// Clients may name a save path only on a loopback server: a remote client must not choose
+    /// which file the server overwrites.
+    loopback: bool,
+    live: Mutex<LiveHistory>,
+    stop: AtomicBool,
+    next_client: AtomicU64,
+    /// A handle on each connected client's socket, to count them and to hang up on shutdown.
+    clients: Mutex<HashMap<u64, TcpStream>>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+    subscribers: Mutex<Vec<Sender<Update>>>,
+    /// Serialises saves so two never write the same file at once.
+    saving: Mutex<()>,
+}
+
+/// A lock whose holder panicked still holds consistent data here (all changes are applied
+/// whole), so poisoning is ignored.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Server {
+    /// Binds `config.addr` and starts serving on background threads.
+    pub fn start(config: ServerConfig) -> io::Result<Server> {
+        let listener = TcpListener::bind(config.addr.as_str())
+            .map_err(|e| io::Error::new(e.kind(), format!("cannot listen on {}: {e}", config.addr)))?;
+        let local_addr = listener.local_addr()?;
+        let shared = Arc::new(Shared {
+            loopback: local_addr.ip().is_loopback(),
+            config,
+            live: Mutex::new(LiveHistory::new()),
+            stop: AtomicBool::new(false),
+            next_client: AtomicU64::new(0),
+            clients: Mutex::new(HashMap::new()),
+            threads: Mutex::new(Vec::new()),
+            subscribers: Mutex::new(Vec::new()),
+            saving: Mutex::new(()),
+        });
+        let accept = {
+            let shared = shared.clone();
+            thread::Builder::new()
+                .name("memcity-wire-accept".into())
+                .spawn(move || accept_loop(&shared, listener))?
+        };
+        Ok(Server { shared, local_addr, accept: Some(accept) })
+    }
+
+    /// The address actually bound (with the real port when the config asked for port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The current version and history, or `None` before anything was received. After `clear`
+    /// the history has no snapshots.
+    pub fn latest(&self) -> Option<(u64, Arc<History>)> {
+        let live = lock(&self.shared.live);
+        (live.version() > 0).then(|| (live.version(), live.history().clone()))
+    }
+
+    /// The version alone: a cheap check whether [`Server::latest`] has something new.
+    pub fn version(&self) -> u64 {
+        lock(&self.shared.live).version()
+    }
+
+    /// A channel that receives an [`Update`] for every applied change from now on.
+    pub fn subscribe(&self) -> Receiver<Update> {
+        let (sender, receiver) = channel();
+        lock(&self.shared.subscribers).push(sender);
+        receiver
+    }
+
+    /// How many clients are connected now.
+    pub fn clients(&self) -> usize {
+        lock(&self.shared.clients).len()
+    }
+
+    /// Stops the server (hanging up on every client) and saves the history to the configured
+    /// save path if there is one and the history is not empty. Returns where it saved.
+    pub fn shutdown(mut self) -> Result<Option<PathBuf>, String> {
+        self.stop();
+        let Some(path) = self.shared.config.save_path.clone() else { return Ok(None) };
+        let history = lock(&self.shared.live).history().clone();
+        if history.snapshots.is_empty() {
+            return Ok(None);
+        }
+        self.shared.save(&history, &path)?;
+        Ok(Some(path))
+    }
+
+    fn stop(&mut self) {
+        let Some(accept) = self.accept.take() else { return };
+        self.shared.stop.store(true, Ordering::SeqCst);
+        // Wake the accept loop with a connection of our own.
+        let _ = TcpStream::connect_timeout(&wake_addr(self.local_addr), Duration::from_secs(1));
+        let _ = accept.join();
+        for stream in lock(&self.shared.clients).values() {
+            let _ = stream.shutdown(Shutdown::Both);
+        }
+        let threads = std::mem::take(&mut *lock(&self.shared.threads));
+        for thread in threads {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// An address the server can be reached on from this machine.
+fn wake_addr(addr: SocketAddr) -> SocketAddr {
+    let ip = match addr.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
+        ip => ip,
+    };
+    SocketAddr::new(ip, addr.port())
+}
+
+fn accept_loop(shared: &Arc<Shared>, listener: TcpListener) {
+    for stream in listener.incoming() {
+        if shared.stop.load(Ordering::SeqCst) {
+            break;
+        }
+        let Ok(stream) = stream else {
+            // Out of file descriptors or a connection reset before accept: wait, keep serving.
+            thread::sleep(Duration::from_millis(10));
+            continue;
+        };
+        let full = lock(&shared.clients).len() >= shared.config.max_clients;
+        if full {
+            refuse(stream, shared.config.max_clients);
+            continue;
+        }
+        let id = shared.next_client.fetch_add(1, Ordering::SeqCst);
+        let Ok(handle) = stream.try_clone() else { continue };
+        lock(&shared.clients).insert(id, handle);
+        let client_shared = shared.clone();
+        let spawned = thread::Builder::new().name(format!("memcity-wire-client-{id}")).spawn(move || {
+            serve_client(&client_shared, stream);
+            lock(&client_shared.clients).remove(&id);
+        });
+        let mut threads = lock(&shared.threads);
+        threads.retain(|t| !t.is_finished());
+        match spawned {
+            Ok(thread) => threads.push(thread),
+            Err(_) => {
+                lock(&shared.clients).remove(&id);
+            }
+        }
+    }
+}
+
+/// Answers the handshake of a connection over the client cap with HTTP 503.
+fn refuse(mut stream: TcpStream, max_clients: usize) {
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
+    let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
+    // Read the request head first so closing does not reset the connection under the reply.
+    let mut head = Vec::new();
+    let mut buf = [0u8; 1024];
+    while head.len() < 16 * 1024 && !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => head.extend_from_slice(&buf[..n]),
+        }
+    }
+    let body = format!("memcity: too many clients (at most {max_clients}); try again later\n");
+    let response = format!(
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = stream.write_all(response.as_bytes());
+    let _ = stream.shutdown(Shutdown::Both);
+}
+
+fn serve_client(shared: &Shared, stream: TcpStream) {
+    let max = shared.config.max_message_bytes;
+    let config = WebSocketConfig::default().max_message_size(Some(max)).max_frame_size(Some(max));
+    if stream.set_read_timeout(Some(HANDSHAKE_TIMEOUT)).is_err() {
+        return;
+    }
+    let Ok(mut ws) = tungstenite::accept_with_config(stream, Some(config)) else { return };
+    if ws.get_mut().set_read_timeout(None).is_err() {
+        return;
+    }
+    loop {
+        let reply = match ws.read() {
+            Ok(Frame::Text(text)) => shared.handle(text.as_bytes(), Instant::now()),
+            Ok(Frame::Binary(_)) => {
+                Reply::error(None, "message: a binary frame: send each JSON message as a text frame")
+            }
+            // Pings are answered and a close is echoed by tungstenite on the next read or flush.
+            Ok(_) => {
+                if ws.flush().is_err() {
+                    return;
+                }
+                continue;
+            }
+            Err(tungstenite::Error::Capacity(e)) => {
+                // The rest of the message is still on the wire and cannot be skipped frame by
+                // frame, so answer, close with 1009 (Message Too Big) and hang up.
+                let error =
+                    format!("message: too large: {e} (the cap is {max} bytes); closing the connection");
+                let _ = ws.send(Frame::text(Reply::error(None, error).to_text()));
+                let close = CloseFrame { code: CloseCode::Size, reason: "message too large".into() };
+                let _ = ws.close(Some(close));
+                let _ = ws.flush();
+                drain(ws.get_mut());
+                return;
+            }
+            Err(_) => return,
+        };
+        if ws.send(Frame::text(reply.to_text())).is_err() {
+            return;
+        }
+    }
+}
+
+/// Reads and drops what the peer still sends, for a bounded time, so that closing the socket
+/// does not reset the connection before the peer has read our reply.
+fn drain(stream: &mut TcpStream) {
+    let deadline = Instant::now() + DRAIN_TIMEOUT;
+    let _ = stream.set_read_timeout(Some(Duration::from_millis(100)));
+    let mut buf = vec![0u8; 64 * 1024];
+    while Instant::now() < deadline {
+        match stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {}
+            Err(_) => break,
+        }
+    }
+}
+
+impl Shared {
+    /// Parses and carries out one message; always produces a reply.
+    fn handle(&self, bytes: &[u8], received: Instant) -> Reply {
+        let message = match parse_message(bytes) {
+            Ok(message) => message,
+            Err(error) => return Reply::error(None, error),
+        };
+        let kind = kind_of(&message);
+        match message {
+            Message::Change(change) => {
+                let (applied, update) = {
+                    let mut live = lock(&self.live);
+                    let applied = live.apply(change);
+                    let update = Update {
+                        version: live.version(),
+                        kind,
+                        snapshots: live.history().snapshots.len(),
+                        received,
+                    };
+                    (applied, update)
+                };
+                if applied.changed {
+                    self.notify(update);
+                }
+                applied.reply
+            }
+            Message::Get => {
+                let live = lock(&self.live);
+                let mut reply = live.reply(kind);
+                reply.history = Some(live.history().clone());
+                reply
+            }
+            Message::Save { path } => self.save_request(path),
+        }
+    }
+
+    fn notify(&self, update: Update) {
+        lock(&self.subscribers).retain(|s| s.send(update.clone()).is_ok());
+    }
+
+    fn save_request(&self, path: Option<String>) -> Reply {
+        let path = match (path, &self.config.save_path) {
+            (Some(_), _) if !self.loopback => {
+                return Reply::error(
+                    Some("save"),
+                    "message: at path: this server listens beyond loopback, so clients may not choose \
+                     the save path; leave \"path\" out to save to the server's own save path",
+                );
+            }
+            (Some(path), _) => PathBuf::from(path),
+            (None, Some(path)) => path.clone(),
+            (None, None) => {
+                return Reply::error(
+                    Some("save"),
+                    "message: no save path: give \"path\", or start the server with one (memcity serve --save FILE)",
+                );
+            }
+        };
+        let (history, mut reply) = {
+            let live = lock(&self.live);
+            (live.history().clone(), live.reply("save"))
+        };
+        if history.snapshots.is_empty() {
+            return Reply::error(Some("save"), "message: nothing to save: the history has no snapshots");
+        }
+        match self.save(&history, &path) {
+            Ok(()) => {
+                reply.path = Some(path.display().to_string());
+                reply
+            }
+            Err(error) => Reply::error(Some("save"), error),
+        }
+    }
+
+    /// Writes to a temporary file beside `path` and renames it, so a reader never sees half a
+    /// history.
+    fn save(&self, history: &History, path: &Path) -> Result<(), String> {
+        let _saving = lock(&self.saving);
+        let mut temporary = path.as_os_str().to_owned();
+        temporary.push(".partial");
+        let temporary = PathBuf::from(temporary);
+        memcity_model::save_history(history, &temporary)?;
+        std::fs::rename(&temporary, path).map_err(|e| format!("{}: cannot write: {e}", path.display()))
+    }
+}
