@@ -83,6 +83,12 @@ impl Connection {
         self.ws.send(Frame::text(text)).map_err(|e| ClientError(format!("{}: cannot send: {e}", self.url)))
     }
 
+    /// Sends one binary message (memcity's server refuses them; this is for tests and other
+    /// servers).
+    pub fn send_binary(&mut self, bytes: Vec<u8>) -> Result<(), ClientError> {
+        self.ws.send(Frame::binary(bytes)).map_err(|e| ClientError(format!("{}: cannot send: {e}", self.url)))
+    }
+
     /// Waits for the next text message (answering pings on the way).
     pub fn receive(&mut self) -> Result<String, ClientError> {
         loop {

@@ -396,7 +396,8 @@ impl Shared {
         let mut temporary = path.as_os_str().to_owned();
         temporary.push(".partial");
         let temporary = PathBuf::from(temporary);
-        memcity_model::save_history(history, &temporary)?;
-        std::fs::rename(&temporary, path).map_err(|e| format!("{}: cannot write: {e}", path.display()))
+        let fail = |e: String| format!("{}: cannot save ({e})", path.display());
+        memcity_model::save_history(history, &temporary).map_err(fail)?;
+        std::fs::rename(&temporary, path).map_err(|e| fail(e.to_string()))
     }
 }
