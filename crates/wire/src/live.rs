@@ -1,10 +1,11 @@
 //! The live history: a state machine that applies changes all-or-nothing and counts versions.
 //! No I/O; the server shares one behind a lock.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use memcity_model::validate::validate_history;
-use memcity_model::{FORMAT, History, LoadError, MetricNames, Snapshot, validate_append};
+use memcity_model::{FORMAT, History, LoadError, MetricNames, Node, Snapshot};
 
 use crate::protocol::{Change, Pointers, Reply, SOURCE, SnapshotRef};
 
@@ -14,6 +15,9 @@ use crate::protocol::{Change, Pointers, Reply, SOURCE, SnapshotRef};
 pub struct LiveHistory {
     history: Arc<History>,
     version: u64,
+    /// Every key seen so far, with its parent and the snapshot it first appeared in, so an
+    /// append is checked in time proportional to its own tree rather than the whole history.
+    parents: HashMap<String, (Option<String>, usize)>,
 }
 
 /// What applying a change did.
@@ -25,7 +29,7 @@ pub struct Applied {
 
 impl Default for LiveHistory {
     fn default() -> Self {
-        LiveHistory { history: Arc::new(empty_history()), version: 0 }
+        LiveHistory { history: Arc::new(empty_history()), version: 0, parents: HashMap::new() }
     }
 }
 
@@ -53,6 +57,10 @@ impl LiveHistory {
         let kind = change_kind(&change);
         let result = match change {
             Change::History(history) => {
+                self.parents.clear();
+                for (i, snapshot) in history.snapshots.iter().enumerate() {
+                    index_keys(&mut self.parents, &snapshot.tree, i);
+                }
                 self.history = Arc::new(history);
                 Ok((None, true))
             }
@@ -62,6 +70,7 @@ impl LiveHistory {
                 let changed = !self.history.snapshots.is_empty();
                 if changed {
                     self.history = Arc::new(empty_history());
+                    self.parents.clear();
                 }
                 Ok((None, changed))
             }
@@ -87,11 +96,51 @@ impl LiveHistory {
         reply
     }
 
+    /// The rules of `memcity_model::validate_append`, checked incrementally: the snapshot alone
+    /// (keys, pointer maps), then against the history (root key, parents, time order).
     fn append(&mut self, snapshot: Snapshot) -> Result<usize, LoadError> {
-        validate_append(&self.history, &snapshot, SOURCE)?;
-        let history = Arc::make_mut(&mut self.history);
-        history.snapshots.push(snapshot);
-        Ok(history.snapshots.len() - 1)
+        let n = self.history.snapshots.len();
+        let fail =
+            |path: String, message: String| Err(LoadError::new(SOURCE, message).in_snapshot(n).at(path));
+        if let Some(first) = self.history.snapshots.first()
+            && snapshot.tree.key != first.tree.key
+        {
+            return fail(
+                "snapshot.tree.key".into(),
+                format!(
+                    "root key \"{}\" differs from snapshot 0's root key \"{}\"",
+                    snapshot.tree.key, first.tree.key
+                ),
+            );
+        }
+        let alone = History { snapshots: vec![snapshot], ..empty_history() };
+        validate_history(&alone, &|_| SOURCE.to_string(), &|_| "snapshot".into())
+            .map_err(|e| e.in_snapshot(n))?;
+        let [snapshot] = <[Snapshot; 1]>::try_from(alone.snapshots).expect("one snapshot");
+        if let Some((path, key, parent, earlier, j)) = moved_key(&self.parents, &snapshot.tree) {
+            return fail(
+                path,
+                format!(
+                    "key \"{key}\" has parent {} here but parent {} in snapshot {j}",
+                    show(parent),
+                    show(earlier)
+                ),
+            );
+        }
+        if let Some(last) = self.history.snapshots.last()
+            && snapshot.time_ms < last.time_ms
+        {
+            return fail(
+                "snapshot.time_ms".into(),
+                format!(
+                    "snapshots must be ordered by time: {} ms comes after {} ms",
+                    snapshot.time_ms, last.time_ms
+                ),
+            );
+        }
+        index_keys(&mut self.parents, &snapshot.tree, n);
+        Arc::make_mut(&mut self.history).snapshots.push(snapshot);
+        Ok(n)
     }
 
     fn add_pointers(&mut self, pointers: Pointers) -> Result<usize, LoadError> {
@@ -129,6 +178,44 @@ impl LiveHistory {
             }),
         }
     }
+}
+
+/// Records the parent of every key of `tree` not seen before.
+fn index_keys(parents: &mut HashMap<String, (Option<String>, usize)>, tree: &Node, snapshot: usize) {
+    tree.walk(&mut |node, parent| {
+        if !parents.contains_key(&node.key) {
+            parents.insert(node.key.clone(), (parent.map(|p| p.key.clone()), snapshot));
+        }
+    });
+}
+
+/// A key of `tree` in pre-order whose parent differs from the one it had before: its JSON path,
+/// key, parent here, parent before, and the snapshot where it was first seen.
+fn moved_key<'a>(
+    parents: &'a HashMap<String, (Option<String>, usize)>,
+    tree: &'a Node,
+) -> Option<(String, &'a str, Option<&'a str>, Option<&'a str>, usize)> {
+    // (node, parent, path of child indices); the path string is built only for the culprit.
+    let mut stack: Vec<(&Node, Option<&Node>, Vec<usize>)> = vec![(tree, None, Vec::new())];
+    while let Some((node, parent, at)) = stack.pop() {
+        if let Some((earlier, j)) = parents.get(&node.key) {
+            let here = parent.map(|p| p.key.as_str());
+            if earlier.as_deref() != here {
+                let path: String = at.iter().map(|i| format!(".children[{i}]")).collect();
+                return Some((format!("snapshot.tree{path}"), &node.key, here, earlier.as_deref(), *j));
+            }
+        }
+        for (c, child) in node.children.iter().enumerate().rev() {
+            let mut child_at = at.clone();
+            child_at.push(c);
+            stack.push((child, Some(node), child_at));
+        }
+    }
+    None
+}
+
+fn show(parent: Option<&str>) -> String {
+    parent.map_or("(none: it is the root)".to_string(), |p| format!("\"{p}\""))
 }
 
 fn change_kind(change: &Change) -> &'static str {
@@ -203,6 +290,67 @@ mod tests {
         assert!(append(&mut live, other_root).reply.error.unwrap().contains("root key"));
         assert_eq!(live.version(), 1);
         assert_eq!(live.history(), &before);
+    }
+
+    /// The incremental check must accept and reject exactly as the model's `validate_append`,
+    /// with the same error.
+    #[test]
+    fn appends_are_checked_like_validate_append() {
+        let nested = |time, parent: &str| {
+            let mut s = snapshot(time, &[("A", 8)]);
+            let mut group = Node::leaf(&format!("Heap#{parent}"), parent, "Package", 1, 8);
+            group.children.push(Node::leaf("Heap#G#T", "T", "Type", 1, 8));
+            s.tree.children.push(group);
+            s
+        };
+        let mut candidates = vec![
+            snapshot(3, &[("A", 8), ("B", 1)]),
+            snapshot(1, &[("A", 8)]),
+            nested(4, "G"),
+            nested(4, "H"),
+            nested(0, "H"),
+            snapshot(3, &[("A", 8), ("A", 9)]),
+            snapshot(3, &[("", 8)]),
+        ];
+        let mut root = snapshot(3, &[]);
+        root.tree.key = "Other".into();
+        candidates.push(root);
+        let mut pointers = snapshot(3, &[("A", 8)]);
+        pointers.pointed_from.insert("Heap#A".into(), [("Heap#Z".to_string(), 1)].into());
+        candidates.push(pointers);
+        let mut moved_root = snapshot(3, &[]);
+        moved_root.tree.children.push(Node::leaf("Heap#G", "G", "Package", 1, 1));
+        moved_root.tree.children[0].children.push(Node::leaf("Heap", "Heap", "Root", 1, 1));
+        candidates.push(moved_root);
+
+        let history =
+            History { snapshots: vec![snapshot(1, &[("A", 8)]), nested(2, "G")], ..empty_history() };
+        let mut rejected = 0;
+        for candidate in candidates {
+            let mut live = LiveHistory::new();
+            live.apply(Change::History(history.clone()));
+            let expected =
+                memcity_model::validate_append(&history, &candidate, SOURCE).map_err(|e| e.to_string());
+            let applied = append(&mut live, candidate.clone());
+            assert_eq!(applied.reply.error.ok_or(()), expected.clone().err().ok_or(()), "{candidate:?}");
+            assert_eq!(applied.changed, expected.is_ok());
+            rejected += usize::from(expected.is_err());
+        }
+        assert_eq!(rejected, 7, "the candidates cover each rule");
+    }
+
+    #[test]
+    fn a_new_history_forgets_old_parents() {
+        let mut live = LiveHistory::new();
+        append(&mut live, snapshot(1, &[("A", 8)]));
+        let mut moved = snapshot(2, &[]);
+        moved.tree.children.push(Node::leaf("Heap#G", "G", "Package", 1, 8));
+        moved.tree.children[0].children.push(Node::leaf("Heap#A", "A", "Type", 1, 8));
+        assert!(!append(&mut live, moved.clone()).changed);
+        live.apply(Change::History(History { snapshots: vec![moved.clone()], ..empty_history() }));
+        assert!(append(&mut live, moved.clone()).changed);
+        live.apply(Change::Clear);
+        assert!(append(&mut live, snapshot(1, &[("A", 8)])).changed);
     }
 
     #[test]
