@@ -117,16 +117,7 @@ impl LiveHistory {
         validate_history(&alone, &|_| SOURCE.to_string(), &|_| "snapshot".into())
             .map_err(|e| e.in_snapshot(n))?;
         let [snapshot] = <[Snapshot; 1]>::try_from(alone.snapshots).expect("one snapshot");
-        if let Some((path, key, parent, earlier, j)) = moved_key(&self.parents, &snapshot.tree) {
-            return fail(
-                path,
-                format!(
-                    "key \"{key}\" has parent {} here but parent {} in snapshot {j}",
-                    show(parent),
-                    show(earlier)
-                ),
-            );
-        }
+        check_parents(&self.parents, &snapshot.tree, n)?;
         if let Some(last) = self.history.snapshots.last()
             && snapshot.time_ms < last.time_ms
         {
@@ -189,12 +180,13 @@ fn index_keys(parents: &mut HashMap<String, (Option<String>, usize)>, tree: &Nod
     });
 }
 
-/// A key of `tree` in pre-order whose parent differs from the one it had before: its JSON path,
-/// key, parent here, parent before, and the snapshot where it was first seen.
-fn moved_key<'a>(
-    parents: &'a HashMap<String, (Option<String>, usize)>,
-    tree: &'a Node,
-) -> Option<(String, &'a str, Option<&'a str>, Option<&'a str>, usize)> {
+/// Rejects the first key of `tree` (in pre-order) whose parent differs from the one it had
+/// before; `n` is the index the snapshot would get.
+fn check_parents(
+    parents: &HashMap<String, (Option<String>, usize)>,
+    tree: &Node,
+    n: usize,
+) -> Result<(), LoadError> {
     // (node, parent, path of child indices); the path string is built only for the culprit.
     let mut stack: Vec<(&Node, Option<&Node>, Vec<usize>)> = vec![(tree, None, Vec::new())];
     while let Some((node, parent, at)) = stack.pop() {
@@ -202,7 +194,15 @@ fn moved_key<'a>(
             let here = parent.map(|p| p.key.as_str());
             if earlier.as_deref() != here {
                 let path: String = at.iter().map(|i| format!(".children[{i}]")).collect();
-                return Some((format!("snapshot.tree{path}"), &node.key, here, earlier.as_deref(), *j));
+                let message = format!(
+                    "key \"{}\" has parent {} here but parent {} in snapshot {j}",
+                    node.key,
+                    show(here),
+                    show(earlier.as_deref())
+                );
+                return Err(LoadError::new(SOURCE, message)
+                    .in_snapshot(n)
+                    .at(format!("snapshot.tree{path}")));
             }
         }
         for (c, child) in node.children.iter().enumerate().rev() {
@@ -211,7 +211,7 @@ fn moved_key<'a>(
             stack.push((child, Some(node), child_at));
         }
     }
-    None
+    Ok(())
 }
 
 fn show(parent: Option<&str>) -> String {
