@@ -29,6 +29,8 @@ pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 256 << 20;
 
 /// How long a new connection may take to send its WebSocket handshake.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a send to a client may block before the client is dropped (it stopped reading).
+const WRITE_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long to wait for the rest of an oversize message (and the peer's close) before hanging up.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -105,17 +107,7 @@ impl Server {
         let listener = TcpListener::bind(config.addr.as_str())
             .map_err(|e| io::Error::new(e.kind(), format!("cannot listen on {}: {e}", config.addr)))?;
         let local_addr = listener.local_addr()?;
-        let shared = Arc::new(Shared {
-            loopback: local_addr.ip().is_loopback(),
-            config,
-            live: Mutex::new(LiveHistory::new()),
-            stop: AtomicBool::new(false),
-            next_client: AtomicU64::new(0),
-            clients: Mutex::new(HashMap::new()),
-            threads: Mutex::new(Vec::new()),
-            subscribers: Mutex::new(Vec::new()),
-            saving: Mutex::new(()),
-        });
+        let shared = Arc::new(Shared::new(config, local_addr.ip().is_loopback()));
         let accept = {
             let shared = shared.clone();
             thread::Builder::new()
@@ -259,7 +251,9 @@ fn refuse(mut stream: TcpStream, max_clients: usize) {
 fn serve_client(shared: &Shared, stream: TcpStream) {
     let max = shared.config.max_message_bytes;
     let config = WebSocketConfig::default().max_message_size(Some(max)).max_frame_size(Some(max));
-    if stream.set_read_timeout(Some(HANDSHAKE_TIMEOUT)).is_err() {
+    if stream.set_read_timeout(Some(HANDSHAKE_TIMEOUT)).is_err()
+        || stream.set_write_timeout(Some(WRITE_TIMEOUT)).is_err()
+    {
         return;
     }
     let Ok(mut ws) = tungstenite::accept_with_config(stream, Some(config)) else { return };
@@ -316,6 +310,20 @@ fn drain(stream: &mut TcpStream) {
 }
 
 impl Shared {
+    fn new(config: ServerConfig, loopback: bool) -> Shared {
+        Shared {
+            config,
+            loopback,
+            live: Mutex::new(LiveHistory::new()),
+            stop: AtomicBool::new(false),
+            next_client: AtomicU64::new(0),
+            clients: Mutex::new(HashMap::new()),
+            threads: Mutex::new(Vec::new()),
+            subscribers: Mutex::new(Vec::new()),
+            saving: Mutex::new(()),
+        }
+    }
+
     /// Parses and carries out one message; always produces a reply.
     fn handle(&self, bytes: &[u8], received: Instant) -> Reply {
         let message = match parse_message(bytes) {
@@ -399,5 +407,48 @@ impl Shared {
         let fail = |e: String| format!("{}: cannot save ({e})", path.display());
         memcity_model::save_history(history, &temporary).map_err(fail)?;
         std::fs::rename(&temporary, path).map_err(|e| fail(e.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shared(loopback: bool, save_path: Option<PathBuf>) -> Shared {
+        let shared = Shared::new(ServerConfig { save_path, ..ServerConfig::default() }, loopback);
+        let history = r#"{"type":"history","snapshots":[{"time_ms":1,"tree":{"key":"H","name":"H","objects":1,"bytes":8}}]}"#;
+        assert!(shared.handle(history.as_bytes(), Instant::now()).ok);
+        shared
+    }
+
+    #[test]
+    fn clients_beyond_loopback_may_not_choose_the_save_path() {
+        let path = std::env::temp_dir().join(format!("memcity-wire-remote-{}.json", std::process::id()));
+        let remote = shared(false, Some(path.clone()));
+        let reply = remote.handle(
+            format!(r#"{{"type":"save","path":{:?}}}"#, "/tmp/elsewhere.json").as_bytes(),
+            Instant::now(),
+        );
+        assert!(reply.error.unwrap().contains("listens beyond loopback"));
+        assert!(!Path::new("/tmp/elsewhere.json").exists());
+        // The server's own save path is still fine.
+        let reply = remote.handle(br#"{"type":"save"}"#, Instant::now());
+        assert_eq!(reply.path, Some(path.display().to_string()));
+        assert_eq!(memcity_model::load_path(&path).unwrap().snapshots.len(), 1);
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn loopback_clients_may_choose_the_save_path() {
+        let path = std::env::temp_dir().join(format!("memcity-wire-local-{}.json", std::process::id()));
+        let local = shared(true, None);
+        let reply = local.handle(
+            format!(r#"{{"type":"save","path":{:?}}}"#, path.display().to_string()).as_bytes(),
+            Instant::now(),
+        );
+        assert!(reply.ok, "{reply:?}");
+        assert!(!path.with_extension("json.partial").exists(), "the temporary file is renamed away");
+        assert_eq!(memcity_model::load_path(&path).unwrap().snapshots.len(), 1);
+        let _ = std::fs::remove_file(&path);
     }
 }
