@@ -13,13 +13,13 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use memcity_model::History;
+use memcity_model::{History, Snapshot};
 use tungstenite::Message as Frame;
 use tungstenite::protocol::frame::coding::CloseCode;
 use tungstenite::protocol::{CloseFrame, WebSocketConfig};
 
 use crate::live::LiveHistory;
-use crate::protocol::{Message, Reply, kind_of, parse_message};
+use crate::protocol::{Change, Message, Reply, kind_of, parse_message};
 
 /// Where the server listens unless told otherwise: loopback only, port 7878.
 pub const DEFAULT_ADDR: &str = "127.0.0.1:7878";
@@ -67,6 +67,10 @@ pub struct Update {
     pub kind: &'static str,
     /// Snapshots in the history after the change.
     pub snapshots: usize,
+    /// For `snapshot`: the appended snapshot, so a live view can extend its own copy instead
+    /// of taking the whole history from [`Server::latest`] (whose `Arc` it would then share,
+    /// making the next append copy the history).
+    pub appended: Option<Arc<Snapshot>>,
     /// When the server had read the whole message (for measuring push-to-frame latency).
     pub received: Instant,
 }
@@ -333,13 +337,18 @@ impl Shared {
         let kind = kind_of(&message);
         match message {
             Message::Change(change) => {
+                let appending = matches!(change, Change::Snapshot(_)) && !lock(&self.subscribers).is_empty();
                 let (applied, update) = {
                     let mut live = lock(&self.live);
                     let applied = live.apply(change);
+                    let history = live.history();
                     let update = Update {
                         version: live.version(),
                         kind,
-                        snapshots: live.history().snapshots.len(),
+                        snapshots: history.snapshots.len(),
+                        appended: (appending && applied.changed)
+                            .then(|| history.snapshots.last().cloned().map(Arc::new))
+                            .flatten(),
                         received,
                     };
                     (applied, update)

@@ -42,6 +42,10 @@ fn fifty_live_snapshots_equal_the_file() {
     assert_eq!(updates[0].kind, "history");
     assert!(updates[1..].iter().all(|u| u.kind == "snapshot"));
     assert_eq!(updates.iter().map(|u| u.snapshots).collect::<Vec<_>>(), (1..=50).collect::<Vec<_>>());
+    // A live view can rebuild the history from the updates alone.
+    assert_eq!(updates[0].appended, None);
+    let appended: Vec<_> = updates[1..].iter().map(|u| (*u.appended.clone().unwrap()).clone()).collect();
+    assert_eq!(appended, from_file.snapshots[1..]);
 }
 
 #[test]
