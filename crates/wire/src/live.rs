@@ -187,31 +187,34 @@ fn check_parents(
     tree: &Node,
     n: usize,
 ) -> Result<(), LoadError> {
-    // (node, parent, path of child indices); the path string is built only for the culprit.
-    let mut stack: Vec<(&Node, Option<&Node>, Vec<usize>)> = vec![(tree, None, Vec::new())];
-    while let Some((node, parent, at)) = stack.pop() {
-        if let Some((earlier, j)) = parents.get(&node.key) {
-            let here = parent.map(|p| p.key.as_str());
-            if earlier.as_deref() != here {
-                let path: String = at.iter().map(|i| format!(".children[{i}]")).collect();
-                let message = format!(
-                    "key \"{}\" has parent {} here but parent {} in snapshot {j}",
-                    node.key,
-                    show(here),
-                    show(earlier.as_deref())
-                );
-                return Err(LoadError::new(SOURCE, message)
-                    .in_snapshot(n)
-                    .at(format!("snapshot.tree{path}")));
-            }
+    // `at` holds the child indices down to `node`; the path string is built only on error.
+    fn visit(
+        parents: &HashMap<String, (Option<String>, usize)>,
+        node: &Node,
+        parent: Option<&str>,
+        at: &mut Vec<usize>,
+        n: usize,
+    ) -> Result<(), LoadError> {
+        if let Some((earlier, j)) = parents.get(&node.key)
+            && earlier.as_deref() != parent
+        {
+            let path: String = at.iter().map(|i| format!(".children[{i}]")).collect();
+            let message = format!(
+                "key \"{}\" has parent {} here but parent {} in snapshot {j}",
+                node.key,
+                show(parent),
+                show(earlier.as_deref())
+            );
+            return Err(LoadError::new(SOURCE, message).in_snapshot(n).at(format!("snapshot.tree{path}")));
         }
-        for (c, child) in node.children.iter().enumerate().rev() {
-            let mut child_at = at.clone();
-            child_at.push(c);
-            stack.push((child, Some(node), child_at));
+        for (c, child) in node.children.iter().enumerate() {
+            at.push(c);
+            visit(parents, child, Some(&node.key), at, n)?;
+            at.pop();
         }
+        Ok(())
     }
-    Ok(())
+    visit(parents, tree, None, &mut Vec::new(), n)
 }
 
 fn show(parent: Option<&str>) -> String {
