@@ -132,3 +132,14 @@ fn fetch_needs_a_server() {
     assert!(!result.status.success());
     assert!(String::from_utf8_lossy(&result.stderr).contains("cannot connect"));
 }
+
+#[test]
+fn serve_rejects_bad_flags_and_addresses() {
+    let run = |args: &[&str]| Command::new(MEMCITY).arg("serve").args(args).output().unwrap();
+    let out = run(&["127.0.0.1:0", "--max-message-mib", "0"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--max-message-mib"));
+    let out = run(&["not-an-address"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot listen on not-an-address"));
+}
