@@ -147,6 +147,12 @@ pub fn parse_message(bytes: &[u8]) -> Result<Message, LoadError> {
     Ok(message)
 }
 
+/// The known message type a message names, if it names one (for replies to bad messages).
+pub fn type_of(bytes: &[u8]) -> Option<&'static str> {
+    let Kind { kind } = serde_json::from_slice(bytes).ok()?;
+    TYPES.into_iter().find(|t| *t == kind)
+}
+
 /// The same checks as loading a `memcity/1` file.
 fn parse_history(bytes: &[u8]) -> Result<History, LoadError> {
     let message: HistoryMessage = parse_json(bytes, SOURCE)?;
@@ -374,6 +380,13 @@ mod tests {
                "children":[{"key":"H","name":"H","objects":1,"bytes":1}]}}]}"#,
         );
         assert!(e.contains("snapshots[0].tree.children[0].key: duplicate key"), "{e}");
+    }
+
+    #[test]
+    fn bad_messages_still_tell_their_type() {
+        assert_eq!(type_of(br#"{"snapshot": {"time_ms": -1}, "type": "snapshot"}"#), Some("snapshot"));
+        assert_eq!(type_of(br#"{"type": "nope"}"#), None);
+        assert_eq!(type_of(b"{"), None);
     }
 
     #[test]

@@ -19,7 +19,7 @@ use tungstenite::protocol::frame::coding::CloseCode;
 use tungstenite::protocol::{CloseFrame, WebSocketConfig};
 
 use crate::live::LiveHistory;
-use crate::protocol::{Change, Message, Reply, kind_of, parse_message};
+use crate::protocol::{Change, Message, Reply, kind_of, parse_message, type_of};
 
 /// Where the server listens unless told otherwise: loopback only, port 7878.
 pub const DEFAULT_ADDR: &str = "127.0.0.1:7878";
@@ -332,7 +332,7 @@ impl Shared {
     fn handle(&self, bytes: &[u8], received: Instant) -> Reply {
         let message = match parse_message(bytes) {
             Ok(message) => message,
-            Err(error) => return Reply::error(None, error),
+            Err(error) => return Reply::error(type_of(bytes), error),
         };
         let kind = kind_of(&message);
         match message {

@@ -172,6 +172,10 @@ fn every_bad_message_gets_its_error_and_changes_nothing() {
         let reply = ask(&mut connection, text);
         assert_eq!(reply["ok"], false, "{text} was accepted: {reply}");
         let error = reply["error"].as_str().unwrap();
+        let named = text.contains(r#""type":"snapshot""#) || text.contains(r#""type":"pointers""#);
+        if named {
+            assert!(reply["type"] == "snapshot" || reply["type"] == "pointers", "{reply}");
+        }
         if !error.contains(expected) {
             wrong.push(format!("{text}:\n  got  {error}\n  want {expected}"));
         }
