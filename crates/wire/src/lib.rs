@@ -8,6 +8,7 @@
 //! - [`client`]: `push` (whole or live) and the AntTracks fetch.
 
 pub mod client;
+mod connection;
 pub mod live;
 pub mod protocol;
 pub mod server;

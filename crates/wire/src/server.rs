@@ -1,10 +1,10 @@
 //! The WebSocket server: one thread accepts, one thread per client reads messages and applies
 //! them to the shared [`LiveHistory`]. The app (or `memcity serve`) polls [`Server::latest`] or
 //! listens on [`Server::subscribe`]. A bad message is answered with an error and changes
-//! nothing; the connection stays up (except after an oversize message, see `serve_client`).
+//! nothing; the connection stays up (except after an oversize message, see `connection`).
 
 use std::collections::HashMap;
-use std::io::{self, Read, Write};
+use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -14,10 +14,8 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use memcity_model::{History, Snapshot};
-use tungstenite::Message as Frame;
-use tungstenite::protocol::frame::coding::CloseCode;
-use tungstenite::protocol::{CloseFrame, WebSocketConfig};
 
+use crate::connection;
 use crate::live::LiveHistory;
 use crate::protocol::{Change, Message, Reply, kind_of, parse_message, type_of};
 
@@ -26,13 +24,6 @@ pub const DEFAULT_ADDR: &str = "127.0.0.1:7878";
 pub const DEFAULT_MAX_CLIENTS: usize = 16;
 /// The largest message accepted (256 MiB): a large history in one `history` message.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 256 << 20;
-
-/// How long a new connection may take to send its WebSocket handshake.
-const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long a send to a client may block before the client is dropped (it stopped reading).
-const WRITE_TIMEOUT: Duration = Duration::from_secs(60);
-/// How long to wait for the rest of an oversize message (and the peer's close) before hanging up.
-const DRAIN_TIMEOUT: Duration = Duration::from_secs(2);
 
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
@@ -83,25 +74,25 @@ pub struct Server {
 }
 
 /// What the threads share.
-struct Shared {
-    config: ServerConfig,
+pub(crate) struct Shared {
+    pub(crate) config: ServerConfig,
     /// Clients may name a save path only on a loopback server: a remote client must not choose
     /// which file the server overwrites.
-    loopback: bool,
-    live: Mutex<LiveHistory>,
-    stop: AtomicBool,
-    next_client: AtomicU64,
+    pub(crate) loopback: bool,
+    pub(crate) live: Mutex<LiveHistory>,
+    pub(crate) stop: AtomicBool,
+    pub(crate) next_client: AtomicU64,
     /// A handle on each connected client's socket, to count them and to hang up on shutdown.
-    clients: Mutex<HashMap<u64, TcpStream>>,
-    threads: Mutex<Vec<JoinHandle<()>>>,
-    subscribers: Mutex<Vec<Sender<Update>>>,
+    pub(crate) clients: Mutex<HashMap<u64, TcpStream>>,
+    pub(crate) threads: Mutex<Vec<JoinHandle<()>>>,
+    pub(crate) subscribers: Mutex<Vec<Sender<Update>>>,
     /// Serialises saves so two never write the same file at once.
-    saving: Mutex<()>,
+    pub(crate) saving: Mutex<()>,
 }
 
 /// A lock whose holder panicked still holds consistent data here (all changes are applied
 /// whole), so poisoning is ignored.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
@@ -116,7 +107,7 @@ impl Server {
             let shared = shared.clone();
             thread::Builder::new()
                 .name("memcity-wire-accept".into())
-                .spawn(move || accept_loop(&shared, listener))?
+                .spawn(move || connection::accept_loop(&shared, listener))?
         };
         Ok(Server { shared, local_addr, accept: Some(accept) })
     }
@@ -195,124 +186,6 @@ fn wake_addr(addr: SocketAddr) -> SocketAddr {
     SocketAddr::new(ip, addr.port())
 }
 
-fn accept_loop(shared: &Arc<Shared>, listener: TcpListener) {
-    for stream in listener.incoming() {
-        if shared.stop.load(Ordering::SeqCst) {
-            break;
-        }
-        let Ok(stream) = stream else {
-            // Out of file descriptors or a connection reset before accept: wait, keep serving.
-            thread::sleep(Duration::from_millis(10));
-            continue;
-        };
-        let full = lock(&shared.clients).len() >= shared.config.max_clients;
-        if full {
-            refuse(stream, shared.config.max_clients);
-            continue;
-        }
-        let id = shared.next_client.fetch_add(1, Ordering::SeqCst);
-        let Ok(handle) = stream.try_clone() else { continue };
-        lock(&shared.clients).insert(id, handle);
-        let client_shared = shared.clone();
-        let spawned = thread::Builder::new().name(format!("memcity-wire-client-{id}")).spawn(move || {
-            serve_client(&client_shared, stream);
-            lock(&client_shared.clients).remove(&id);
-        });
-        let mut threads = lock(&shared.threads);
-        threads.retain(|t| !t.is_finished());
-        match spawned {
-            Ok(thread) => threads.push(thread),
-            Err(_) => {
-                lock(&shared.clients).remove(&id);
-            }
-        }
-    }
-}
-
-/// Answers the handshake of a connection over the client cap with HTTP 503.
-fn refuse(mut stream: TcpStream, max_clients: usize) {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
-    let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
-    // Read the request head first so closing does not reset the connection under the reply.
-    let mut head = Vec::new();
-    let mut buf = [0u8; 1024];
-    while head.len() < 16 * 1024 && !head.windows(4).any(|w| w == b"\r\n\r\n") {
-        match stream.read(&mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => head.extend_from_slice(&buf[..n]),
-        }
-    }
-    let body = format!("memcity: too many clients (at most {max_clients}); try again later\n");
-    let response = format!(
-        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\
-         Connection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let _ = stream.write_all(response.as_bytes());
-    let _ = stream.shutdown(Shutdown::Both);
-}
-
-fn serve_client(shared: &Shared, stream: TcpStream) {
-    let max = shared.config.max_message_bytes;
-    let config = WebSocketConfig::default().max_message_size(Some(max)).max_frame_size(Some(max));
-    if stream.set_read_timeout(Some(HANDSHAKE_TIMEOUT)).is_err()
-        || stream.set_write_timeout(Some(WRITE_TIMEOUT)).is_err()
-    {
-        return;
-    }
-    let Ok(mut ws) = tungstenite::accept_with_config(stream, Some(config)) else { return };
-    if ws.get_mut().set_read_timeout(None).is_err() {
-        return;
-    }
-    loop {
-        let reply = match ws.read() {
-            Ok(Frame::Text(text)) => shared.handle(text.as_bytes(), Instant::now()),
-            Ok(Frame::Binary(_)) => {
-                Reply::error(None, "message: a binary frame: send each JSON message as a text frame")
-            }
-            // Pings are answered and a close is echoed by tungstenite on the next read or flush.
-            Ok(_) => {
-                if ws.flush().is_err() {
-                    return;
-                }
-                continue;
-            }
-            Err(tungstenite::Error::Capacity(e)) => {
-                // The rest of the message is still on the wire and cannot be skipped frame by
-                // frame, so answer, close with 1009 (Message Too Big) and hang up.
-                let error =
-                    format!("message: too large: {e} (the cap is {max} bytes); closing the connection");
-                let _ = ws.send(Frame::text(Reply::error(None, error).to_text()));
-                let close = CloseFrame { code: CloseCode::Size, reason: "message too large".into() };
-                let _ = ws.close(Some(close));
-                let _ = ws.flush();
-                drain(ws.get_mut());
-                return;
-            }
-            Err(_) => return,
-        };
-        if ws.send(Frame::text(reply.to_text())).is_err() {
-            return;
-        }
-    }
-}
-
-/// Reads and drops what the peer still sends, for a bounded time, so that closing the socket
-/// does not reset the connection before the peer has read our reply.
-fn drain(stream: &mut TcpStream) {
-    let deadline = Instant::now() + DRAIN_TIMEOUT;
-    let _ = stream.set_read_timeout(Some(Duration::from_millis(100)));
-    let mut buf = vec![0u8; 64 * 1024];
-    while Instant::now() < deadline {
-        match stream.read(&mut buf) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {}
-            Err(_) => break,
-        }
-    }
-}
-
 impl Shared {
     fn new(config: ServerConfig, loopback: bool) -> Shared {
         Shared {
@@ -329,7 +202,7 @@ impl Shared {
     }
 
     /// Parses and carries out one message; always produces a reply.
-    fn handle(&self, bytes: &[u8], received: Instant) -> Reply {
+    pub(crate) fn handle(&self, bytes: &[u8], received: Instant) -> Reply {
         let message = match parse_message(bytes) {
             Ok(message) => message,
             Err(error) => return Reply::error(type_of(bytes), error),
