@@ -275,3 +275,22 @@ fn updates_arrive_soon_after_receipt() {
     assert!(update.received.elapsed() < TIMEOUT);
     assert_eq!(server.version(), 1);
 }
+
+#[test]
+fn a_plain_http_request_is_dropped_and_the_server_goes_on() {
+    use std::io::{Read, Write};
+    let server = start_default();
+    let mut raw = std::net::TcpStream::connect(server.local_addr()).unwrap();
+    raw.set_read_timeout(Some(TIMEOUT)).unwrap();
+    raw.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    let mut answer = String::new();
+    let _ = raw.read_to_string(&mut answer);
+    assert!(!answer.starts_with("HTTP/1.1 101"), "{answer}");
+    let deadline = Instant::now() + TIMEOUT;
+    while server.clients() > 0 {
+        assert!(Instant::now() < deadline, "the failed handshake kept its slot");
+        thread::sleep(Duration::from_millis(10));
+    }
+    let mut connection = connect(&server);
+    assert_eq!(ask(&mut connection, r#"{"type":"clear"}"#)["ok"], true);
+}
