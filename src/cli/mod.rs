@@ -5,8 +5,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod fetch;
 pub mod layout;
 pub mod open;
+mod push;
+mod serve;
 
 #[derive(Parser, Debug)]
 #[command(name = "memcity", version, about = "A program's heap over time as a 3D city you can fly through")]
@@ -22,12 +25,21 @@ pub struct Cli {
 pub enum Command {
     /// Lay out a history as a city and write every snapshot's frame to JSON (headless).
     Layout(layout::LayoutArgs),
+    /// Collect histories pushed over WebSocket, without a window (docs/websocket.md).
+    Serve(serve::ServeArgs),
+    /// Send a history to a memcity server, whole or snapshot by snapshot (--live).
+    Push(push::PushArgs),
+    /// Fetch trees and pointer maps from an AntTracks server into a memcity/1 file.
+    Fetch(fetch::FetchArgs),
 }
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Layout(args)) => layout::run(args),
+        Some(Command::Serve(args)) => serve::run(args),
+        Some(Command::Push(args)) => push::run(args),
+        Some(Command::Fetch(args)) => fetch::run(args),
         None => open::run(cli.open),
     };
     match result {

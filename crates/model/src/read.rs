@@ -170,21 +170,49 @@ fn attach_pointer_maps(
         let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
         let maps: Vec<AntTracksPointerMap> =
             if first == Some(&b'[') { parse_json(&bytes, &name)? } else { vec![parse_json(&bytes, &name)?] };
-        for (m, map) in maps.into_iter().enumerate() {
-            let Some((snapshot, _, _)) = snapshots.iter_mut().find(|(s, _, _)| s.time_ms == map.time) else {
-                return Err(LoadError::new(
-                    &name,
-                    format!("pointer map for time {} ms matches no snapshot", map.time),
-                )
-                .at(format!("[{m}].time")));
-            };
-            let target = if points_to { &mut snapshot.points_to } else { &mut snapshot.pointed_from };
-            for (from, to) in map.pointer_map {
-                target.entry(from).or_default().extend(to);
-            }
+        merge_pointer_maps(maps, snapshots.iter_mut().map(|(s, _, _)| s), points_to, &name)?;
+    }
+    Ok(())
+}
+
+/// Adds each map to the first snapshot with its time.
+fn merge_pointer_maps<'a>(
+    maps: Vec<AntTracksPointerMap>,
+    snapshots: impl Iterator<Item = &'a mut Snapshot>,
+    points_to: bool,
+    source: &str,
+) -> Result<(), LoadError> {
+    let mut snapshots: Vec<&mut Snapshot> = snapshots.collect();
+    for (m, map) in maps.into_iter().enumerate() {
+        let Some(snapshot) = snapshots.iter_mut().find(|s| s.time_ms == map.time) else {
+            return Err(LoadError::new(
+                source,
+                format!("pointer map for time {} ms matches no snapshot", map.time),
+            )
+            .at(format!("[{m}].time")));
+        };
+        let target = if points_to { &mut snapshot.points_to } else { &mut snapshot.pointed_from };
+        for (from, to) in map.pointer_map {
+            target.entry(from).or_default().extend(to);
         }
     }
     Ok(())
+}
+
+/// Adds AntTracks pointer maps (`[{"time": ms, "pointerMap": {..}}]`, as in its export and its
+/// WebSocket answers) to the snapshots of `history` with the same time (points-to maps if
+/// `points_to`, else pointed-from maps), and checks the result. `source` names `bytes` in errors.
+pub fn attach_anttracks_pointer_maps(
+    mut history: History,
+    bytes: &[u8],
+    source: &str,
+    points_to: bool,
+) -> Result<History, LoadError> {
+    let maps: Vec<AntTracksPointerMap> = parse_json(bytes, source)?;
+    merge_pointer_maps(maps, history.snapshots.iter_mut(), points_to, source)?;
+    // Errors name the snapshot and the key (`points_to["a"]["b"]`) rather than a path in `bytes`.
+    validate_history(&history, &|_| source.to_string(), &|_| String::new())?;
+    Ok(history)
 }
 
 /// The `.json` files directly inside `dir`, sorted by name.
@@ -200,4 +228,51 @@ fn json_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
     }
     files.sort();
     Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TREES: &str = r#"[
+        {"time": 10, "root": {"key": "H", "name": "H", "role": "Root", "bytes": 8, "objects": 2,
+                              "children": [{"key": "H#A", "name": "A", "role": "Type", "bytes": 8, "objects": 2}]}},
+        {"time": 20, "root": {"key": "H", "name": "H", "role": "Root", "bytes": 8, "objects": 2,
+                              "children": [{"key": "H#A", "name": "A", "role": "Type", "bytes": 8, "objects": 2}]}}
+    ]"#;
+
+    #[test]
+    fn anttracks_pointer_maps_attach_by_time() {
+        let history = load_bytes(TREES.as_bytes(), "trees").unwrap();
+        let maps = br#"[{"time": 20, "pointerMap": {"H#A": {"H#A": 3}}}]"#;
+        let history = attach_anttracks_pointer_maps(history, maps, "maps", true).unwrap();
+        assert!(history.snapshots[0].points_to.is_empty());
+        assert_eq!(history.snapshots[1].points_to["H#A"]["H#A"], 3);
+        let history = attach_anttracks_pointer_maps(history, maps, "maps", false).unwrap();
+        assert_eq!(history.snapshots[1].pointed_from["H#A"]["H#A"], 3);
+    }
+
+    #[test]
+    fn anttracks_pointer_maps_reject_bad_input() {
+        let history = load_bytes(TREES.as_bytes(), "trees").unwrap();
+        let error = |maps: &str| {
+            attach_anttracks_pointer_maps(history.clone(), maps.as_bytes(), "maps", true)
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            error(r#"[{"time": 20, "pointerMap": {}}, {"time": 15, "pointerMap": {}}]"#),
+            "maps: at [1].time: pointer map for time 15 ms matches no snapshot"
+        );
+        assert_eq!(
+            error(r#"[{"time": 10, "pointerMap": {"H#A": {"H#B": 1}}}]"#),
+            "maps: snapshot 0: at points_to[\"H#A\"][\"H#B\"]: pointer-map key \"H#B\" names no node of this snapshot"
+        );
+        assert!(
+            error(r#"[{"time": 10, "pointerMap": {"H#A": {"H#A": -1}}}]"#)
+                .contains("at [0].pointerMap.H#A.H#A")
+        );
+        assert!(error(r#"{"time": 10}"#).contains("invalid type: map, expected a sequence"));
+        assert!(error("[").contains("malformed JSON"));
+    }
 }

@@ -1,0 +1,21 @@
+//! memcity's WebSocket JSON interface (docs/websocket.md): a server that collects histories and
+//! live snapshots pushed by any tool, the clients that push them, and a client for AntTracks'
+//! capability protocol.
+//!
+//! - [`protocol`]: the messages and replies, parsed with precise errors.
+//! - [`live`]: the live history, a state machine that applies messages all-or-nothing.
+//! - [`server`]: the server on background threads; the app polls [`Server::latest`].
+//! - [`client`]: `push` (whole or live) and the AntTracks fetch.
+
+pub mod client;
+mod connection;
+pub mod live;
+pub mod protocol;
+pub mod server;
+
+pub use client::{ClientError, Connection, fetch_anttracks, push_history, push_live};
+pub use live::{Applied, LiveHistory};
+pub use protocol::{Change, Message, Reply, parse_message};
+pub use server::{
+    DEFAULT_ADDR, DEFAULT_MAX_CLIENTS, DEFAULT_MAX_MESSAGE_BYTES, Server, ServerConfig, Update,
+};

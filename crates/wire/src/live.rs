@@ -1,0 +1,403 @@
+//! The live history: a state machine that applies changes all-or-nothing and counts versions.
+//! No I/O; the server shares one behind a lock.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use memcity_model::validate::validate_history;
+use memcity_model::{FORMAT, History, LoadError, MetricNames, Node, Snapshot};
+
+use crate::protocol::{Change, Pointers, Reply, SOURCE, SnapshotRef};
+
+/// The history clients have built so far. It starts empty (no snapshots) at version 0; every
+/// change that is applied bumps the version. A rejected change leaves both as they were.
+#[derive(Debug, Clone)]
+pub struct LiveHistory {
+    history: Arc<History>,
+    version: u64,
+    /// Every key seen so far, with its parent and the snapshot it first appeared in, so an
+    /// append is checked in time proportional to its own tree rather than the whole history.
+    parents: HashMap<String, (Option<String>, usize)>,
+}
+
+/// What applying a change did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Applied {
+    pub reply: Reply,
+    pub changed: bool,
+}
+
+impl Default for LiveHistory {
+    fn default() -> Self {
+        LiveHistory { history: Arc::new(empty_history()), version: 0, parents: HashMap::new() }
+    }
+}
+
+fn empty_history() -> History {
+    History { format: FORMAT.into(), metric_names: MetricNames::default(), snapshots: Vec::new() }
+}
+
+impl LiveHistory {
+    pub fn new() -> LiveHistory {
+        LiveHistory::default()
+    }
+
+    /// The current history; it has no snapshots before the first change and after `clear`.
+    pub fn history(&self) -> &Arc<History> {
+        &self.history
+    }
+
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// Applies `change` if the history stays valid with it; otherwise changes nothing and
+    /// replies with the error.
+    pub fn apply(&mut self, change: Change) -> Applied {
+        let kind = change_kind(&change);
+        let result = match change {
+            Change::History(history) => {
+                self.parents.clear();
+                for (i, snapshot) in history.snapshots.iter().enumerate() {
+                    index_keys(&mut self.parents, &snapshot.tree, i);
+                }
+                self.history = Arc::new(history);
+                Ok((None, true))
+            }
+            Change::Snapshot(snapshot) => self.append(*snapshot).map(|i| (Some(i), true)),
+            Change::Pointers(pointers) => self.add_pointers(pointers).map(|i| (Some(i), true)),
+            Change::Clear => {
+                let changed = !self.history.snapshots.is_empty();
+                if changed {
+                    self.history = Arc::new(empty_history());
+                    self.parents.clear();
+                }
+                Ok((None, changed))
+            }
+        };
+        match result {
+            Ok((index, changed)) => {
+                if changed {
+                    self.version += 1;
+                }
+                let mut reply = self.reply(kind);
+                reply.index = index;
+                Applied { reply, changed }
+            }
+            Err(error) => Applied { reply: Reply::error(Some(kind), error), changed: false },
+        }
+    }
+
+    /// `{"ok":true, "type": kind, "version", "snapshots"}` for the current state.
+    pub fn reply(&self, kind: &'static str) -> Reply {
+        let mut reply = Reply::ok(kind);
+        reply.version = Some(self.version);
+        reply.snapshots = Some(self.history.snapshots.len());
+        reply
+    }
+
+    /// The rules of `memcity_model::validate_append`, checked incrementally: the snapshot alone
+    /// (keys, pointer maps), then against the history (root key, parents, time order).
+    fn append(&mut self, snapshot: Snapshot) -> Result<usize, LoadError> {
+        let n = self.history.snapshots.len();
+        let fail =
+            |path: String, message: String| Err(LoadError::new(SOURCE, message).in_snapshot(n).at(path));
+        if let Some(first) = self.history.snapshots.first()
+            && snapshot.tree.key != first.tree.key
+        {
+            return fail(
+                "snapshot.tree.key".into(),
+                format!(
+                    "root key \"{}\" differs from snapshot 0's root key \"{}\"",
+                    snapshot.tree.key, first.tree.key
+                ),
+            );
+        }
+        let alone = History { snapshots: vec![snapshot], ..empty_history() };
+        validate_history(&alone, &|_| SOURCE.to_string(), &|_| "snapshot".into())
+            .map_err(|e| e.in_snapshot(n))?;
+        let [snapshot] = <[Snapshot; 1]>::try_from(alone.snapshots).expect("one snapshot");
+        check_parents(&self.parents, &snapshot.tree, n)?;
+        if let Some(last) = self.history.snapshots.last()
+            && snapshot.time_ms < last.time_ms
+        {
+            return fail(
+                "snapshot.time_ms".into(),
+                format!(
+                    "snapshots must be ordered by time: {} ms comes after {} ms",
+                    snapshot.time_ms, last.time_ms
+                ),
+            );
+        }
+        index_keys(&mut self.parents, &snapshot.tree, n);
+        Arc::make_mut(&mut self.history).snapshots.push(snapshot);
+        Ok(n)
+    }
+
+    fn add_pointers(&mut self, pointers: Pointers) -> Result<usize, LoadError> {
+        let index = self.find(pointers.at)?;
+        let mut snapshot = self.history.snapshots[index].clone();
+        for (map, add) in [
+            (&mut snapshot.points_to, pointers.points_to),
+            (&mut snapshot.pointed_from, pointers.pointed_from),
+        ] {
+            for (from, targets) in add {
+                map.entry(from).or_default().extend(targets);
+            }
+        }
+        // The tree is unchanged, so only this snapshot's pointer keys need checking; paths are
+        // those of the message (`points_to["a"]`).
+        let alone = History { snapshots: vec![snapshot], ..empty_history() };
+        validate_history(&alone, &|_| SOURCE.to_string(), &|_| String::new())
+            .map_err(|e| LoadError { snapshot: Some(index), ..e })?;
+        let [snapshot] = <[Snapshot; 1]>::try_from(alone.snapshots).expect("one snapshot");
+        Arc::make_mut(&mut self.history).snapshots[index] = snapshot;
+        Ok(index)
+    }
+
+    fn find(&self, at: SnapshotRef) -> Result<usize, LoadError> {
+        let snapshots = &self.history.snapshots;
+        match at {
+            SnapshotRef::Index(i) if i < snapshots.len() => Ok(i),
+            SnapshotRef::Index(i) => Err(LoadError::new(
+                SOURCE,
+                format!("no snapshot {i}: the history has {} snapshots", snapshots.len()),
+            )
+            .at("snapshot")),
+            SnapshotRef::TimeMs(t) => snapshots.iter().position(|s| s.time_ms == t).ok_or_else(|| {
+                LoadError::new(SOURCE, format!("no snapshot was taken at {t} ms")).at("time_ms")
+            }),
+        }
+    }
+}
+
+/// Records the parent of every key of `tree` not seen before.
+fn index_keys(parents: &mut HashMap<String, (Option<String>, usize)>, tree: &Node, snapshot: usize) {
+    tree.walk(&mut |node, parent| {
+        if !parents.contains_key(&node.key) {
+            parents.insert(node.key.clone(), (parent.map(|p| p.key.clone()), snapshot));
+        }
+    });
+}
+
+/// Rejects the first key of `tree` (in pre-order) whose parent differs from the one it had
+/// before; `n` is the index the snapshot would get.
+fn check_parents(
+    parents: &HashMap<String, (Option<String>, usize)>,
+    tree: &Node,
+    n: usize,
+) -> Result<(), LoadError> {
+    // `at` holds the child indices down to `node`; the path string is built only on error.
+    fn visit(
+        parents: &HashMap<String, (Option<String>, usize)>,
+        node: &Node,
+        parent: Option<&str>,
+        at: &mut Vec<usize>,
+        n: usize,
+    ) -> Result<(), LoadError> {
+        if let Some((earlier, j)) = parents.get(&node.key)
+            && earlier.as_deref() != parent
+        {
+            let path: String = at.iter().map(|i| format!(".children[{i}]")).collect();
+            let message = format!(
+                "key \"{}\" has parent {} here but parent {} in snapshot {j}",
+                node.key,
+                show(parent),
+                show(earlier.as_deref())
+            );
+            return Err(LoadError::new(SOURCE, message).in_snapshot(n).at(format!("snapshot.tree{path}")));
+        }
+        for (c, child) in node.children.iter().enumerate() {
+            at.push(c);
+            visit(parents, child, Some(&node.key), at, n)?;
+            at.pop();
+        }
+        Ok(())
+    }
+    visit(parents, tree, None, &mut Vec::new(), n)
+}
+
+fn show(parent: Option<&str>) -> String {
+    parent.map_or("(none: it is the root)".to_string(), |p| format!("\"{p}\""))
+}
+
+fn change_kind(change: &Change) -> &'static str {
+    match change {
+        Change::History(_) => "history",
+        Change::Snapshot(_) => "snapshot",
+        Change::Pointers(_) => "pointers",
+        Change::Clear => "clear",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memcity_model::{Node, PointerMap};
+
+    fn snapshot(time_ms: u64, leaves: &[(&str, u64)]) -> Snapshot {
+        let mut tree = Node::leaf("Heap", "Heap", "Root", 0, 0);
+        for (name, bytes) in leaves {
+            tree.children.push(Node::leaf(&format!("Heap#{name}"), name, "Type", 1, *bytes));
+        }
+        Snapshot {
+            time_ms,
+            gc_id: None,
+            label: None,
+            tree,
+            points_to: PointerMap::new(),
+            pointed_from: PointerMap::new(),
+            heap: None,
+        }
+    }
+
+    fn append(live: &mut LiveHistory, s: Snapshot) -> Applied {
+        live.apply(Change::Snapshot(Box::new(s)))
+    }
+
+    #[test]
+    fn appends_count_versions() {
+        let mut live = LiveHistory::new();
+        assert_eq!((live.version(), live.history().snapshots.len()), (0, 0));
+        let a = append(&mut live, snapshot(1, &[("A", 8)]));
+        assert!(a.changed && a.reply.ok);
+        assert_eq!((a.reply.version, a.reply.index, a.reply.snapshots), (Some(1), Some(0), Some(1)));
+        let b = append(&mut live, snapshot(2, &[("A", 8), ("B", 4)]));
+        assert_eq!((b.reply.version, b.reply.index), (Some(2), Some(1)));
+        assert_eq!(live.history().snapshots[1], snapshot(2, &[("A", 8), ("B", 4)]));
+    }
+
+    #[test]
+    fn rejected_append_changes_nothing() {
+        let mut live = LiveHistory::new();
+        append(&mut live, snapshot(5, &[("A", 8)]));
+        let before = live.history().clone();
+        let early = append(&mut live, snapshot(4, &[("A", 8)]));
+        assert!(!early.changed && !early.reply.ok);
+        let error = early.reply.error.unwrap();
+        assert!(
+            error.contains("snapshot 1: at snapshot.time_ms: snapshots must be ordered by time"),
+            "{error}"
+        );
+        let mut moved = snapshot(6, &[]);
+        let mut group = Node::leaf("Heap#G", "G", "Package", 1, 8);
+        group.children.push(Node::leaf("Heap#A", "A", "Type", 1, 8));
+        moved.tree.children.push(group);
+        let error = append(&mut live, moved).reply.error.unwrap();
+        assert!(
+            error.contains("at snapshot.tree.children[0].children[0]: key \"Heap#A\" has parent"),
+            "{error}"
+        );
+        let mut other_root = snapshot(7, &[]);
+        other_root.tree.key = "Other".into();
+        assert!(append(&mut live, other_root).reply.error.unwrap().contains("root key"));
+        assert_eq!(live.version(), 1);
+        assert_eq!(live.history(), &before);
+    }
+
+    /// The incremental check must accept and reject exactly as the model's `validate_append`,
+    /// with the same error.
+    #[test]
+    fn appends_are_checked_like_validate_append() {
+        let nested = |time, parent: &str| {
+            let mut s = snapshot(time, &[("A", 8)]);
+            let mut group = Node::leaf(&format!("Heap#{parent}"), parent, "Package", 1, 8);
+            group.children.push(Node::leaf("Heap#G#T", "T", "Type", 1, 8));
+            s.tree.children.push(group);
+            s
+        };
+        let mut candidates = vec![
+            snapshot(3, &[("A", 8), ("B", 1)]),
+            snapshot(1, &[("A", 8)]),
+            nested(4, "G"),
+            nested(4, "H"),
+            nested(0, "H"),
+            snapshot(3, &[("A", 8), ("A", 9)]),
+            snapshot(3, &[("", 8)]),
+        ];
+        let mut root = snapshot(3, &[]);
+        root.tree.key = "Other".into();
+        candidates.push(root);
+        let mut pointers = snapshot(3, &[("A", 8)]);
+        pointers.pointed_from.insert("Heap#A".into(), [("Heap#Z".to_string(), 1)].into());
+        candidates.push(pointers);
+        let mut moved_root = snapshot(3, &[]);
+        moved_root.tree.children.push(Node::leaf("Heap#G", "G", "Package", 1, 1));
+        moved_root.tree.children[0].children.push(Node::leaf("Heap", "Heap", "Root", 1, 1));
+        candidates.push(moved_root);
+
+        let history =
+            History { snapshots: vec![snapshot(1, &[("A", 8)]), nested(2, "G")], ..empty_history() };
+        let mut rejected = 0;
+        for candidate in candidates {
+            let mut live = LiveHistory::new();
+            live.apply(Change::History(history.clone()));
+            let expected =
+                memcity_model::validate_append(&history, &candidate, SOURCE).map_err(|e| e.to_string());
+            let applied = append(&mut live, candidate.clone());
+            assert_eq!(applied.reply.error.ok_or(()), expected.clone().err().ok_or(()), "{candidate:?}");
+            assert_eq!(applied.changed, expected.is_ok());
+            rejected += usize::from(expected.is_err());
+        }
+        assert_eq!(rejected, 7, "the candidates cover each rule");
+    }
+
+    #[test]
+    fn a_new_history_forgets_old_parents() {
+        let mut live = LiveHistory::new();
+        append(&mut live, snapshot(1, &[("A", 8)]));
+        let mut moved = snapshot(2, &[]);
+        moved.tree.children.push(Node::leaf("Heap#G", "G", "Package", 1, 8));
+        moved.tree.children[0].children.push(Node::leaf("Heap#A", "A", "Type", 1, 8));
+        assert!(!append(&mut live, moved.clone()).changed);
+        live.apply(Change::History(History { snapshots: vec![moved.clone()], ..empty_history() }));
+        assert!(append(&mut live, moved.clone()).changed);
+        live.apply(Change::Clear);
+        assert!(append(&mut live, snapshot(1, &[("A", 8)])).changed);
+    }
+
+    #[test]
+    fn pointers_merge_into_a_snapshot() {
+        let mut live = LiveHistory::new();
+        append(&mut live, snapshot(1, &[("A", 8), ("B", 8)]));
+        append(&mut live, snapshot(1, &[("A", 8), ("B", 8)]));
+        let maps =
+            |from: &str, to: &str| PointerMap::from([(from.to_string(), [(to.to_string(), 3)].into())]);
+        let add = |at, to| Change::Pointers(Pointers { at, points_to: to, pointed_from: PointerMap::new() });
+        let applied = live.apply(add(SnapshotRef::TimeMs(1), maps("Heap#A", "Heap#B")));
+        assert_eq!((applied.reply.index, applied.reply.version), (Some(0), Some(3)));
+        live.apply(add(SnapshotRef::Index(0), maps("Heap#B", "Heap#A")));
+        assert_eq!(live.history().snapshots[0].points_to.len(), 2);
+        assert!(live.history().snapshots[1].points_to.is_empty());
+
+        let before = live.history().clone();
+        let bad = live.apply(add(SnapshotRef::Index(1), maps("Heap#A", "Heap#Nope")));
+        let error = bad.reply.error.unwrap();
+        assert!(error.contains("snapshot 1: at points_to[\"Heap#A\"][\"Heap#Nope\"]"), "{error}");
+        let missing = live.apply(add(SnapshotRef::Index(9), maps("Heap#A", "Heap#B")));
+        assert!(missing.reply.error.unwrap().contains("at snapshot: no snapshot 9"));
+        let missing = live.apply(add(SnapshotRef::TimeMs(9), maps("Heap#A", "Heap#B")));
+        assert!(missing.reply.error.unwrap().contains("at time_ms: no snapshot was taken at 9 ms"));
+        assert_eq!(live.history(), &before);
+    }
+
+    #[test]
+    fn history_replaces_and_clear_empties() {
+        let mut live = LiveHistory::new();
+        append(&mut live, snapshot(1, &[("A", 8)]));
+        let history =
+            History { snapshots: vec![snapshot(1, &[("X", 1)]), snapshot(2, &[])], ..empty_history() };
+        let replaced = live.apply(Change::History(history.clone()));
+        assert_eq!(replaced.reply.snapshots, Some(2));
+        assert_eq!(**live.history(), history);
+        assert!(live.apply(Change::Clear).changed);
+        assert!(live.history().snapshots.is_empty());
+        let again = live.apply(Change::Clear);
+        assert!(again.reply.ok && !again.changed);
+        assert_eq!(live.version(), 3);
+        // After clear any root may start a new history.
+        let mut other = snapshot(1, &[]);
+        other.tree.key = "Other".into();
+        assert!(append(&mut live, other).reply.ok);
+    }
+}

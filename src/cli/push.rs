@@ -1,0 +1,29 @@
+//! `memcity push`: send a history to a memcity server (`memcity serve` or the app's `--listen`),
+//! whole or snapshot by snapshot, printing each reply.
+
+use std::time::Duration;
+
+#[derive(clap::Args, Debug)]
+pub struct PushArgs {
+    /// The server, e.g. ws://127.0.0.1:7878
+    pub url: String,
+    /// A history in any format memcity reads (file or folder).
+    pub input: String,
+    /// Send the snapshots one at a time, as a live program would.
+    #[arg(long)]
+    pub live: bool,
+    /// With --live: milliseconds between snapshots.
+    #[arg(long, default_value_t = 500, value_name = "D", requires = "live")]
+    pub delay_ms: u64,
+}
+
+pub fn run(args: PushArgs) -> anyhow::Result<()> {
+    let history = crate::input::load(&args.input)?;
+    let mut print = |reply: &str| println!("{reply}");
+    if args.live {
+        memcity_wire::push_live(&args.url, &history, Duration::from_millis(args.delay_ms), &mut print)?;
+    } else {
+        memcity_wire::push_history(&args.url, &history, &mut print)?;
+    }
+    Ok(())
+}
