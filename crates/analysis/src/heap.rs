@@ -1,0 +1,261 @@
+//! The heap model: live objects in dense slots (trace ids map to slots), their references,
+//! and the GC roots. Applying an event checks it against the heap (dangling and duplicate ids);
+//! `collect` is the garbage collector.
+
+use std::collections::HashMap;
+
+use memcity_heapgraph::{HeapGraph, reachable};
+
+use crate::trace::{Event, RootKind};
+
+/// Strings seen in the trace, each stored once.
+#[derive(Debug, Default)]
+pub struct Interner<T> {
+    ids: HashMap<T, u32>,
+    pub values: Vec<T>,
+}
+
+impl<T: std::hash::Hash + Eq + Clone> Interner<T> {
+    pub fn intern(&mut self, value: &T) -> u32 {
+        if let Some(&id) = self.ids.get(value) {
+            return id;
+        }
+        let id = self.values.len() as u32;
+        self.ids.insert(value.clone(), id);
+        self.values.push(value.clone());
+        id
+    }
+}
+
+/// The objects, one entry per slot in each vector; a slot is reused after its object is freed.
+#[derive(Debug, Default)]
+pub struct Objects {
+    pub id: Vec<u64>,
+    pub alive: Vec<bool>,
+    pub type_id: Vec<u32>,
+    pub size: Vec<u64>,
+    pub len: Vec<Option<u64>>,
+    pub site_id: Vec<u32>,
+    pub thread_id: Vec<u32>,
+    /// How many GCs had run when the object was allocated (its age is the difference).
+    pub birth_gc: Vec<u32>,
+    /// `(field, slot)` pairs: the object's non-null reference fields.
+    pub fields: Vec<Vec<(u32, u32)>>,
+}
+
+#[derive(Debug, Default)]
+pub struct Heap {
+    pub objects: Objects,
+    slot_of: HashMap<u64, u32>,
+    free_slots: Vec<u32>,
+    /// Root name → (slot, kind) for each root entry.
+    roots: HashMap<(u32, u32), RootKind>,
+    pub types: Interner<String>,
+    pub sites: Interner<Vec<String>>,
+    pub threads: Interner<String>,
+    field_names: Interner<String>,
+    root_names: Interner<String>,
+    pub used_bytes: u64,
+    pub gc_count: u32,
+}
+
+/// What one GC did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Collection {
+    pub used_before: u64,
+    pub used_after: u64,
+    /// The heap as a graph with slots as objects (group 0 for all), and which slots are live.
+    pub graph: HeapGraph,
+    pub live: Vec<bool>,
+}
+
+impl Heap {
+    fn slot(&self, id: u64) -> Result<u32, String> {
+        self.slot_of
+            .get(&id)
+            .copied()
+            .ok_or_else(|| format!("object {id} does not exist (never allocated or already freed)"))
+    }
+
+    pub fn live_count(&self) -> usize {
+        self.slot_of.len()
+    }
+
+    /// Applies every event except `gc` (see `collect`).
+    pub fn apply(&mut self, event: &Event) -> Result<(), String> {
+        match event {
+            Event::Alloc { id, type_name, size, len, site, thread } => {
+                self.alloc(*id, type_name, *size, *len, site, thread)
+            }
+            Event::Ptr { from, field, to } => {
+                let from = self.slot(*from)?;
+                let to = to.map(|t| self.slot(t)).transpose()?;
+                let field = self.field_names.intern(field);
+                let fields = &mut self.objects.fields[from as usize];
+                fields.retain(|&(f, _)| f != field);
+                if let Some(to) = to {
+                    fields.push((field, to));
+                }
+                Ok(())
+            }
+            Event::Root { id, kind, name } => {
+                let slot = self.slot(*id)?;
+                let name = self.root_names.intern(name);
+                if self.roots.insert((slot, name), *kind).is_some() {
+                    return Err(format!(
+                        "object {id} is already the root `{}`",
+                        self.root_names.values[name as usize]
+                    ));
+                }
+                Ok(())
+            }
+            Event::Unroot { id, name } => {
+                let slot = self.slot(*id)?;
+                let known = self.root_names.ids.get(name).copied();
+                match known.and_then(|n| self.roots.remove(&(slot, n))) {
+                    Some(_) => Ok(()),
+                    None => Err(format!("object {id} is not the root `{name}`")),
+                }
+            }
+            Event::Gc { .. } => Ok(()),
+        }
+    }
+
+    fn alloc(
+        &mut self,
+        id: u64,
+        type_name: &String,
+        size: u64,
+        len: Option<u64>,
+        site: &Vec<String>,
+        thread: &String,
+    ) -> Result<(), String> {
+        if self.slot_of.contains_key(&id) {
+            return Err(format!("object {id} is allocated twice (it is still alive)"));
+        }
+        let o = &mut self.objects;
+        let slot = match self.free_slots.pop() {
+            Some(s) => s,
+            None => {
+                o.id.push(0);
+                o.alive.push(false);
+                o.type_id.push(0);
+                o.size.push(0);
+                o.len.push(None);
+                o.site_id.push(0);
+                o.thread_id.push(0);
+                o.birth_gc.push(0);
+                o.fields.push(Vec::new());
+                (o.id.len() - 1) as u32
+            }
+        };
+        let s = slot as usize;
+        o.id[s] = id;
+        o.alive[s] = true;
+        o.type_id[s] = self.types.intern(type_name);
+        o.size[s] = size;
+        o.len[s] = len;
+        o.site_id[s] = self.sites.intern(site);
+        o.thread_id[s] = self.threads.intern(thread);
+        o.birth_gc[s] = self.gc_count;
+        o.fields[s].clear();
+        self.slot_of.insert(id, slot);
+        self.used_bytes += size;
+        Ok(())
+    }
+
+    /// The direct root kind of each slot (the strongest kind if it is rooted several times).
+    pub fn root_kinds(&self) -> Vec<Option<RootKind>> {
+        let mut kinds = vec![None; self.objects.id.len()];
+        for (&(slot, _), &kind) in &self.roots {
+            let k: &mut Option<RootKind> = &mut kinds[slot as usize];
+            *k = Some(k.map_or(kind, |old| old.min(kind)));
+        }
+        kinds
+    }
+
+    /// The heap as a graph over slots (dead slots have no edges).
+    pub fn graph(&self) -> HeapGraph {
+        let n = self.objects.id.len();
+        let mut edge_start = Vec::with_capacity(n + 1);
+        let mut edges = Vec::new();
+        edge_start.push(0);
+        for fields in &self.objects.fields {
+            edges.extend(fields.iter().map(|&(_, t)| t));
+            edge_start.push(edges.len());
+        }
+        let mut roots: Vec<u32> = self.roots.keys().map(|&(slot, _)| slot).collect();
+        roots.sort_unstable();
+        HeapGraph { group: vec![0; n], shallow: self.objects.size.clone(), edge_start, edges, roots }
+    }
+
+    /// Marks from the roots and frees every unreachable object.
+    pub fn collect(&mut self) -> Collection {
+        let used_before = self.used_bytes;
+        let graph = self.graph();
+        let live = reachable(&graph);
+        let o = &mut self.objects;
+        #[allow(clippy::needless_range_loop)] // one slot index into several parallel vectors
+        for s in 0..o.id.len() {
+            if o.alive[s] && !live[s] {
+                o.alive[s] = false;
+                o.fields[s] = Vec::new();
+                self.slot_of.remove(&o.id[s]);
+                self.free_slots.push(s as u32);
+                self.used_bytes -= o.size[s];
+            }
+        }
+        self.gc_count += 1;
+        Collection { used_before, used_after: self.used_bytes, graph, live }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn alloc(id: u64) -> Event {
+        Event::Alloc { id, type_name: "A".into(), size: 10, len: None, site: vec![], thread: "main".into() }
+    }
+    fn ptr(from: u64, to: Option<u64>) -> Event {
+        Event::Ptr { from, field: "f".into(), to }
+    }
+
+    #[test]
+    fn gc_frees_what_roots_do_not_reach() {
+        let mut heap = Heap::default();
+        for e in [
+            alloc(1),
+            alloc(2),
+            alloc(3),
+            ptr(1, Some(2)),
+            ptr(2, Some(3)),
+            Event::Root { id: 1, kind: RootKind::Static, name: "S.x".into() },
+        ] {
+            heap.apply(&e).unwrap();
+        }
+        heap.apply(&ptr(2, None)).unwrap(); // the store replaces the field: 3 is now garbage
+        let c = heap.collect();
+        assert_eq!((c.used_before, c.used_after), (30, 20));
+        assert_eq!(heap.live_count(), 2);
+        assert!(heap.apply(&ptr(1, Some(3))).unwrap_err().contains("object 3 does not exist"));
+        heap.apply(&Event::Unroot { id: 1, name: "S.x".into() }).unwrap();
+        heap.collect();
+        assert_eq!((heap.live_count(), heap.used_bytes), (0, 0));
+        heap.apply(&alloc(1)).unwrap(); // ids may be reused after their object is freed
+    }
+
+    #[test]
+    fn rejects_duplicate_and_dangling_ids() {
+        let mut heap = Heap::default();
+        heap.apply(&alloc(1)).unwrap();
+        assert!(heap.apply(&alloc(1)).unwrap_err().contains("allocated twice"));
+        assert!(heap.apply(&ptr(9, None)).unwrap_err().contains("object 9 does not exist"));
+        assert!(
+            heap.apply(&Event::Unroot { id: 1, name: "x".into() }).unwrap_err().contains("not the root `x`")
+        );
+        let root = Event::Root { id: 1, kind: RootKind::Local, name: "x".into() };
+        heap.apply(&root).unwrap();
+        assert!(heap.apply(&root).unwrap_err().contains("already the root"));
+    }
+}
