@@ -5,7 +5,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod analyze;
 mod layout;
+mod scenarios;
+mod windows;
 
 #[derive(Parser, Debug)]
 #[command(name = "memcity", version, about = "A program's heap over time as a 3D city you can fly through")]
@@ -28,12 +31,21 @@ pub struct OpenArgs {
 pub enum Command {
     /// Lay out a history as a city and write every snapshot's frame to JSON (headless).
     Layout(layout::LayoutArgs),
+    /// List the built-in teaching scenarios.
+    Scenarios(scenarios::ScenariosArgs),
+    /// Replay a trace or a scenario with the embedded analysis core and write the history.
+    Analyze(analyze::AnalyzeArgs),
+    /// Print a history's suspicious time windows (leak, fastest growth, GC overhead, churn).
+    Windows(windows::WindowsArgs),
 }
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Layout(args)) => layout::run(args),
+        Some(Command::Scenarios(args)) => scenarios::run(args),
+        Some(Command::Analyze(args)) => analyze::run(args),
+        Some(Command::Windows(args)) => windows::run(args),
         None => open(cli.open),
     };
     match result {
