@@ -2,7 +2,7 @@
 //! the node an object ends in is its leaf group. The trie lives for the whole replay, so a group
 //! keeps its id (and key) across snapshots.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use memcity_model::Node;
 
@@ -41,7 +41,7 @@ impl Grouper {
             children: vec![],
             terminal: false,
         };
-        Grouper { classifiers, nodes: vec![root], child: HashMap::new(), memo: HashMap::new() }
+        Grouper { classifiers, nodes: vec![root], child: HashMap::default(), memo: HashMap::default() }
     }
 
     /// Number of groups so far (group ids are `0..group_count()`).

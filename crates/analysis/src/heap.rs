@@ -2,9 +2,11 @@
 //! and the GC roots. Applying an event checks it against the heap (dangling and duplicate ids);
 //! `collect` is the garbage collector.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use memcity_heapgraph::{HeapGraph, reachable};
+
+// Ids and interned strings are hashed millions of times per trace: FxHash, not SipHash.
 
 use crate::trace::{Event, RootKind};
 
