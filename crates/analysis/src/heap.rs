@@ -29,6 +29,50 @@ impl<T: std::hash::Hash + Eq + Clone> Interner<T> {
     }
 }
 
+/// Trace id → slot. Small ids (tracers usually number objects) index a vector; large ones
+/// (addresses) go to a hash map.
+#[derive(Debug, Default)]
+struct SlotMap {
+    dense: Vec<u32>,
+    sparse: HashMap<u64, u32>,
+    len: usize,
+}
+
+const NO_SLOT: u32 = u32::MAX;
+const DENSE_IDS: u64 = 1 << 27;
+
+impl SlotMap {
+    fn get(&self, id: u64) -> Option<u32> {
+        if id < DENSE_IDS {
+            self.dense.get(id as usize).copied().filter(|&s| s != NO_SLOT)
+        } else {
+            self.sparse.get(&id).copied()
+        }
+    }
+
+    /// Maps `id` (not mapped yet) to `slot`.
+    fn insert(&mut self, id: u64, slot: u32) {
+        if id < DENSE_IDS {
+            if self.dense.len() <= id as usize {
+                self.dense.resize((id as usize + 1).next_power_of_two(), NO_SLOT);
+            }
+            self.dense[id as usize] = slot;
+        } else {
+            self.sparse.insert(id, slot);
+        }
+        self.len += 1;
+    }
+
+    fn remove(&mut self, id: u64) {
+        if id < DENSE_IDS {
+            self.dense[id as usize] = NO_SLOT;
+        } else {
+            self.sparse.remove(&id);
+        }
+        self.len -= 1;
+    }
+}
+
 /// The objects, one entry per slot in each vector; a slot is reused after its object is freed.
 #[derive(Debug, Default)]
 pub struct Objects {
@@ -48,7 +92,7 @@ pub struct Objects {
 #[derive(Debug, Default)]
 pub struct Heap {
     pub objects: Objects,
-    slot_of: HashMap<u64, u32>,
+    slot_of: SlotMap,
     free_slots: Vec<u32>,
     /// Root name → (slot, kind) for each root entry.
     roots: HashMap<(u32, u32), RootKind>,
@@ -74,13 +118,12 @@ pub struct Collection {
 impl Heap {
     fn slot(&self, id: u64) -> Result<u32, String> {
         self.slot_of
-            .get(&id)
-            .copied()
+            .get(id)
             .ok_or_else(|| format!("object {id} does not exist (never allocated or already freed)"))
     }
 
     pub fn live_count(&self) -> usize {
-        self.slot_of.len()
+        self.slot_of.len
     }
 
     /// Applies every event except `gc` (see `collect`).
@@ -132,7 +175,7 @@ impl Heap {
         site: &Vec<String>,
         thread: &String,
     ) -> Result<(), String> {
-        if self.slot_of.contains_key(&id) {
+        if self.slot_of.get(id).is_some() {
             return Err(format!("object {id} is allocated twice (it is still alive)"));
         }
         let o = &mut self.objects;
@@ -202,7 +245,7 @@ impl Heap {
             if o.alive[s] && !live[s] {
                 o.alive[s] = false;
                 o.fields[s] = Vec::new();
-                self.slot_of.remove(&o.id[s]);
+                self.slot_of.remove(o.id[s]);
                 self.free_slots.push(s as u32);
                 self.used_bytes -= o.size[s];
             }
@@ -245,6 +288,25 @@ mod tests {
         heap.collect();
         assert_eq!((heap.live_count(), heap.used_bytes), (0, 0));
         heap.apply(&alloc(1)).unwrap(); // ids may be reused after their object is freed
+    }
+
+    #[test]
+    fn address_sized_ids_work_like_small_ones() {
+        let mut heap = Heap::default();
+        let (a, b) = (0x7f00_0000_1000u64, 3u64);
+        for e in [
+            alloc(a),
+            alloc(b),
+            ptr(a, Some(b)),
+            Event::Root { id: a, kind: RootKind::Jni, name: "g".into() },
+        ] {
+            heap.apply(&e).unwrap();
+        }
+        assert!(heap.apply(&alloc(a)).unwrap_err().contains("allocated twice"));
+        heap.apply(&Event::Unroot { id: a, name: "g".into() }).unwrap();
+        heap.collect();
+        assert_eq!(heap.live_count(), 0);
+        assert!(heap.apply(&ptr(a, None)).unwrap_err().contains("does not exist"));
     }
 
     #[test]
