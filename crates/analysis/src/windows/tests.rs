@@ -74,3 +74,27 @@ fn churn_finds_a_burst_and_ignores_steady_churn() {
     let (s, e, _) = churn(&start, &end, &freed).unwrap();
     assert_eq!((s, e), (10, 14));
 }
+
+#[test]
+fn detect_falls_back_to_the_roots_bytes() {
+    use memcity_model::{History, MetricNames, Node, Snapshot};
+    let snapshot = |i: u64| Snapshot {
+        time_ms: 1000 * i,
+        gc_id: None,
+        label: None,
+        tree: Node::leaf("Heap", "Heap", "Root", 10, 1000 + if i < 10 { 0 } else { 100 * i }),
+        points_to: Default::default(),
+        pointed_from: Default::default(),
+        heap: None,
+    };
+    let history = History {
+        format: memcity_model::FORMAT.into(),
+        metric_names: MetricNames::default(),
+        snapshots: (0..20).map(snapshot).collect(),
+    };
+    let windows = detect(&history);
+    let leak = windows.iter().find(|w| w.kind == WindowKind::Leak).unwrap();
+    assert_eq!((leak.first, leak.last), (9, 19));
+    // Without GC times there is no GC overhead or churn window.
+    assert!(windows.iter().all(|w| !matches!(w.kind, WindowKind::GcOverhead | WindowKind::Churn)));
+}
