@@ -87,6 +87,12 @@ fn analyze_rejects_unknown_scenarios_and_classifiers() {
     assert!(!out.status.success() && stderr(&out).contains("unknown scenario `nope`"));
     let out = memcity(&["analyze", "--scenario", "churn", "--classifiers", "type,size"]);
     assert!(!out.status.success() && stderr(&out).contains("unknown classifier `size`"));
+    let out = memcity(&["analyze", "--scenario", "churn", "--gcs", "0"]);
+    assert!(!out.status.success() && stderr(&out).contains("--gcs must be at least 1"));
+    let out = memcity(&["analyze", "--trace", "/nonexistent/trace.jsonl"]);
+    assert!(!out.status.success() && stderr(&out).contains("cannot open trace /nonexistent/trace.jsonl"));
+    let out = memcity(&["windows", "scenario:nope"]);
+    assert!(!out.status.success() && stderr(&out).contains("unknown scenario `nope`"));
 }
 
 #[test]
