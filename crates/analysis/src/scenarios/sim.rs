@@ -53,7 +53,7 @@ const THREADS: [(&str, f64); 3] =
     [("http-nio-exec-1", 400.0), ("http-nio-exec-2", 400.0), ("scheduler-1", 150.0)];
 
 /// Noise types with their library allocation frames.
-const NOISE: [(&str, &[&str]); 8] = [
+const NOISE: [(&str, &[&str]); 12] = [
     ("java.lang.String", &["java.lang.StringBuilder.toString", "java.lang.String.substring"]),
     ("char[]", &["java.util.Arrays.copyOf", "java.lang.StringBuilder.<init>"]),
     ("byte[]", &["java.nio.HeapByteBuffer.<init>", "java.io.BufferedInputStream.<init>"]),
@@ -62,6 +62,10 @@ const NOISE: [(&str, &[&str]); 8] = [
     ("app.web.Request", &["app.web.Server.accept"]),
     ("app.web.Response", &["app.web.Server.respond"]),
     ("java.lang.Object[]", &["java.util.ArrayList.grow", "java.util.Arrays.copyOf"]),
+    ("java.lang.Long", &["java.lang.Long.valueOf"]),
+    ("java.time.LocalDate", &["java.time.LocalDate.of", "java.time.LocalDate.parse"]),
+    ("app.db.Row", &["app.db.ResultSetReader.next"]),
+    ("app.web.Headers", &["app.web.Server.accept"]),
 ];
 
 /// The program's own code that allocates noise: handlers × methods give many call sites.

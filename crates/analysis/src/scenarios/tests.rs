@@ -123,3 +123,28 @@ fn retained_size_of_the_leak_root_holds_the_leak() {
     let held: u64 = ["java.util.LinkedList$Node", "app.model.Person"].iter().map(|t| group(t).bytes).sum();
     assert!(list > held, "{list} vs {held}");
 }
+
+#[test]
+fn window_verdicts_hold_for_other_seeds() {
+    for seed in 1..6 {
+        for s in SCENARIOS {
+            let options = ReplayOptions { retained: false, ..Default::default() };
+            let kinds: Vec<WindowKind> = detect(&s.history(&Params { seed, ..Params::default() }, options))
+                .iter()
+                .map(|w| w.kind)
+                .collect();
+            assert_eq!(
+                kinds.contains(&WindowKind::Leak),
+                !s.leak_types.is_empty(),
+                "seed {seed}: {}: {kinds:?}",
+                s.name
+            );
+            assert_eq!(
+                kinds.contains(&WindowKind::Churn),
+                s.name == "churn",
+                "seed {seed}: {}: {kinds:?}",
+                s.name
+            );
+        }
+    }
+}
