@@ -85,13 +85,82 @@ pub struct Objects {
     pub thread_id: Vec<u32>,
     /// How many GCs had run when the object was allocated (its age is the difference).
     pub birth_gc: Vec<u32>,
-    /// `(field, slot)` pairs: the object's non-null reference fields.
-    pub fields: Vec<Vec<(u32, u32)>>,
+    /// The object's first reference in `References` (`NO_REF`: none).
+    pub first_ref: Vec<u32>,
+}
+
+const NO_REF: u32 = u32::MAX;
+
+/// Every object's non-null reference fields as linked lists in one slab, so a pointer store
+/// allocates nothing (a vector per object made replay spend its time in malloc).
+#[derive(Debug, Default)]
+pub struct References {
+    /// `(field, target slot, next entry of the same object)`.
+    entries: Vec<(u32, u32, u32)>,
+    free: Vec<u32>,
+}
+
+impl References {
+    /// The targets of the list starting at `first`.
+    fn targets(&self, mut entry: u32) -> impl Iterator<Item = u32> + '_ {
+        std::iter::from_fn(move || {
+            let (_, target, next) = *self.entries.get(entry as usize)?;
+            entry = next;
+            Some(target)
+        })
+    }
+
+    /// Sets `field` in the list at `*first` to `to` (`None` removes it).
+    fn store(&mut self, first: &mut u32, field: u32, to: Option<u32>) {
+        // Find the field's entry and the entry before it.
+        let mut prev: Option<u32> = None;
+        let mut entry = *first;
+        while entry != NO_REF && self.entries[entry as usize].0 != field {
+            prev = Some(entry);
+            entry = self.entries[entry as usize].2;
+        }
+        match (entry != NO_REF, to) {
+            (true, Some(t)) => self.entries[entry as usize].1 = t,
+            (true, None) => {
+                let next = self.entries[entry as usize].2;
+                match prev {
+                    Some(p) => self.entries[p as usize].2 = next,
+                    None => *first = next,
+                }
+                self.free.push(entry);
+            }
+            (false, Some(t)) => {
+                let new = (field, t, *first);
+                *first = match self.free.pop() {
+                    Some(e) => {
+                        self.entries[e as usize] = new;
+                        e
+                    }
+                    None => {
+                        self.entries.push(new);
+                        (self.entries.len() - 1) as u32
+                    }
+                };
+            }
+            (false, None) => {}
+        }
+    }
+
+    /// Frees the whole list at `*first`.
+    fn clear(&mut self, first: &mut u32) {
+        let mut entry = *first;
+        while entry != NO_REF {
+            self.free.push(entry);
+            entry = self.entries[entry as usize].2;
+        }
+        *first = NO_REF;
+    }
 }
 
 #[derive(Debug, Default)]
 pub struct Heap {
     pub objects: Objects,
+    references: References,
     slot_of: SlotMap,
     free_slots: Vec<u32>,
     /// Root name → (slot, kind) for each root entry.
@@ -136,11 +205,7 @@ impl Heap {
                 let from = self.slot(*from)?;
                 let to = to.map(|t| self.slot(t)).transpose()?;
                 let field = self.field_names.intern(field);
-                let fields = &mut self.objects.fields[from as usize];
-                fields.retain(|&(f, _)| f != field);
-                if let Some(to) = to {
-                    fields.push((field, to));
-                }
+                self.references.store(&mut self.objects.first_ref[from as usize], field, to);
                 Ok(())
             }
             Event::Root { id, kind, name } => {
@@ -190,7 +255,7 @@ impl Heap {
                 o.site_id.push(0);
                 o.thread_id.push(0);
                 o.birth_gc.push(0);
-                o.fields.push(Vec::new());
+                o.first_ref.push(NO_REF);
                 (o.id.len() - 1) as u32
             }
         };
@@ -203,7 +268,7 @@ impl Heap {
         o.site_id[s] = self.sites.intern(site);
         o.thread_id[s] = self.threads.intern(thread);
         o.birth_gc[s] = self.gc_count;
-        o.fields[s].clear();
+        self.references.clear(&mut o.first_ref[s]);
         self.slot_of.insert(id, slot);
         self.used_bytes += size;
         Ok(())
@@ -225,8 +290,8 @@ impl Heap {
         let mut edge_start = Vec::with_capacity(n + 1);
         let mut edges = Vec::new();
         edge_start.push(0);
-        for fields in &self.objects.fields {
-            edges.extend(fields.iter().map(|&(_, t)| t));
+        for &first in &self.objects.first_ref {
+            edges.extend(self.references.targets(first));
             edge_start.push(edges.len());
         }
         let mut roots: Vec<u32> = self.roots.keys().map(|&(slot, _)| slot).collect();
@@ -244,7 +309,7 @@ impl Heap {
         for s in 0..o.id.len() {
             if o.alive[s] && !live[s] {
                 o.alive[s] = false;
-                o.fields[s] = Vec::new();
+                self.references.clear(&mut o.first_ref[s]);
                 self.slot_of.remove(o.id[s]);
                 self.free_slots.push(s as u32);
                 self.used_bytes -= o.size[s];
@@ -288,6 +353,29 @@ mod tests {
         heap.collect();
         assert_eq!((heap.live_count(), heap.used_bytes), (0, 0));
         heap.apply(&alloc(1)).unwrap(); // ids may be reused after their object is freed
+    }
+
+    #[test]
+    fn reference_lists_replace_remove_and_reuse_entries() {
+        let mut refs = References::default();
+        let (mut a, mut b) = (NO_REF, NO_REF);
+        refs.store(&mut a, 1, Some(10));
+        refs.store(&mut a, 2, Some(20));
+        refs.store(&mut b, 1, Some(30));
+        refs.store(&mut a, 1, Some(11)); // same field: replaced
+        let sorted = |refs: &References, first| {
+            let mut t: Vec<u32> = refs.targets(first).collect();
+            t.sort();
+            t
+        };
+        assert_eq!(sorted(&refs, a), [11, 20]);
+        refs.store(&mut a, 2, None);
+        refs.store(&mut a, 3, None); // clearing an unset field does nothing
+        assert_eq!(sorted(&refs, a), [11]);
+        refs.store(&mut a, 4, Some(40)); // reuses the freed entry
+        assert_eq!(refs.entries.len(), 3);
+        refs.clear(&mut a);
+        assert_eq!((sorted(&refs, a), sorted(&refs, b)), (vec![], vec![30]));
     }
 
     #[test]
