@@ -5,11 +5,14 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod analyze;
 mod fetch;
 pub mod layout;
 pub mod open;
 mod push;
+mod scenarios;
 mod serve;
+mod windows;
 
 #[derive(Parser, Debug)]
 #[command(name = "memcity", version, about = "A program's heap over time as a 3D city you can fly through")]
@@ -31,6 +34,12 @@ pub enum Command {
     Push(push::PushArgs),
     /// Fetch trees and pointer maps from an AntTracks server into a memcity/1 file.
     Fetch(fetch::FetchArgs),
+    /// List the built-in teaching scenarios.
+    Scenarios(scenarios::ScenariosArgs),
+    /// Replay a trace or a scenario with the embedded analysis core and write the history.
+    Analyze(analyze::AnalyzeArgs),
+    /// Print a history's suspicious time windows (leak, fastest growth, GC overhead, churn).
+    Windows(windows::WindowsArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -40,6 +49,9 @@ pub fn main() -> ExitCode {
         Some(Command::Serve(args)) => serve::run(args),
         Some(Command::Push(args)) => push::run(args),
         Some(Command::Fetch(args)) => fetch::run(args),
+        Some(Command::Scenarios(args)) => scenarios::run(args),
+        Some(Command::Analyze(args)) => analyze::run(args),
+        Some(Command::Windows(args)) => windows::run(args),
         None => open::run(cli.open),
     };
     match result {

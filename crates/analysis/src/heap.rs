@@ -1,0 +1,413 @@
+//! The heap model: live objects in dense slots (trace ids map to slots), their references,
+//! and the GC roots. Applying an event checks it against the heap (dangling and duplicate ids);
+//! `collect` is the garbage collector.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use memcity_heapgraph::{HeapGraph, reachable};
+
+// Ids and interned strings are hashed millions of times per trace: FxHash, not SipHash.
+
+use crate::trace::{Event, RootKind};
+
+/// Strings seen in the trace, each stored once.
+#[derive(Debug, Default)]
+pub struct Interner<T> {
+    ids: HashMap<T, u32>,
+    pub values: Vec<T>,
+}
+
+impl<T: std::hash::Hash + Eq + Clone> Interner<T> {
+    pub fn intern(&mut self, value: &T) -> u32 {
+        if let Some(&id) = self.ids.get(value) {
+            return id;
+        }
+        let id = self.values.len() as u32;
+        self.ids.insert(value.clone(), id);
+        self.values.push(value.clone());
+        id
+    }
+}
+
+/// Trace id → slot. Small ids (tracers usually number objects) index a vector; large ones
+/// (addresses) go to a hash map.
+#[derive(Debug, Default)]
+struct SlotMap {
+    dense: Vec<u32>,
+    sparse: HashMap<u64, u32>,
+    len: usize,
+}
+
+const NO_SLOT: u32 = u32::MAX;
+const DENSE_IDS: u64 = 1 << 27;
+
+impl SlotMap {
+    fn get(&self, id: u64) -> Option<u32> {
+        if id < DENSE_IDS {
+            self.dense.get(id as usize).copied().filter(|&s| s != NO_SLOT)
+        } else {
+            self.sparse.get(&id).copied()
+        }
+    }
+
+    /// Maps `id` (not mapped yet) to `slot`.
+    fn insert(&mut self, id: u64, slot: u32) {
+        if id < DENSE_IDS {
+            if self.dense.len() <= id as usize {
+                self.dense.resize((id as usize + 1).next_power_of_two(), NO_SLOT);
+            }
+            self.dense[id as usize] = slot;
+        } else {
+            self.sparse.insert(id, slot);
+        }
+        self.len += 1;
+    }
+
+    fn remove(&mut self, id: u64) {
+        if id < DENSE_IDS {
+            self.dense[id as usize] = NO_SLOT;
+        } else {
+            self.sparse.remove(&id);
+        }
+        self.len -= 1;
+    }
+}
+
+/// The objects, one entry per slot in each vector; a slot is reused after its object is freed.
+#[derive(Debug, Default)]
+pub struct Objects {
+    pub id: Vec<u64>,
+    pub alive: Vec<bool>,
+    pub type_id: Vec<u32>,
+    pub size: Vec<u64>,
+    pub len: Vec<Option<u64>>,
+    pub site_id: Vec<u32>,
+    pub thread_id: Vec<u32>,
+    /// How many GCs had run when the object was allocated (its age is the difference).
+    pub birth_gc: Vec<u32>,
+    /// The object's first reference in `References` (`NO_REF`: none).
+    pub first_ref: Vec<u32>,
+}
+
+const NO_REF: u32 = u32::MAX;
+
+/// Every object's non-null reference fields as linked lists in one slab, so a pointer store
+/// allocates nothing (a vector per object made replay spend its time in malloc).
+#[derive(Debug, Default)]
+pub struct References {
+    /// `(field, target slot, next entry of the same object)`.
+    entries: Vec<(u32, u32, u32)>,
+    free: Vec<u32>,
+}
+
+impl References {
+    /// The targets of the list starting at `first`.
+    fn targets(&self, mut entry: u32) -> impl Iterator<Item = u32> + '_ {
+        std::iter::from_fn(move || {
+            let (_, target, next) = *self.entries.get(entry as usize)?;
+            entry = next;
+            Some(target)
+        })
+    }
+
+    /// Sets `field` in the list at `*first` to `to` (`None` removes it).
+    fn store(&mut self, first: &mut u32, field: u32, to: Option<u32>) {
+        // Find the field's entry and the entry before it.
+        let mut prev: Option<u32> = None;
+        let mut entry = *first;
+        while entry != NO_REF && self.entries[entry as usize].0 != field {
+            prev = Some(entry);
+            entry = self.entries[entry as usize].2;
+        }
+        match (entry != NO_REF, to) {
+            (true, Some(t)) => self.entries[entry as usize].1 = t,
+            (true, None) => {
+                let next = self.entries[entry as usize].2;
+                match prev {
+                    Some(p) => self.entries[p as usize].2 = next,
+                    None => *first = next,
+                }
+                self.free.push(entry);
+            }
+            (false, Some(t)) => {
+                let new = (field, t, *first);
+                *first = match self.free.pop() {
+                    Some(e) => {
+                        self.entries[e as usize] = new;
+                        e
+                    }
+                    None => {
+                        self.entries.push(new);
+                        (self.entries.len() - 1) as u32
+                    }
+                };
+            }
+            (false, None) => {}
+        }
+    }
+
+    /// Frees the whole list at `*first`.
+    fn clear(&mut self, first: &mut u32) {
+        let mut entry = *first;
+        while entry != NO_REF {
+            self.free.push(entry);
+            entry = self.entries[entry as usize].2;
+        }
+        *first = NO_REF;
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct Heap {
+    pub objects: Objects,
+    references: References,
+    slot_of: SlotMap,
+    free_slots: Vec<u32>,
+    /// Root name → (slot, kind) for each root entry.
+    roots: HashMap<(u32, u32), RootKind>,
+    pub types: Interner<String>,
+    pub sites: Interner<Vec<String>>,
+    pub threads: Interner<String>,
+    field_names: Interner<String>,
+    root_names: Interner<String>,
+    pub used_bytes: u64,
+    pub gc_count: u32,
+}
+
+/// What one GC did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Collection {
+    pub used_before: u64,
+    pub used_after: u64,
+    /// The heap as a graph with slots as objects (group 0 for all), and which slots are live.
+    pub graph: HeapGraph,
+    pub live: Vec<bool>,
+}
+
+impl Heap {
+    fn slot(&self, id: u64) -> Result<u32, String> {
+        self.slot_of
+            .get(id)
+            .ok_or_else(|| format!("object {id} does not exist (never allocated or already freed)"))
+    }
+
+    pub fn live_count(&self) -> usize {
+        self.slot_of.len
+    }
+
+    /// Applies every event except `gc` (see `collect`).
+    pub fn apply(&mut self, event: &Event) -> Result<(), String> {
+        match event {
+            Event::Alloc { id, type_name, size, len, site, thread } => {
+                self.alloc(*id, type_name, *size, *len, site, thread)
+            }
+            Event::Ptr { from, field, to } => {
+                let from = self.slot(*from)?;
+                let to = to.map(|t| self.slot(t)).transpose()?;
+                let field = self.field_names.intern(field);
+                self.references.store(&mut self.objects.first_ref[from as usize], field, to);
+                Ok(())
+            }
+            Event::Root { id, kind, name } => {
+                let slot = self.slot(*id)?;
+                let name = self.root_names.intern(name);
+                if self.roots.insert((slot, name), *kind).is_some() {
+                    return Err(format!(
+                        "object {id} is already the root `{}`",
+                        self.root_names.values[name as usize]
+                    ));
+                }
+                Ok(())
+            }
+            Event::Unroot { id, name } => {
+                let slot = self.slot(*id)?;
+                let known = self.root_names.ids.get(name).copied();
+                match known.and_then(|n| self.roots.remove(&(slot, n))) {
+                    Some(_) => Ok(()),
+                    None => Err(format!("object {id} is not the root `{name}`")),
+                }
+            }
+            Event::Gc { .. } => Ok(()),
+        }
+    }
+
+    fn alloc(
+        &mut self,
+        id: u64,
+        type_name: &String,
+        size: u64,
+        len: Option<u64>,
+        site: &Vec<String>,
+        thread: &String,
+    ) -> Result<(), String> {
+        if self.slot_of.get(id).is_some() {
+            return Err(format!("object {id} is allocated twice (it is still alive)"));
+        }
+        let o = &mut self.objects;
+        let slot = match self.free_slots.pop() {
+            Some(s) => s,
+            None => {
+                o.id.push(0);
+                o.alive.push(false);
+                o.type_id.push(0);
+                o.size.push(0);
+                o.len.push(None);
+                o.site_id.push(0);
+                o.thread_id.push(0);
+                o.birth_gc.push(0);
+                o.first_ref.push(NO_REF);
+                (o.id.len() - 1) as u32
+            }
+        };
+        let s = slot as usize;
+        o.id[s] = id;
+        o.alive[s] = true;
+        o.type_id[s] = self.types.intern(type_name);
+        o.size[s] = size;
+        o.len[s] = len;
+        o.site_id[s] = self.sites.intern(site);
+        o.thread_id[s] = self.threads.intern(thread);
+        o.birth_gc[s] = self.gc_count;
+        self.references.clear(&mut o.first_ref[s]);
+        self.slot_of.insert(id, slot);
+        self.used_bytes += size;
+        Ok(())
+    }
+
+    /// The direct root kind of each slot (the strongest kind if it is rooted several times).
+    pub fn root_kinds(&self) -> Vec<Option<RootKind>> {
+        let mut kinds = vec![None; self.objects.id.len()];
+        for (&(slot, _), &kind) in &self.roots {
+            let k: &mut Option<RootKind> = &mut kinds[slot as usize];
+            *k = Some(k.map_or(kind, |old| old.min(kind)));
+        }
+        kinds
+    }
+
+    /// The heap as a graph over slots (dead slots have no edges).
+    pub fn graph(&self) -> HeapGraph {
+        let n = self.objects.id.len();
+        let mut edge_start = Vec::with_capacity(n + 1);
+        let mut edges = Vec::new();
+        edge_start.push(0);
+        for &first in &self.objects.first_ref {
+            edges.extend(self.references.targets(first));
+            edge_start.push(edges.len());
+        }
+        let mut roots: Vec<u32> = self.roots.keys().map(|&(slot, _)| slot).collect();
+        roots.sort_unstable();
+        HeapGraph { group: vec![0; n], shallow: self.objects.size.clone(), edge_start, edges, roots }
+    }
+
+    /// Marks from the roots and frees every unreachable object.
+    pub fn collect(&mut self) -> Collection {
+        let used_before = self.used_bytes;
+        let graph = self.graph();
+        let live = reachable(&graph);
+        let o = &mut self.objects;
+        #[allow(clippy::needless_range_loop)] // one slot index into several parallel vectors
+        for s in 0..o.id.len() {
+            if o.alive[s] && !live[s] {
+                o.alive[s] = false;
+                self.references.clear(&mut o.first_ref[s]);
+                self.slot_of.remove(o.id[s]);
+                self.free_slots.push(s as u32);
+                self.used_bytes -= o.size[s];
+            }
+        }
+        self.gc_count += 1;
+        Collection { used_before, used_after: self.used_bytes, graph, live }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn alloc(id: u64) -> Event {
+        Event::Alloc { id, type_name: "A".into(), size: 10, len: None, site: vec![], thread: "main".into() }
+    }
+    fn ptr(from: u64, to: Option<u64>) -> Event {
+        Event::Ptr { from, field: "f".into(), to }
+    }
+
+    #[test]
+    fn gc_frees_what_roots_do_not_reach() {
+        let mut heap = Heap::default();
+        for e in [
+            alloc(1),
+            alloc(2),
+            alloc(3),
+            ptr(1, Some(2)),
+            ptr(2, Some(3)),
+            Event::Root { id: 1, kind: RootKind::Static, name: "S.x".into() },
+        ] {
+            heap.apply(&e).unwrap();
+        }
+        heap.apply(&ptr(2, None)).unwrap(); // the store replaces the field: 3 is now garbage
+        let c = heap.collect();
+        assert_eq!((c.used_before, c.used_after), (30, 20));
+        assert_eq!(heap.live_count(), 2);
+        assert!(heap.apply(&ptr(1, Some(3))).unwrap_err().contains("object 3 does not exist"));
+        heap.apply(&Event::Unroot { id: 1, name: "S.x".into() }).unwrap();
+        heap.collect();
+        assert_eq!((heap.live_count(), heap.used_bytes), (0, 0));
+        heap.apply(&alloc(1)).unwrap(); // ids may be reused after their object is freed
+    }
+
+    #[test]
+    fn reference_lists_replace_remove_and_reuse_entries() {
+        let mut refs = References::default();
+        let (mut a, mut b) = (NO_REF, NO_REF);
+        refs.store(&mut a, 1, Some(10));
+        refs.store(&mut a, 2, Some(20));
+        refs.store(&mut b, 1, Some(30));
+        refs.store(&mut a, 1, Some(11)); // same field: replaced
+        let sorted = |refs: &References, first| {
+            let mut t: Vec<u32> = refs.targets(first).collect();
+            t.sort();
+            t
+        };
+        assert_eq!(sorted(&refs, a), [11, 20]);
+        refs.store(&mut a, 2, None);
+        refs.store(&mut a, 3, None); // clearing an unset field does nothing
+        assert_eq!(sorted(&refs, a), [11]);
+        refs.store(&mut a, 4, Some(40)); // reuses the freed entry
+        assert_eq!(refs.entries.len(), 3);
+        refs.clear(&mut a);
+        assert_eq!((sorted(&refs, a), sorted(&refs, b)), (vec![], vec![30]));
+    }
+
+    #[test]
+    fn address_sized_ids_work_like_small_ones() {
+        let mut heap = Heap::default();
+        let (a, b) = (0x7f00_0000_1000u64, 3u64);
+        for e in [
+            alloc(a),
+            alloc(b),
+            ptr(a, Some(b)),
+            Event::Root { id: a, kind: RootKind::Jni, name: "g".into() },
+        ] {
+            heap.apply(&e).unwrap();
+        }
+        assert!(heap.apply(&alloc(a)).unwrap_err().contains("allocated twice"));
+        heap.apply(&Event::Unroot { id: a, name: "g".into() }).unwrap();
+        heap.collect();
+        assert_eq!(heap.live_count(), 0);
+        assert!(heap.apply(&ptr(a, None)).unwrap_err().contains("does not exist"));
+    }
+
+    #[test]
+    fn rejects_duplicate_and_dangling_ids() {
+        let mut heap = Heap::default();
+        heap.apply(&alloc(1)).unwrap();
+        assert!(heap.apply(&alloc(1)).unwrap_err().contains("allocated twice"));
+        assert!(heap.apply(&ptr(9, None)).unwrap_err().contains("object 9 does not exist"));
+        assert!(
+            heap.apply(&Event::Unroot { id: 1, name: "x".into() }).unwrap_err().contains("not the root `x`")
+        );
+        let root = Event::Root { id: 1, kind: RootKind::Local, name: "x".into() };
+        heap.apply(&root).unwrap();
+        assert!(heap.apply(&root).unwrap_err().contains("already the root"));
+    }
+}

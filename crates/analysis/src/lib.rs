@@ -1,0 +1,16 @@
+//! memcity's embedded analysis core (DESIGN §7): replays a trace of memory events with its own
+//! garbage collector, groups the live objects at every GC by a list of classifiers into a
+//! history, with pointer maps, heap metrics and retained sizes; finds suspicious time windows;
+//! and generates deterministic teaching scenarios.
+
+pub mod classify;
+pub mod group;
+pub mod heap;
+pub mod replay;
+pub mod scenarios;
+pub mod trace;
+pub mod windows;
+
+pub use classify::Classifier;
+pub use replay::{ReplayOptions, replay};
+pub use trace::{Event, RootKind, TraceError, read_trace};

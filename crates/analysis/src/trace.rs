@@ -1,0 +1,141 @@
+//! The trace format: JSON Lines, one event per line (see docs/trace-format.md).
+
+use std::io::BufRead;
+
+use serde::{Deserialize, Serialize};
+
+/// One memory event of a running program.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "e", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Event {
+    /// A new object. `len` is set for arrays; `site` is the call chain, innermost frame first.
+    Alloc {
+        id: u64,
+        #[serde(rename = "type")]
+        type_name: String,
+        size: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        len: Option<u64>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        site: Vec<String>,
+        #[serde(default = "main_thread")]
+        thread: String,
+    },
+    /// `from.field = to`; `to = null` clears the field.
+    Ptr { from: u64, field: String, to: Option<u64> },
+    /// `id` becomes a GC root of `kind`, known as `name`.
+    Root { id: u64, kind: RootKind, name: String },
+    /// The root `name` no longer holds `id`.
+    Unroot { id: u64, name: String },
+    /// A garbage collection from `start` to `end` (ms): the heap is marked and swept and a
+    /// snapshot is recorded.
+    Gc { id: u64, start: u64, end: u64 },
+}
+
+fn main_thread() -> String {
+    "main".into()
+}
+
+/// The kinds of GC roots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RootKind {
+    Static,
+    Local,
+    Jni,
+    Other,
+}
+
+impl RootKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            RootKind::Static => "static field",
+            RootKind::Local => "local variable",
+            RootKind::Jni => "JNI",
+            RootKind::Other => "other",
+        }
+    }
+}
+
+/// A bad trace: what is wrong and on which line (1-based).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{source_name}: line {line}: {message}")]
+pub struct TraceError {
+    pub source_name: String,
+    pub line: usize,
+    pub message: String,
+}
+
+/// An event with the line it came from.
+pub type Line = (usize, Event);
+
+/// Reads a JSON Lines trace; blank lines are skipped. Checks only the syntax and the fields of
+/// each event; `replay` checks ids (dangling, duplicate) with the same line numbers.
+pub fn read_trace(input: impl BufRead, source_name: &str) -> Result<Vec<Line>, TraceError> {
+    let mut events = Vec::new();
+    for (i, line) in input.lines().enumerate() {
+        let error = |message: String| TraceError { source_name: source_name.into(), line: i + 1, message };
+        let line = line.map_err(|e| error(format!("cannot read: {e}")))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let event = serde_json::from_str(&line).map_err(|e| error(format!("bad event: {e}")))?;
+        events.push((i + 1, event));
+    }
+    Ok(events)
+}
+
+/// Writes events as JSON Lines.
+pub fn write_trace(events: &[Event], mut out: impl std::io::Write) -> std::io::Result<()> {
+    for e in events {
+        serde_json::to_writer(&mut out, e)?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<Vec<Line>, TraceError> {
+        read_trace(text.as_bytes(), "t.jsonl")
+    }
+
+    #[test]
+    fn reads_every_event_kind() {
+        let text = r#"{"e":"alloc","id":1,"type":"a.B","size":16,"site":["f","g"]}
+
+{"e":"ptr","from":1,"field":"x","to":null}
+{"e":"root","id":1,"kind":"static","name":"A.b"}
+{"e":"unroot","id":1,"name":"A.b"}
+{"e":"gc","id":1,"start":5,"end":6}"#;
+        let events = read(text).unwrap();
+        assert_eq!(events.len(), 5);
+        assert_eq!(events[1], (3, Event::Ptr { from: 1, field: "x".into(), to: None }));
+        let mut out = Vec::new();
+        write_trace(&events.iter().map(|e| e.1.clone()).collect::<Vec<_>>(), &mut out).unwrap();
+        let again = read(std::str::from_utf8(&out).unwrap()).unwrap();
+        assert_eq!(
+            again.iter().map(|e| &e.1).collect::<Vec<_>>(),
+            events.iter().map(|e| &e.1).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn rejects_bad_lines_with_line_numbers() {
+        let ok = r#"{"e":"gc","id":1,"start":5,"end":6}"#;
+        for (bad, needle) in [
+            (r#"{"e":"free","id":1}"#, "unknown variant"),
+            (r#"{"e":"alloc","id":1,"size":3}"#, "missing field `type`"),
+            (r#"{"e":"root","id":1,"kind":"stack","name":"x"}"#, "unknown variant"),
+            (r#"{"e":"alloc","id":-1,"type":"A","size":3}"#, "invalid value"),
+            ("not json", "expected"),
+        ] {
+            let err = read(&format!("{ok}\n{bad}\n")).unwrap_err();
+            assert_eq!(err.line, 2, "{bad}");
+            assert!(err.to_string().starts_with("t.jsonl: line 2: bad event: "), "{err}");
+            assert!(err.message.contains(needle), "{err}");
+        }
+    }
+}

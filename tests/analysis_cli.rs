@@ -1,0 +1,104 @@
+//! End to end: `memcity scenarios`, `analyze`, `windows` as a user runs them.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn memcity(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_memcity")).args(args).output().expect("memcity runs")
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("memcity-analysis-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn scenarios_lists_all_five() {
+    let out = memcity(&["scenarios"]);
+    assert!(out.status.success());
+    let text = stdout(&out);
+    for name in ["linked-list", "http-client", "easytravel", "churn", "healthy"] {
+        assert!(text.lines().any(|l| l.starts_with(name)), "{name} missing in {text}");
+    }
+}
+
+#[test]
+fn analyze_writes_a_history_the_model_loads() {
+    let path = temp("ll.json");
+    let out = memcity(&[
+        "analyze",
+        "--scenario",
+        "linked-list",
+        "--classifiers",
+        "type",
+        "--seed",
+        "3",
+        "--out",
+        path.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let history = memcity_model::load_path(&path).unwrap();
+    assert_eq!(history.snapshots.len(), 30);
+    let last = history.snapshots.last().unwrap();
+    assert!(last.heap.as_ref().unwrap().reachable_bytes.is_some());
+    assert!(
+        last.pointed_from["Heap#Type:app.model.Person"].contains_key("Heap#Type:java.util.LinkedList$Node")
+    );
+}
+
+#[test]
+fn analyze_replays_a_trace_file_and_rejects_bad_lines() {
+    let good = temp("good.jsonl");
+    std::fs::write(
+        &good,
+        concat!(
+            r#"{"e":"alloc","id":1,"type":"A","size":16}"#,
+            "\n",
+            r#"{"e":"root","id":1,"kind":"static","name":"A.x"}"#,
+            "\n",
+            r#"{"e":"gc","id":1,"start":1,"end":2}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let out = memcity(&["analyze", "--trace", good.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("\"memcity/1\""));
+
+    let bad = temp("bad.jsonl");
+    std::fs::write(&bad, "{\"e\":\"gc\",\"id\":1,\"start\":1,\"end\":2}\n{\"e\":\"ptr\",\"from\":5,\"field\":\"x\",\"to\":null}\n").unwrap();
+    let out = memcity(&["analyze", "--trace", bad.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("bad.jsonl: line 2: object 5 does not exist"), "{}", stderr(&out));
+}
+
+#[test]
+fn analyze_rejects_unknown_scenarios_and_classifiers() {
+    let out = memcity(&["analyze", "--scenario", "nope"]);
+    assert!(!out.status.success() && stderr(&out).contains("unknown scenario `nope`"));
+    let out = memcity(&["analyze", "--scenario", "churn", "--classifiers", "type,size"]);
+    assert!(!out.status.success() && stderr(&out).contains("unknown classifier `size`"));
+    let out = memcity(&["analyze", "--scenario", "churn", "--gcs", "0"]);
+    assert!(!out.status.success() && stderr(&out).contains("--gcs must be at least 1"));
+    let out = memcity(&["analyze", "--trace", "/nonexistent/trace.jsonl"]);
+    assert!(!out.status.success() && stderr(&out).contains("cannot open trace /nonexistent/trace.jsonl"));
+    let out = memcity(&["windows", "scenario:nope"]);
+    assert!(!out.status.success() && stderr(&out).contains("unknown scenario `nope`"));
+}
+
+#[test]
+fn windows_reports_a_leak_only_where_there_is_one() {
+    let leak = stdout(&memcity(&["windows", "scenario:linked-list"]));
+    assert!(leak.lines().any(|l| l.starts_with("leak ")), "{leak}");
+    let healthy = stdout(&memcity(&["windows", "scenario:healthy"]));
+    assert!(!healthy.contains("leak"), "{healthy}");
+}
