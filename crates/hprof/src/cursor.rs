@@ -33,6 +33,11 @@ impl<'a> Cursor<'a> {
         Ok(slice)
     }
 
+    /// All bytes left, without moving.
+    pub fn peek_rest(&self) -> &'a [u8] {
+        &self.data[self.pos.min(self.data.len())..]
+    }
+
     /// All bytes left.
     pub fn rest(&mut self) -> &'a [u8] {
         let rest = &self.data[self.pos.min(self.data.len())..];

@@ -17,7 +17,8 @@ const HEAP_DUMP: u8 = 0x0C;
 const HEAP_DUMP_SEGMENT: u8 = 0x1C;
 /// Records memcity needs nothing from: unload class, stack frame, stack trace, alloc sites, heap
 /// summary, start/end thread, heap dump end, CPU samples, control settings.
-const SKIPPED: &[u8] = &[0x03, 0x04, 0x05, 0x06, 0x07, 0x0A, 0x0B, 0x0D, 0x0E, 0x2C];
+const SKIPPED: &[u8] = &[0x03, 0x04, 0x05, 0x06, 0x07, 0x0A, 0x0B, 0x0D, 0x0E];
+const HEAP_DUMP_END: u8 = 0x2C;
 
 // Heap dump sub-record tags.
 pub const CLASS_DUMP: u8 = 0x20;
@@ -75,6 +76,10 @@ pub fn scan<'a>(data: &'a [u8], progress: &dyn Fn(u64)) -> Result<RawDump<'a>, F
     let mut c = Cursor::new(data, 0);
     let mut dump = read_header(&mut c)?;
     let mut reported = 0;
+    let mut heap_dumps = 0;
+    // Offset of the first HEAP_DUMP_SEGMENT not yet closed by a HEAP_DUMP_END: a dump cut off
+    // at a record boundary is recognised by the missing end.
+    let mut open_segments = None;
     while !c.at_end() {
         let start = c.pos;
         let tag = c.u1("record tag")?;
@@ -86,8 +91,13 @@ pub fn scan<'a>(data: &'a [u8], progress: &dyn Fn(u64)) -> Result<RawDump<'a>, F
             UTF8 => read_utf8(&mut Cursor::new(&data[..c.pos], body_start), &mut dump)?,
             LOAD_CLASS => read_load_class(&mut Cursor::new(&data[..c.pos], body_start), &mut dump)?,
             HEAP_DUMP | HEAP_DUMP_SEGMENT => {
+                heap_dumps += 1;
+                if tag == HEAP_DUMP_SEGMENT {
+                    open_segments.get_or_insert(start);
+                }
                 read_heap_dump(&mut Cursor::new(&data[..c.pos], body_start), &mut dump)?
             }
+            HEAP_DUMP_END => open_segments = None,
             t if SKIPPED.contains(&t) => {}
             t => {
                 return Err(Fault::new(
@@ -101,18 +111,27 @@ pub fn scan<'a>(data: &'a [u8], progress: &dyn Fn(u64)) -> Result<RawDump<'a>, F
             progress(c.pos as u64);
         }
     }
+    if heap_dumps == 0 {
+        return Err(Fault::new(data.len(), "truncated dump: it has no heap dump records"));
+    }
+    if open_segments.is_some() {
+        return Err(Fault::new(
+            data.len(),
+            "truncated dump: the heap dump segments have no HEAP DUMP END record",
+        ));
+    }
     progress(data.len() as u64);
     Ok(dump)
 }
 
 fn read_header<'a>(c: &mut Cursor<'a>) -> Result<RawDump<'a>, Fault> {
-    let magic = c.bytes(MAGIC.len(), "file header")?;
-    if magic != MAGIC {
+    if !c.peek_rest().iter().zip(MAGIC).all(|(a, b)| a == b) {
         return Err(Fault::new(
             0,
             "not an HPROF heap dump: the file does not start with \"JAVA PROFILE 1.0.\"",
         ));
     }
+    c.bytes(MAGIC.len(), "file header")?;
     // The version's last digit and the terminating NUL.
     let rest = c.bytes(2, "file header")?;
     if rest[1] != 0 {
