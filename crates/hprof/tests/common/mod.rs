@@ -44,7 +44,7 @@ const KEY: &str = "Heap#Type:LeakApp$SearchKey";
 /// The leak of tests/java/LeakApp.java in a `type` history of three dumps taken after phases 1-3
 /// with `people` and `searches` per phase.
 pub fn check_leak(history: &History, people: u64, searches: u64) {
-    memcity_model::validate_history(&history, &|_| "sample".into(), &|i| format!("snapshots[{i}]")).unwrap();
+    memcity_model::validate_history(history, &|_| "sample".into(), &|i| format!("snapshots[{i}]")).unwrap();
     assert_eq!(history.snapshots.len(), 3);
     assert!(history.snapshots.windows(2).all(|w| w[0].time_ms < w[1].time_ms));
     let (first, last) = (&history.snapshots[0], &history.snapshots[2]);
