@@ -1,9 +1,8 @@
 //! The class table of a dump: names from LOAD_CLASS + UTF8 records, and per class the layout of
 //! its instances flattened along the superclass chain.
 
-use std::collections::HashMap;
-
 use crate::error::Fault;
+use crate::ids::IdMap;
 use crate::layout::{Layout, is_contended};
 use crate::parse::{OBJECT, RawDump, value_size};
 
@@ -31,7 +30,7 @@ pub struct ClassTable {
     pub names: Vec<String>,
     pub instances: Vec<InstanceLayout>,
     /// Class object id -> class index.
-    pub by_id: HashMap<u64, u32>,
+    pub by_id: IdMap<u32>,
     /// Class index of `java.lang.Class`, the type of class objects.
     pub class_class: u32,
     /// Class index of each primitive array type, by element type code (index = code).

@@ -7,10 +7,11 @@ use rayon::prelude::*;
 use crate::classes::ClassTable;
 use crate::cursor::{Cursor, read_id};
 use crate::error::Fault;
-use crate::heapgraph::HeapGraph;
+use crate::ids::IdIndex;
 use crate::layout::Layout;
 use crate::parse::{INSTANCE_DUMP, OBJ_ARRAY_DUMP, OBJECT, RawDump, value_size};
 use crate::roots::RootKind;
+use memcity_heapgraph::HeapGraph;
 
 /// One parsed dump, ready to be grouped.
 #[derive(Debug, Clone)]
@@ -31,6 +32,7 @@ pub fn resolve(data: &[u8], raw: RawDump<'_>, layout: &Layout) -> Result<Dump, F
     let classes = ClassTable::build(&raw, layout)?;
     let ids_size = raw.id_size;
     let (offsets, ids) = sorted_objects(data, raw.objects, ids_size)?;
+    let ids = IdIndex::new(ids);
     let index = NodeIndex { ids: &ids, classes: &classes };
 
     let chunks: Vec<Result<Chunk, Fault>> = offsets
@@ -84,7 +86,7 @@ pub fn resolve(data: &[u8], raw: RawDump<'_>, layout: &Layout) -> Result<Dump, F
 
 /// Object id -> node.
 struct NodeIndex<'a> {
-    ids: &'a [u64],
+    ids: &'a IdIndex,
     classes: &'a ClassTable,
 }
 
@@ -93,9 +95,9 @@ impl NodeIndex<'_> {
         if id == 0 {
             return None;
         }
-        match self.ids.binary_search(&id) {
-            Ok(i) => Some(i as u32),
-            Err(_) => self.classes.by_id.get(&id).map(|&c| (self.ids.len() + c as usize) as u32),
+        match self.ids.find(id) {
+            Some(i) => Some(i),
+            None => self.classes.by_id.get(&id).map(|&c| (self.ids.len() + c as usize) as u32),
         }
     }
 }

@@ -6,9 +6,9 @@ use std::collections::{BTreeMap, HashMap};
 use memcity_model::{HeapMetrics, Node, PointerMap, Snapshot};
 
 use crate::classify::{Classifier, Level, leaf_path};
-use crate::heapgraph::{pointer_maps, reachable, retained_sizes};
 use crate::resolve::Dump;
 use crate::roots::RootKind;
+use memcity_heapgraph::{pointer_maps, reachable, retained_sizes};
 
 /// The root key of every tree this importer builds.
 pub const ROOT_KEY: &str = "Heap";
