@@ -56,6 +56,8 @@ pub struct RawDump<'a> {
     pub classes: Vec<RawClass>,
     /// Offsets of INSTANCE_DUMP, OBJ_ARRAY_DUMP and PRIM_ARRAY_DUMP sub-records (at their tag).
     pub objects: Vec<usize>,
+    /// Their object ids, in the same order.
+    pub object_ids: Vec<u64>,
     pub roots: Vec<(u64, RootKind)>,
 }
 
@@ -186,20 +188,23 @@ fn read_heap_dump(c: &mut Cursor<'_>, dump: &mut RawDump<'_>) -> Result<(), Faul
                 dump.classes.push(class);
             }
             INSTANCE_DUMP => {
-                c.bytes(ids + 4 + ids, "instance dump header")?;
+                dump.object_ids.push(c.id(ids, "object id")?);
+                c.bytes(4 + ids, "instance dump header")?;
                 let length = c.u4("instance field bytes length")? as usize;
                 c.bytes(length, "instance field values")?;
                 dump.objects.push(start);
             }
             OBJ_ARRAY_DUMP => {
-                c.bytes(ids + 4, "object array header")?;
+                dump.object_ids.push(c.id(ids, "object id")?);
+                c.bytes(4, "object array header")?;
                 let count = c.u4("object array length")? as usize;
                 c.bytes(ids, "object array class id")?;
                 c.bytes(count.saturating_mul(ids), "object array elements")?;
                 dump.objects.push(start);
             }
             PRIM_ARRAY_DUMP => {
-                c.bytes(ids + 4, "primitive array header")?;
+                dump.object_ids.push(c.id(ids, "object id")?);
+                c.bytes(4, "primitive array header")?;
                 let count = c.u4("primitive array length")? as usize;
                 let ty_pos = c.pos;
                 let ty = c.u1("primitive array element type")?;

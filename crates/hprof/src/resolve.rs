@@ -31,39 +31,50 @@ const CHUNK: usize = 1 << 14;
 pub fn resolve(data: &[u8], raw: RawDump<'_>, layout: &Layout) -> Result<Dump, Fault> {
     let classes = ClassTable::build(&raw, layout)?;
     let ids_size = raw.id_size;
-    let (offsets, ids) = sorted_objects(data, raw.objects, ids_size)?;
+    let (offsets, ids) = sorted_objects(raw.objects, raw.object_ids)?;
     let ids = IdIndex::new(ids);
     let index = NodeIndex { ids: &ids, classes: &classes };
-
-    let chunks: Vec<Result<Chunk, Fault>> = offsets
-        .par_chunks(CHUNK)
-        .map(|chunk| {
-            let mut out = Chunk::default();
-            for &offset in chunk {
-                read_object(data, offset, ids_size, &index, layout, &mut out)?;
-            }
-            Ok(out)
-        })
-        .collect();
 
     let objects = offsets.len();
     let nodes = objects + raw.classes.len();
     let mut graph = HeapGraph {
-        group: Vec::with_capacity(nodes),
-        shallow: Vec::with_capacity(nodes),
-        edge_start: Vec::with_capacity(nodes + 1),
+        group: vec![0; objects],
+        shallow: vec![0; objects],
+        edge_start: vec![0; objects + 1],
         edges: Vec::new(),
         roots: Vec::new(),
     };
-    graph.edge_start.push(0);
-    for chunk in chunks {
-        let chunk = chunk?;
-        let base = graph.edges.len();
-        graph.edge_start.extend(chunk.edge_end.iter().map(|end| base + end));
-        graph.edges.extend(chunk.edges);
-        graph.group.extend(chunk.group);
-        graph.shallow.extend(chunk.shallow);
+    // Each work item fills its objects' group, size and edge end (relative to its own edges)
+    // and returns its edges; the ends are shifted once the items' edge counts are known.
+    let chunk_edges: Vec<Vec<u32>> = offsets
+        .par_chunks(CHUNK)
+        .zip(graph.group.par_chunks_mut(CHUNK))
+        .zip(graph.shallow.par_chunks_mut(CHUNK))
+        .zip(graph.edge_start[1..].par_chunks_mut(CHUNK))
+        .map(|(((offsets, group), shallow), edge_end)| {
+            let mut edges = Vec::new();
+            for (i, &offset) in offsets.iter().enumerate() {
+                (group[i], shallow[i]) = read_object(data, offset, ids_size, &index, layout, &mut edges)?;
+                edge_end[i] = edges.len();
+            }
+            Ok(edges)
+        })
+        .collect::<Result<_, Fault>>()?;
+    let mut bases = Vec::with_capacity(chunk_edges.len());
+    let mut total = 0;
+    for edges in &chunk_edges {
+        bases.push(total);
+        total += edges.len();
     }
+    graph.edge_start[1..].par_chunks_mut(CHUNK).zip(&bases).for_each(|(ends, &base)| {
+        ends.iter_mut().for_each(|end| *end += base);
+    });
+    graph.edges.reserve(total + raw.classes.len() * 4);
+    for edges in chunk_edges {
+        graph.edges.extend(edges);
+    }
+    graph.group.reserve(nodes - objects);
+    graph.shallow.reserve(nodes - objects);
     for class in &raw.classes {
         graph.group.push(classes.class_class);
         // HotSpot adds pseudo-statics such as `<resolved_references>`: references the class
@@ -102,25 +113,10 @@ impl NodeIndex<'_> {
     }
 }
 
-#[derive(Default)]
-struct Chunk {
-    group: Vec<u32>,
-    shallow: Vec<u64>,
-    /// End of each object's edges in `edges`.
-    edge_end: Vec<usize>,
-    edges: Vec<u32>,
-}
-
 /// Object sub-record offsets ordered by object id, and those ids. HotSpot writes objects in
 /// ascending id order, so the sort is only a fallback.
-fn sorted_objects(
-    data: &[u8],
-    offsets: Vec<usize>,
-    ids_size: usize,
-) -> Result<(Vec<usize>, Vec<u64>), Fault> {
-    let id_at = |offset: usize| read_id(&data[offset + 1..offset + 1 + ids_size]);
-    let mut ids: Vec<u64> = offsets.par_iter().map(|&o| id_at(o)).collect();
-    let mut offsets = offsets;
+fn sorted_objects(offsets: Vec<usize>, ids: Vec<u64>) -> Result<(Vec<usize>, Vec<u64>), Fault> {
+    let (mut offsets, mut ids) = (offsets, ids);
     if !ids.is_sorted() {
         let mut pairs: Vec<(u64, usize)> = ids.into_iter().zip(offsets).collect();
         pairs.par_sort_unstable();
@@ -138,8 +134,8 @@ fn read_object(
     ids: usize,
     index: &NodeIndex<'_>,
     layout: &Layout,
-    out: &mut Chunk,
-) -> Result<(), Fault> {
+    edges: &mut Vec<u32>,
+) -> Result<(u32, u64), Fault> {
     let mut c = Cursor::new(data, offset);
     let tag = c.u1("sub-record tag")?;
     c.bytes(ids + 4, "object id")?;
@@ -166,7 +162,7 @@ fn read_object(
         }
         for &at in &instance.references {
             let at = at as usize;
-            out.edges.extend(index.node(read_id(&fields[at..at + ids])));
+            edges.extend(index.node(read_id(&fields[at..at + ids])));
         }
         // Primitive types' mirrors (int.class, …) are instances of java.lang.Class.
         let size = if class == index.classes.class_class {
@@ -183,7 +179,7 @@ fn read_object(
             Fault::new(class_pos, format!("array of class 0x{class_id:x}, which the dump does not contain"))
         })?;
         let elements = c.bytes(length as usize * ids, "array elements")?;
-        out.edges.extend(elements.chunks_exact(ids).filter_map(|e| index.node(read_id(e))));
+        edges.extend(elements.chunks_exact(ids).filter_map(|e| index.node(read_id(e))));
         (class, layout.array(OBJECT, length))
     } else {
         let length = c.u4("array length")? as u64;
@@ -191,8 +187,5 @@ fn read_object(
         value_size(ty, ids).ok_or_else(|| Fault::new(c.pos - 1, format!("invalid element type {ty}")))?;
         (index.classes.primitive_arrays[ty as usize], layout.array(ty, length))
     };
-    out.group.push(class);
-    out.shallow.push(size);
-    out.edge_end.push(out.edges.len());
-    Ok(())
+    Ok((class, size))
 }
