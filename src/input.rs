@@ -26,3 +26,36 @@ pub fn is_heap_dumps(path: &Path) -> bool {
     }
     memcity_hprof::source::is_dump_name(path)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo(path: &str) -> String {
+        format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))
+    }
+
+    #[test]
+    fn heap_dump_files_and_folders_load_through_the_importer() {
+        assert!(is_heap_dumps(Path::new(&repo("data/hprof"))));
+        assert!(is_heap_dumps(Path::new(&repo("data/hprof/dump1.hprof.gz"))));
+        assert!(!is_heap_dumps(Path::new(&repo("Cargo.toml"))));
+        let history = load(&repo("data/hprof")).unwrap();
+        assert_eq!(history.snapshots.len(), 3);
+        assert_eq!(history.snapshots[0].tree.key, "Heap");
+        let one = load(&repo("data/hprof/dump2.hprof.gz")).unwrap();
+        assert_eq!(one.snapshots.len(), 1);
+        assert_eq!(one.snapshots[0].label.as_deref(), Some("dump2.hprof.gz"));
+    }
+
+    #[test]
+    fn a_bad_dump_names_the_file() {
+        let dir = std::env::temp_dir().join(format!("memcity-input-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("bad.hprof");
+        std::fs::write(&file, b"JAVA PROFILE 1.0.2\0\0\0\0\x03").unwrap();
+        let message = load(file.to_str().unwrap()).unwrap_err().to_string();
+        assert!(message.contains("bad.hprof: at byte 19: unsupported identifier size 3"), "{message}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
