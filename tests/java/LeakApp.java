@@ -18,6 +18,8 @@ public class LeakApp {
     static final LinkedList<Person> PEOPLE = new LinkedList<>();
     /** Leak 2: a cache whose key lacks equals/hashCode, so every lookup misses and adds. */
     static final Map<SearchKey, String> CACHE = new HashMap<>();
+    /** A lambda: its hidden class is named differently in a dump and in the histogram. */
+    static final Runnable ON_EXIT = () -> System.out.println("bye");
 
     static final class Person {
         final String name;

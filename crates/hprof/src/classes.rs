@@ -71,14 +71,26 @@ impl ClassTable {
     }
 }
 
-/// The class's name from LOAD_CLASS + UTF8, with `/` turned into `.` as the JVM's histogram
-/// shows it; a class the dump does not name gets its id.
+/// The class's name from LOAD_CLASS + UTF8 as the JVM's histogram shows it; a class the dump
+/// does not name gets its id.
 fn class_name(raw: &RawDump<'_>, id: u64) -> String {
     raw.class_names
         .get(&id)
         .and_then(|name_id| raw.strings.get(name_id))
-        .map(|bytes| String::from_utf8_lossy(bytes).replace('/', "."))
+        .map(|bytes| external_name(&String::from_utf8_lossy(bytes)))
         .unwrap_or_else(|| format!("(unnamed class 0x{id:x})"))
+}
+
+/// `java/util/HashMap` → `java.util.HashMap`. Hidden classes (lambdas) are written as
+/// `Foo$$Lambda$1+0x0000000800c01000`; the JVM shows them as `Foo$$Lambda$1/0x…`.
+pub fn external_name(internal: &str) -> String {
+    let name = internal.replace('/', ".");
+    match name.rfind("+0x") {
+        Some(i) if name[i + 3..].chars().all(|c| c.is_ascii_hexdigit()) && name.len() > i + 3 => {
+            format!("{}/{}", &name[..i], &name[i + 1..])
+        }
+        _ => name,
+    }
 }
 
 /// Flattens instance fields along the superclass chain. HPROF writes a class's own fields first,
@@ -137,4 +149,18 @@ fn instance_layout(
     }
     result.size = layout.align(size);
     Ok(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::external_name;
+
+    #[test]
+    fn names_as_the_histogram_shows_them() {
+        assert_eq!(external_name("java/util/HashMap$Node"), "java.util.HashMap$Node");
+        assert_eq!(external_name("[Ljava/lang/String;"), "[Ljava.lang.String;");
+        assert_eq!(external_name("Tiny$$Lambda$1+0x00007f4749000a08"), "Tiny$$Lambda$1/0x00007f4749000a08");
+        assert_eq!(external_name("a/B+0xZZ"), "a.B+0xZZ");
+        assert_eq!(external_name("a/B+0x"), "a.B+0x");
+    }
 }
