@@ -89,3 +89,42 @@ pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, HprofError> {
     }
     Ok(files)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("memcity-source-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn folders_expand_to_their_dumps_in_name_order() {
+        let dir = temp("expand");
+        for name in ["b.hprof.gz", "a.HPROF", "notes.txt"] {
+            std::fs::write(dir.join(name), b"x").unwrap();
+        }
+        let files = expand(std::slice::from_ref(&dir)).unwrap();
+        let names: Vec<_> =
+            files.iter().map(|f| f.file_name().unwrap().to_string_lossy().into_owned()).collect();
+        assert_eq!(names, ["a.HPROF", "b.hprof.gz"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn missing_paths_and_empty_folders_are_errors() {
+        let dir = temp("empty");
+        let e = expand(std::slice::from_ref(&dir)).unwrap_err();
+        assert!(e.message.contains("no .hprof or .hprof.gz files"), "{e}");
+        let e = expand(&[dir.join("nope.hprof")]).unwrap_err();
+        assert!(e.file.ends_with("nope.hprof") && e.message.contains("no such file"), "{e}");
+        assert!(expand(&[]).is_err());
+        std::fs::write(dir.join("empty.hprof"), b"").unwrap();
+        let e = open(&dir.join("empty.hprof")).err().unwrap();
+        assert_eq!(e.offset, Some(0));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
