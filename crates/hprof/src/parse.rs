@@ -116,10 +116,12 @@ pub fn scan<'a>(data: &'a [u8], progress: &dyn Fn(u64)) -> Result<RawDump<'a>, F
     if heap_dumps == 0 {
         return Err(Fault::new(data.len(), "truncated dump: it has no heap dump records"));
     }
-    if open_segments.is_some() {
+    if let Some(first) = open_segments {
         return Err(Fault::new(
             data.len(),
-            "truncated dump: the heap dump segments have no HEAP DUMP END record",
+            format!(
+                "truncated dump: the heap dump segments from byte {first} on have no HEAP DUMP END record"
+            ),
         ));
     }
     progress(data.len() as u64);
