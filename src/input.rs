@@ -1,6 +1,8 @@
 //! Turns what the user names on the command line into a history: a file or folder in any
 //! format the model reads, a built-in scenario (`scenario:NAME`), or a series of heap dumps.
 
+use std::path::Path;
+
 use anyhow::Result;
 use memcity_model::History;
 
@@ -12,7 +14,20 @@ pub fn load(spec: &str) -> Result<History> {
     if let Some(name) = spec.strip_prefix("scenario:") {
         return scenario(name);
     }
-    Ok(memcity_model::load_path(std::path::Path::new(spec))?)
+    let path = Path::new(spec);
+    if is_heap_dumps(path) {
+        return Ok(memcity_hprof::import(&[path.to_path_buf()], &Default::default(), &|_, _| {})?);
+    }
+    Ok(memcity_model::load_path(path)?)
+}
+
+/// A `.hprof`/`.hprof.gz` file, or a folder that holds such files.
+pub fn is_heap_dumps(path: &Path) -> bool {
+    if path.is_dir() {
+        let entries = std::fs::read_dir(path).into_iter().flatten().flatten();
+        return entries.into_iter().any(|e| memcity_hprof::source::is_dump_name(&e.path()));
+    }
+    memcity_hprof::source::is_dump_name(path)
 }
 
 /// A built-in scenario with its default seed and size, grouped by type → allocation site.
@@ -27,6 +42,34 @@ fn scenario(name: &str) -> Result<History> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn repo(path: &str) -> String {
+        format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))
+    }
+
+    #[test]
+    fn heap_dump_files_and_folders_load_through_the_importer() {
+        assert!(is_heap_dumps(Path::new(&repo("data/hprof"))));
+        assert!(is_heap_dumps(Path::new(&repo("data/hprof/dump1.hprof.gz"))));
+        assert!(!is_heap_dumps(Path::new(&repo("Cargo.toml"))));
+        let history = load(&repo("data/hprof")).unwrap();
+        assert_eq!(history.snapshots.len(), 3);
+        assert_eq!(history.snapshots[0].tree.key, "Heap");
+        let one = load(&repo("data/hprof/dump2.hprof.gz")).unwrap();
+        assert_eq!(one.snapshots.len(), 1);
+        assert_eq!(one.snapshots[0].label.as_deref(), Some("dump2.hprof.gz"));
+    }
+
+    #[test]
+    fn a_bad_dump_names_the_file() {
+        let dir = std::env::temp_dir().join(format!("memcity-input-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("bad.hprof");
+        std::fs::write(&file, b"JAVA PROFILE 1.0.2\0\0\0\0\x03").unwrap();
+        let message = load(file.to_str().unwrap()).unwrap_err().to_string();
+        assert!(message.contains("bad.hprof: at byte 19: unsupported identifier size 3"), "{message}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn default_input_is_the_linked_list_scenario() {

@@ -7,9 +7,11 @@ use clap::{Parser, Subcommand};
 
 mod analyze;
 mod fetch;
+mod import;
 pub mod layout;
 pub mod open;
 mod push;
+mod record;
 mod scenarios;
 mod serve;
 mod windows;
@@ -40,6 +42,10 @@ pub enum Command {
     Analyze(analyze::AnalyzeArgs),
     /// Print a history's suspicious time windows (leak, fastest growth, GC overhead, churn).
     Windows(windows::WindowsArgs),
+    /// Import a series of JVM heap dumps (HPROF, .hprof or .hprof.gz) as a history file.
+    Import(import::ImportArgs),
+    /// Take a series of heap dumps (and class histograms) from a running JVM with jcmd.
+    Record(record::RecordArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -52,6 +58,8 @@ pub fn main() -> ExitCode {
         Some(Command::Scenarios(args)) => scenarios::run(args),
         Some(Command::Analyze(args)) => analyze::run(args),
         Some(Command::Windows(args)) => windows::run(args),
+        Some(Command::Import(args)) => import::run(args),
+        Some(Command::Record(args)) => record::run(args),
         None => open::run(cli.open),
     };
     match result {

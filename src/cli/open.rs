@@ -7,7 +7,8 @@ use crate::cli::layout::SettingsArgs;
 /// Arguments of `memcity [INPUT]` (the app).
 #[derive(clap::Args, Debug, Clone)]
 pub struct OpenArgs {
-    /// A history (memcity/1 file, snapshot folder, AntTracks export) or `scenario:NAME`.
+    /// A history (memcity/1 file, snapshot folder, AntTracks export), a heap dump series (a
+    /// .hprof/.hprof.gz file or a folder of them) or `scenario:NAME`.
     /// Without one, the built-in teaching city.
     pub input: Option<String>,
     /// Render one frame to this PNG and exit (no window needed).

@@ -1,0 +1,263 @@
+//! Pass 1 over a dump: the sequential scan of its records. It keeps names, classes and GC roots,
+//! and for each heap object only the offset of its sub-record, so pass 2 ([`crate::resolve`]) can
+//! read objects in parallel straight from the bytes.
+
+use std::collections::HashMap;
+
+use crate::cursor::Cursor;
+use crate::error::Fault;
+use crate::roots::RootKind;
+
+const MAGIC: &[u8] = b"JAVA PROFILE 1.0.";
+
+// Top-level record tags.
+const UTF8: u8 = 0x01;
+const LOAD_CLASS: u8 = 0x02;
+const HEAP_DUMP: u8 = 0x0C;
+const HEAP_DUMP_SEGMENT: u8 = 0x1C;
+/// Records memcity needs nothing from: unload class, stack frame, stack trace, alloc sites, heap
+/// summary, start/end thread, heap dump end, CPU samples, control settings.
+const SKIPPED: &[u8] = &[0x03, 0x04, 0x05, 0x06, 0x07, 0x0A, 0x0B, 0x0D, 0x0E];
+const HEAP_DUMP_END: u8 = 0x2C;
+
+// Heap dump sub-record tags.
+pub const CLASS_DUMP: u8 = 0x20;
+pub const INSTANCE_DUMP: u8 = 0x21;
+pub const OBJ_ARRAY_DUMP: u8 = 0x22;
+pub const PRIM_ARRAY_DUMP: u8 = 0x23;
+
+/// The HPROF basic type code of references.
+pub const OBJECT: u8 = 2;
+
+/// A class as its CLASS_DUMP record describes it.
+#[derive(Debug, Clone)]
+pub struct RawClass {
+    pub id: u64,
+    pub super_id: u64,
+    pub loader_id: u64,
+    /// Static fields: (name string id, basic type, value); reference values are object ids.
+    /// HotSpot adds pseudo-statics (`<resolved_references>`, …) that are not in the class's
+    /// static block.
+    pub statics: Vec<(u64, u8, u64)>,
+    /// Types of this class's own instance fields, in dump order (superclass fields not included).
+    pub fields: Vec<u8>,
+    /// Where its record starts, for error messages.
+    pub offset: usize,
+}
+
+/// Everything pass 1 keeps of a dump.
+#[derive(Debug, Default)]
+pub struct RawDump<'a> {
+    pub id_size: usize,
+    pub timestamp_ms: u64,
+    pub strings: HashMap<u64, &'a [u8]>,
+    /// Class object id -> name string id (LOAD_CLASS).
+    pub class_names: HashMap<u64, u64>,
+    pub classes: Vec<RawClass>,
+    /// Offsets of INSTANCE_DUMP, OBJ_ARRAY_DUMP and PRIM_ARRAY_DUMP sub-records (at their tag).
+    pub objects: Vec<usize>,
+    /// Their object ids, in the same order.
+    pub object_ids: Vec<u64>,
+    pub roots: Vec<(u64, RootKind)>,
+}
+
+/// Size in the dump of a value of basic type `ty`, or `None` for an unknown type code.
+pub fn value_size(ty: u8, id_size: usize) -> Option<usize> {
+    match ty {
+        OBJECT => Some(id_size),
+        4 | 8 => Some(1),
+        5 | 9 => Some(2),
+        6 | 10 => Some(4),
+        7 | 11 => Some(8),
+        _ => None,
+    }
+}
+
+/// Scans the whole dump. `progress(bytes)` is called now and then with the bytes read so far.
+pub fn scan<'a>(data: &'a [u8], progress: &dyn Fn(u64)) -> Result<RawDump<'a>, Fault> {
+    let mut c = Cursor::new(data, 0);
+    let mut dump = read_header(&mut c)?;
+    let mut reported = 0;
+    let mut heap_dumps = 0;
+    // Offset of the first HEAP_DUMP_SEGMENT not yet closed by a HEAP_DUMP_END: a dump cut off
+    // at a record boundary is recognised by the missing end.
+    let mut open_segments = None;
+    while !c.at_end() {
+        let start = c.pos;
+        let tag = c.u1("record tag")?;
+        c.u4("record time")?;
+        let length = c.u4("record length")? as usize;
+        let body = c.bytes(length, "record body").map_err(|f| Fault { offset: start as u64, ..f })?;
+        let body_start = c.pos - length;
+        match tag {
+            UTF8 => read_utf8(&mut Cursor::new(&data[..c.pos], body_start), &mut dump)?,
+            LOAD_CLASS => read_load_class(&mut Cursor::new(&data[..c.pos], body_start), &mut dump)?,
+            HEAP_DUMP | HEAP_DUMP_SEGMENT => {
+                heap_dumps += 1;
+                if tag == HEAP_DUMP_SEGMENT {
+                    open_segments.get_or_insert(start);
+                }
+                read_heap_dump(&mut Cursor::new(&data[..c.pos], body_start), &mut dump)?
+            }
+            HEAP_DUMP_END => open_segments = None,
+            t if SKIPPED.contains(&t) => {}
+            t => {
+                return Err(Fault::new(
+                    start,
+                    format!("unknown record tag 0x{t:02X} (body of {} bytes)", body.len()),
+                ));
+            }
+        }
+        if c.pos - reported > 16 << 20 {
+            reported = c.pos;
+            progress(c.pos as u64);
+        }
+    }
+    if heap_dumps == 0 {
+        return Err(Fault::new(data.len(), "truncated dump: it has no heap dump records"));
+    }
+    if let Some(first) = open_segments {
+        return Err(Fault::new(
+            data.len(),
+            format!(
+                "truncated dump: the heap dump segments from byte {first} on have no HEAP DUMP END record"
+            ),
+        ));
+    }
+    progress(data.len() as u64);
+    Ok(dump)
+}
+
+fn read_header<'a>(c: &mut Cursor<'a>) -> Result<RawDump<'a>, Fault> {
+    if !c.peek_rest().iter().zip(MAGIC).all(|(a, b)| a == b) {
+        return Err(Fault::new(
+            0,
+            "not an HPROF heap dump: the file does not start with \"JAVA PROFILE 1.0.\"",
+        ));
+    }
+    c.bytes(MAGIC.len(), "file header")?;
+    // The version's last digit and the terminating NUL.
+    let rest = c.bytes(2, "file header")?;
+    if rest[1] != 0 {
+        return Err(Fault::new(c.pos - 1, "malformed header: the format name is not NUL-terminated"));
+    }
+    let id_pos = c.pos;
+    let id_size = c.u4("identifier size")? as usize;
+    if id_size != 4 && id_size != 8 {
+        return Err(Fault::new(id_pos, format!("unsupported identifier size {id_size} (only 4 and 8 are)")));
+    }
+    let timestamp_ms = c.u8("dump timestamp")?;
+    Ok(RawDump { id_size, timestamp_ms, ..RawDump::default() })
+}
+
+fn read_utf8<'a>(c: &mut Cursor<'a>, dump: &mut RawDump<'a>) -> Result<(), Fault> {
+    let id = c.id(dump.id_size, "UTF8 string id")?;
+    dump.strings.insert(id, c.rest());
+    Ok(())
+}
+
+fn read_load_class(c: &mut Cursor<'_>, dump: &mut RawDump<'_>) -> Result<(), Fault> {
+    c.u4("class serial number")?;
+    let class_id = c.id(dump.id_size, "class object id")?;
+    c.u4("stack trace serial number")?;
+    let name_id = c.id(dump.id_size, "class name id")?;
+    dump.class_names.insert(class_id, name_id);
+    Ok(())
+}
+
+/// Reads the sub-records of one HEAP_DUMP or HEAP_DUMP_SEGMENT body (the cursor ends at its end).
+fn read_heap_dump(c: &mut Cursor<'_>, dump: &mut RawDump<'_>) -> Result<(), Fault> {
+    let ids = dump.id_size;
+    while !c.at_end() {
+        let start = c.pos;
+        let tag = c.u1("heap dump sub-record tag")?;
+        if let Some(kind) = RootKind::from_tag(tag) {
+            let id = c.id(ids, "GC root object id")?;
+            // Extra fields after the object id, per root kind.
+            let extra = match tag {
+                0x01 => ids,             // JNI global: global ref id
+                0x02 | 0x03 | 0x08 => 8, // JNI local, Java frame, thread object: two u4
+                0x04 | 0x06 => 4,        // native stack, thread block: thread serial
+                _ => 0,
+            };
+            c.bytes(extra, "GC root record")?;
+            dump.roots.push((id, kind));
+            continue;
+        }
+        match tag {
+            CLASS_DUMP => {
+                let class = read_class_dump(c, ids, start)?;
+                dump.classes.push(class);
+            }
+            INSTANCE_DUMP => {
+                dump.object_ids.push(c.id(ids, "object id")?);
+                c.bytes(4 + ids, "instance dump header")?;
+                let length = c.u4("instance field bytes length")? as usize;
+                c.bytes(length, "instance field values")?;
+                dump.objects.push(start);
+            }
+            OBJ_ARRAY_DUMP => {
+                dump.object_ids.push(c.id(ids, "object id")?);
+                c.bytes(4, "object array header")?;
+                let count = c.u4("object array length")? as usize;
+                c.bytes(ids, "object array class id")?;
+                c.bytes(count.saturating_mul(ids), "object array elements")?;
+                dump.objects.push(start);
+            }
+            PRIM_ARRAY_DUMP => {
+                dump.object_ids.push(c.id(ids, "object id")?);
+                c.bytes(4, "primitive array header")?;
+                let count = c.u4("primitive array length")? as usize;
+                let ty_pos = c.pos;
+                let ty = c.u1("primitive array element type")?;
+                let size = value_size(ty, ids).filter(|_| ty != OBJECT).ok_or_else(|| {
+                    Fault::new(ty_pos, format!("invalid primitive array element type {ty}"))
+                })?;
+                c.bytes(count.saturating_mul(size), "primitive array elements")?;
+                dump.objects.push(start);
+            }
+            t => return Err(Fault::new(start, format!("unknown heap dump sub-record tag 0x{t:02X}"))),
+        }
+    }
+    Ok(())
+}
+
+fn read_class_dump(c: &mut Cursor<'_>, ids: usize, start: usize) -> Result<RawClass, Fault> {
+    let id = c.id(ids, "class object id")?;
+    c.u4("stack trace serial number")?;
+    let super_id = c.id(ids, "superclass id")?;
+    let loader_id = c.id(ids, "class loader id")?;
+    // Signers, protection domain, two reserved ids, instance size.
+    c.bytes(4 * ids + 4, "class dump header")?;
+    let constants = c.u2("constant pool size")?;
+    for _ in 0..constants {
+        c.u2("constant pool index")?;
+        read_value(c, ids)?;
+    }
+    let static_count = c.u2("static field count")?;
+    let mut statics = Vec::with_capacity(static_count.into());
+    for _ in 0..static_count {
+        let name = c.id(ids, "static field name id")?;
+        let (ty, bits) = read_value(c, ids)?;
+        statics.push((name, ty, bits));
+    }
+    let field_count = c.u2("instance field count")?;
+    let mut fields = Vec::with_capacity(field_count.into());
+    for _ in 0..field_count {
+        c.id(ids, "instance field name id")?;
+        let ty_pos = c.pos;
+        let ty = c.u1("instance field type")?;
+        value_size(ty, ids).ok_or_else(|| Fault::new(ty_pos, format!("invalid field type {ty}")))?;
+        fields.push(ty);
+    }
+    Ok(RawClass { id, super_id, loader_id, statics, fields, offset: start })
+}
+
+/// A typed value (constant pool entry or static field): its type and its bits.
+fn read_value(c: &mut Cursor<'_>, ids: usize) -> Result<(u8, u64), Fault> {
+    let ty_pos = c.pos;
+    let ty = c.u1("value type")?;
+    let size = value_size(ty, ids).ok_or_else(|| Fault::new(ty_pos, format!("invalid value type {ty}")))?;
+    let bits = crate::cursor::read_id(c.bytes(size, "value")?);
+    Ok((ty, bits))
+}

@@ -1,0 +1,191 @@
+//! Pass 2: turns pass 1's record offsets into the object graph, in parallel. Nodes are the heap
+//! objects in ascending id order followed by the class objects (one per CLASS_DUMP); a node's
+//! group is its class index.
+
+use rayon::prelude::*;
+
+use crate::classes::ClassTable;
+use crate::cursor::{Cursor, read_id};
+use crate::error::Fault;
+use crate::ids::IdIndex;
+use crate::layout::Layout;
+use crate::parse::{INSTANCE_DUMP, OBJ_ARRAY_DUMP, OBJECT, RawDump, value_size};
+use crate::roots::RootKind;
+use memcity_heapgraph::HeapGraph;
+
+/// One parsed dump, ready to be grouped.
+#[derive(Debug, Clone)]
+pub struct Dump {
+    /// When the dump was taken (ms since the epoch, from the file header).
+    pub timestamp_ms: u64,
+    pub classes: ClassTable,
+    /// `group[node]` is the node's class index; `roots` are the nodes of GC roots.
+    pub graph: HeapGraph,
+    /// Each GC root record resolved to its node.
+    pub root_kinds: Vec<(u32, RootKind)>,
+}
+
+/// Objects per parallel work item.
+const CHUNK: usize = 1 << 14;
+
+pub fn resolve(data: &[u8], raw: RawDump<'_>, layout: &Layout) -> Result<Dump, Fault> {
+    let classes = ClassTable::build(&raw, layout)?;
+    let ids_size = raw.id_size;
+    let (offsets, ids) = sorted_objects(raw.objects, raw.object_ids)?;
+    let ids = IdIndex::new(ids);
+    let index = NodeIndex { ids: &ids, classes: &classes };
+
+    let objects = offsets.len();
+    let nodes = objects + raw.classes.len();
+    let mut graph = HeapGraph {
+        group: vec![0; objects],
+        shallow: vec![0; objects],
+        edge_start: vec![0; objects + 1],
+        edges: Vec::new(),
+        roots: Vec::new(),
+    };
+    // Each work item fills its objects' group, size and edge end (relative to its own edges)
+    // and returns its edges; the ends are shifted once the items' edge counts are known.
+    let chunk_edges: Vec<Vec<u32>> = offsets
+        .par_chunks(CHUNK)
+        .zip(graph.group.par_chunks_mut(CHUNK))
+        .zip(graph.shallow.par_chunks_mut(CHUNK))
+        .zip(graph.edge_start[1..].par_chunks_mut(CHUNK))
+        .map(|(((offsets, group), shallow), edge_end)| {
+            let mut edges = Vec::new();
+            for (i, &offset) in offsets.iter().enumerate() {
+                (group[i], shallow[i]) = read_object(data, offset, ids_size, &index, layout, &mut edges)?;
+                edge_end[i] = edges.len();
+            }
+            Ok(edges)
+        })
+        .collect::<Result<_, Fault>>()?;
+    let mut bases = Vec::with_capacity(chunk_edges.len());
+    let mut total = 0;
+    for edges in &chunk_edges {
+        bases.push(total);
+        total += edges.len();
+    }
+    graph.edge_start[1..].par_chunks_mut(CHUNK).zip(&bases).for_each(|(ends, &base)| {
+        ends.iter_mut().for_each(|end| *end += base);
+    });
+    graph.edges.reserve(total + raw.classes.len() * 4);
+    for edges in chunk_edges {
+        graph.edges.extend(edges);
+    }
+    graph.group.reserve(nodes - objects);
+    graph.shallow.reserve(nodes - objects);
+    for class in &raw.classes {
+        graph.group.push(classes.class_class);
+        // HotSpot adds pseudo-statics such as `<resolved_references>`: references the class
+        // holds, but not part of its static block.
+        let pseudo = |name: u64| raw.strings.get(&name).is_some_and(|n| n.starts_with(b"<"));
+        let statics = class.statics.iter().filter(|&&(name, _, _)| !pseudo(name));
+        graph.shallow.push(layout.class_object(statics.map(|&(_, ty, _)| ty)));
+        let statics = class.statics.iter().filter(|&&(_, ty, _)| ty == OBJECT).map(|&(_, _, id)| id);
+        graph.edges.extend(statics.chain([class.loader_id]).filter_map(|id| index.node(id)));
+        graph.edge_start.push(graph.edges.len());
+    }
+
+    let root_kinds: Vec<(u32, RootKind)> =
+        raw.roots.iter().filter_map(|&(id, kind)| Some((index.node(id)?, kind))).collect();
+    graph.roots = root_kinds.iter().map(|&(node, _)| node).collect();
+    graph.roots.sort_unstable();
+    graph.roots.dedup();
+    Ok(Dump { timestamp_ms: raw.timestamp_ms, classes, graph, root_kinds })
+}
+
+/// Object id -> node.
+struct NodeIndex<'a> {
+    ids: &'a IdIndex,
+    classes: &'a ClassTable,
+}
+
+impl NodeIndex<'_> {
+    fn node(&self, id: u64) -> Option<u32> {
+        if id == 0 {
+            return None;
+        }
+        match self.ids.find(id) {
+            Some(i) => Some(i),
+            None => self.classes.by_id.get(&id).map(|&c| (self.ids.len() + c as usize) as u32),
+        }
+    }
+}
+
+/// Object sub-record offsets ordered by object id, and those ids. HotSpot writes objects in
+/// ascending id order, so the sort is only a fallback.
+fn sorted_objects(offsets: Vec<usize>, ids: Vec<u64>) -> Result<(Vec<usize>, Vec<u64>), Fault> {
+    let (mut offsets, mut ids) = (offsets, ids);
+    if !ids.is_sorted() {
+        let mut pairs: Vec<(u64, usize)> = ids.into_iter().zip(offsets).collect();
+        pairs.par_sort_unstable();
+        (ids, offsets) = pairs.into_iter().unzip();
+    }
+    if let Some(i) = ids.windows(2).position(|w| w[0] == w[1]) {
+        return Err(Fault::new(offsets[i + 1], format!("duplicate object id 0x{:x}", ids[i])));
+    }
+    Ok((offsets, ids))
+}
+
+fn read_object(
+    data: &[u8],
+    offset: usize,
+    ids: usize,
+    index: &NodeIndex<'_>,
+    layout: &Layout,
+    edges: &mut Vec<u32>,
+) -> Result<(u32, u64), Fault> {
+    let mut c = Cursor::new(data, offset);
+    let tag = c.u1("sub-record tag")?;
+    c.bytes(ids + 4, "object id")?;
+    let (class, size) = if tag == INSTANCE_DUMP {
+        let class_pos = c.pos;
+        let class_id = c.id(ids, "class id")?;
+        let class = *index.classes.by_id.get(&class_id).ok_or_else(|| {
+            Fault::new(
+                class_pos,
+                format!("instance of class 0x{class_id:x}, which the dump does not contain"),
+            )
+        })?;
+        let length = c.u4("field bytes length")? as usize;
+        let fields = c.bytes(length, "instance field values")?;
+        let instance = &index.classes.instances[class as usize];
+        if length != instance.dump_bytes {
+            return Err(Fault::new(
+                offset,
+                format!(
+                    "instance of {} has {length} bytes of fields but its class declares {}",
+                    index.classes.names[class as usize], instance.dump_bytes
+                ),
+            ));
+        }
+        for &at in &instance.references {
+            let at = at as usize;
+            edges.extend(index.node(read_id(&fields[at..at + ids])));
+        }
+        // Primitive types' mirrors (int.class, …) are instances of java.lang.Class.
+        let size = if class == index.classes.class_class {
+            layout.class_object([].into_iter())
+        } else {
+            instance.size
+        };
+        (class, size)
+    } else if tag == OBJ_ARRAY_DUMP {
+        let length = c.u4("array length")? as u64;
+        let class_pos = c.pos;
+        let class_id = c.id(ids, "array class id")?;
+        let class = *index.classes.by_id.get(&class_id).ok_or_else(|| {
+            Fault::new(class_pos, format!("array of class 0x{class_id:x}, which the dump does not contain"))
+        })?;
+        let elements = c.bytes(length as usize * ids, "array elements")?;
+        edges.extend(elements.chunks_exact(ids).filter_map(|e| index.node(read_id(e))));
+        (class, layout.array(OBJECT, length))
+    } else {
+        let length = c.u4("array length")? as u64;
+        let ty = c.u1("element type")?;
+        value_size(ty, ids).ok_or_else(|| Fault::new(c.pos - 1, format!("invalid element type {ty}")))?;
+        (index.classes.primitive_arrays[ty as usize], layout.array(ty, length))
+    };
+    Ok((class, size))
+}

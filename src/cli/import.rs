@@ -1,0 +1,88 @@
+//! `memcity import`: a series of JVM heap dumps (HPROF, plain or gzipped) becomes a history file.
+
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+use memcity_hprof::{Classifier, ImportOptions, Layout, SnapshotOptions};
+
+#[derive(clap::Args, Debug)]
+pub struct ImportArgs {
+    /// Heap dumps (.hprof or .hprof.gz, e.g. from `jcmd PID GC.heap_dump`) or folders of them.
+    /// One snapshot per dump, ordered by the time each dump was taken.
+    #[arg(required = true)]
+    pub dumps: Vec<PathBuf>,
+    /// How objects are grouped, outermost first: e.g. `package,type`, `type`, `type,root-kind`.
+    #[arg(long, default_value = "package,type")]
+    pub classifiers: String,
+    /// Where the history is written (memcity/1 JSON).
+    #[arg(long, short, default_value = "history.json")]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub layout: LayoutArgs,
+    /// Leave out retained sizes (one GC closure per group: the slowest step on big heaps).
+    #[arg(long)]
+    pub no_retained: bool,
+}
+
+/// The JVM object layout sizes are computed with. The defaults are 64-bit HotSpot with
+/// compressed oops (heaps under 32 GB).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct LayoutArgs {
+    /// The heap has no compressed oops/class pointers (`-XX:-UseCompressedOops`, heaps ≥ 32 GB).
+    #[arg(long)]
+    pub uncompressed_oops: bool,
+    /// Instance header bytes (default 12, or 16 without compressed oops).
+    #[arg(long, value_name = "BYTES")]
+    pub object_header: Option<u64>,
+    /// Array header bytes, length included (default 16, or 24 without compressed oops).
+    #[arg(long, value_name = "BYTES")]
+    pub array_header: Option<u64>,
+    /// Reference size in bytes (default 4, or 8 without compressed oops).
+    #[arg(long, value_name = "BYTES")]
+    pub reference_size: Option<u64>,
+}
+
+impl LayoutArgs {
+    pub fn layout(&self) -> Result<Layout> {
+        let mut layout = if self.uncompressed_oops { Layout::uncompressed() } else { Layout::default() };
+        layout.header = self.object_header.unwrap_or(layout.header);
+        layout.array_header = self.array_header.unwrap_or(layout.array_header);
+        layout.reference = self.reference_size.unwrap_or(layout.reference);
+        if layout.reference != 4 && layout.reference != 8 {
+            bail!("--reference-size must be 4 or 8, not {}", layout.reference);
+        }
+        Ok(layout)
+    }
+}
+
+pub fn options(classifiers: &str, layout: &LayoutArgs, retained: bool) -> Result<ImportOptions> {
+    let classifiers =
+        Classifier::parse_list(classifiers).map_err(|e| anyhow::anyhow!("--classifiers: {e}"))?;
+    Ok(ImportOptions { layout: layout.layout()?, snapshot: SnapshotOptions { classifiers, retained } })
+}
+
+pub fn run(args: ImportArgs) -> Result<()> {
+    let options = options(&args.classifiers, &args.layout, !args.no_retained)?;
+    let history = import_with_progress(&args.dumps, &options)?;
+    memcity_model::save_history(&history, &args.out).map_err(anyhow::Error::msg)?;
+    println!("wrote {} snapshots to {}", history.snapshots.len(), args.out.display());
+    Ok(())
+}
+
+/// Imports with a progress bar on the terminal (hidden when stderr is not one).
+pub fn import_with_progress(dumps: &[PathBuf], options: &ImportOptions) -> Result<memcity_model::History> {
+    let bar = ProgressBar::new(0).with_style(
+        ProgressStyle::with_template(
+            "{spinner} reading heap dumps [{bar:40}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    let history = memcity_hprof::import(dumps, options, &|done, total| {
+        bar.set_length(total);
+        bar.set_position(done);
+    });
+    bar.finish_and_clear();
+    Ok(history?)
+}

@@ -1,0 +1,121 @@
+//! `memcity record`: takes a series of heap dumps (and the JVM's class histograms beside them)
+//! from a running JVM with jcmd, ready for `memcity import DIR`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+
+#[derive(clap::Args, Debug)]
+pub struct RecordArgs {
+    /// Process id of the JVM (see `jcmd -l`).
+    #[arg(long)]
+    pub pid: u32,
+    /// Time between dumps, e.g. `500ms`, `2s`, `1m`.
+    #[arg(long, default_value = "2s", value_parser = parse_duration)]
+    pub every: Duration,
+    /// Number of dumps to take.
+    #[arg(long, default_value_t = 5)]
+    pub count: u32,
+    /// Folder the dumps go to (created). Numbering continues after dumps already in it, so a
+    /// series can be taken in several runs.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// The jcmd program to run.
+    #[arg(long, default_value = "jcmd")]
+    pub jcmd: PathBuf,
+}
+
+/// Parses `250ms`, `2s`, `1.5s`, `1m`.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 =
+        number.parse().map_err(|_| format!("{text:?} is not a duration like 500ms, 2s or 1m"))?;
+    let seconds = match unit {
+        "ms" => value / 1000.0,
+        "s" | "" => value,
+        "m" | "min" => value * 60.0,
+        _ => return Err(format!("{text:?}: unknown unit {unit:?} (use ms, s or m)")),
+    };
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+pub fn run(args: RecordArgs) -> Result<()> {
+    if args.count == 0 {
+        bail!("--count must be at least 1");
+    }
+    std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
+    // jcmd resolves a relative dump path against the JVM's working directory, not ours.
+    let out = args.out.canonicalize().with_context(|| format!("cannot resolve {}", args.out.display()))?;
+    let first = next_number(&out)?;
+    let start = Instant::now();
+    for step in 1..=args.count {
+        let number = first + step - 1;
+        let dump = out.join(format!("dump-{number:04}.hprof.gz"));
+        let dump_arg = dump.to_str().context("the --out path is not valid UTF-8")?;
+        let said = jcmd(&args, &["GC.heap_dump", "-gz=1", dump_arg])?;
+        if !dump.is_file() {
+            bail!("jcmd wrote no dump at {}: {}", dump.display(), said.trim());
+        }
+        let histogram = jcmd(&args, &["GC.class_histogram"])?;
+        let histogram_path = out.join(format!("histogram-{number:04}.txt"));
+        std::fs::write(&histogram_path, histogram)
+            .with_context(|| format!("cannot write {}", histogram_path.display()))?;
+        println!("dump {step}/{}: {}", args.count, dump.display());
+        if step < args.count {
+            std::thread::sleep((args.every * step).saturating_sub(start.elapsed()));
+        }
+    }
+    println!("import them with: memcity import {}", show(&args.out));
+    Ok(())
+}
+
+/// One more than the highest `dump-NNNN` number in the folder.
+fn next_number(out: &Path) -> Result<u32> {
+    let entries = std::fs::read_dir(out).with_context(|| format!("cannot list {}", out.display()))?;
+    let numbers = entries.flatten().filter_map(|e| {
+        let name = e.file_name().to_string_lossy().into_owned();
+        name.strip_prefix("dump-")?.split('.').next()?.parse::<u32>().ok()
+    });
+    Ok(numbers.max().unwrap_or(0) + 1)
+}
+
+/// Runs one jcmd command against the JVM and returns its output; jcmd's own error text (e.g. no
+/// such process) becomes the error.
+fn jcmd(args: &RecordArgs, command: &[&str]) -> Result<String> {
+    let output = Command::new(&args.jcmd)
+        .arg(args.pid.to_string())
+        .args(command)
+        .output()
+        .with_context(|| format!("cannot run {} (is a JDK installed?)", args.jcmd.display()))?;
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    // jcmd exits non-zero when it cannot attach; a dump that was not written is caught by the
+    // caller checking the file.
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        bail!("jcmd {} {} failed: {}{}", args.pid, command.join(" "), stdout.trim(), stderr.trim());
+    }
+    Ok(stdout)
+}
+
+fn show(path: &Path) -> String {
+    path.display().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("2s"), Ok(Duration::from_secs(2)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("1m"), Ok(Duration::from_secs(60)));
+        assert_eq!(parse_duration("3"), Ok(Duration::from_secs(3)));
+        assert!(parse_duration("2h").unwrap_err().contains("unknown unit"));
+        assert!(parse_duration("fast").is_err());
+    }
+}

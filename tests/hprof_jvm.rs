@@ -1,0 +1,113 @@
+//! End to end on a live JVM: `memcity record` takes dumps of tests/java/LeakApp.java at its
+//! pauses, `memcity import` turns them into a history, and every class's objects and bytes
+//! equal the JVM's own histogram recorded beside each dump. Skipped (with a note) where no JDK
+//! is installed, unless MEMCITY_REQUIRE_JVM=1.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const MEMCITY: &str = env!("CARGO_BIN_EXE_memcity");
+
+fn jdk_present() -> bool {
+    let present = ["java", "javac", "jcmd"].iter().all(|tool| {
+        Command::new(tool).arg("-h").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok()
+    });
+    if !present {
+        assert!(
+            std::env::var("MEMCITY_REQUIRE_JVM").is_err(),
+            "MEMCITY_REQUIRE_JVM is set but no JDK was found"
+        );
+        eprintln!("no JDK (java, javac, jcmd): skipping the live JVM test");
+    }
+    present
+}
+
+fn run(command: &mut Command) -> String {
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{command:?} failed: {}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+fn find<'a>(node: &'a memcity_model::Node, key: &str) -> Option<&'a memcity_model::Node> {
+    if node.key == key {
+        return Some(node);
+    }
+    node.children.iter().find_map(|c| find(c, key))
+}
+
+#[test]
+fn record_then_import_matches_the_jvm_histograms() {
+    if !jdk_present() {
+        return;
+    }
+    let dir: PathBuf = std::env::temp_dir().join(format!("memcity-record-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let classes = dir.join("classes");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java/LeakApp.java");
+    run(Command::new("javac").arg("-d").arg(&classes).arg(source));
+    let mut app = Command::new("java")
+        .args(["-Xmx64m", "-XX:+UseSerialGC", "-cp"])
+        .arg(&classes)
+        .args(["LeakApp", "1000", "500"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = app.stdin.take().unwrap();
+    let mut lines = BufReader::new(app.stdout.take().unwrap()).lines();
+    let pid = app.id().to_string();
+    assert_eq!(lines.next().unwrap().unwrap(), "STARTED");
+    run(Command::new("jcmd").args([&pid, "VM.version"]));
+    let series = dir.join("series");
+    for phase in 1..=3 {
+        writeln!(stdin, "go").unwrap();
+        stdin.flush().unwrap();
+        assert_eq!(lines.next().unwrap().unwrap(), format!("READY {phase}"));
+        run(Command::new(MEMCITY).args(["record", "--pid", &pid, "--count", "1", "--out"]).arg(&series));
+    }
+    let _ = writeln!(stdin, "quit");
+    app.wait().unwrap();
+
+    let out = dir.join("history.json");
+    run(Command::new(MEMCITY).arg("import").arg(&series).args(["--classifiers", "type", "--out"]).arg(&out));
+    let history = memcity_model::load_path(&out).unwrap();
+    assert_eq!(history.snapshots.len(), 3);
+    for (i, snapshot) in history.snapshots.iter().enumerate() {
+        let text = std::fs::read_to_string(series.join(format!("histogram-{:04}.txt", i + 1))).unwrap();
+        let histogram = memcity_hprof::parse_histogram(&text, "histogram").unwrap();
+        for (name, &(objects, bytes)) in &histogram {
+            let node =
+                find(&snapshot.tree, &format!("Heap#Type:{name}")).unwrap_or_else(|| panic!("no {name}"));
+            assert_eq!(node.objects, objects, "{name} in snapshot {i}");
+            if name != "java.lang.Class" {
+                assert_eq!(node.bytes, bytes, "{name} in snapshot {i}");
+            }
+        }
+        let person = find(&snapshot.tree, "Heap#Type:LeakApp$Person").unwrap();
+        assert_eq!(person.objects, 1000 * (i as u64 + 1));
+        assert_eq!(
+            snapshot.points_to["Heap#Type:java.util.LinkedList$Node"]["Heap#Type:LeakApp$Person"],
+            person.objects
+        );
+    }
+    // A bad file in the series imports nothing and names the file.
+    std::fs::write(series.join("dump-0009.hprof"), b"JAVA PROFILE 1.0.2\0\0\0\0\x08").unwrap();
+    let output = Command::new(MEMCITY)
+        .arg("import")
+        .arg(&series)
+        .arg("--out")
+        .arg(dir.join("bad.json"))
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("dump-0009.hprof: at byte 23: truncated dump"), "{stderr}");
+    assert!(!dir.join("bad.json").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
