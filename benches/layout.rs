@@ -24,8 +24,7 @@ fn layout_and_frame(c: &mut Criterion) {
         });
         let city = layout(&timeline, &settings());
         assert!(city.buildings.len() >= leaves * 9 / 10);
-        group
-            .bench_with_input(BenchmarkId::new("frame", leaves), &city, |b, city| b.iter(|| frame(city, 2)));
+        group.bench_with_input(BenchmarkId::new("frame", leaves), &city, |b, city| b.iter(|| frame(city, 2)));
     }
     group.finish();
 }

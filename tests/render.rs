@@ -37,7 +37,10 @@ fn screenshot(args: &[&str], png: &Path) -> Option<Shot> {
         .unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr);
     if o.status.code() == Some(2) && stderr.contains("the renderer stopped") {
-        assert!(std::env::var_os("MEMCITY_REQUIRE_VULKAN").is_none(), "MEMCITY_REQUIRE_VULKAN is set: {stderr}");
+        assert!(
+            std::env::var_os("MEMCITY_REQUIRE_VULKAN").is_none(),
+            "MEMCITY_REQUIRE_VULKAN is set: {stderr}"
+        );
         eprintln!("SKIPPED: no Vulkan adapter here ({})", stderr.lines().next().unwrap_or(""));
         return None;
     }

@@ -105,6 +105,9 @@ pub struct CityLayout {
     pub values: Vec<Vec<f32>>,
     /// The largest positive overall growth among buildings (1 where none grows).
     pub max_growth: f64,
+    /// Group ids in the order they were placed (depth first, siblings in squarify order), so a
+    /// later layout can keep siblings in the same order ([`relayout`]).
+    pub placed: Vec<u32>,
 }
 
 pub const NONE: u32 = u32::MAX;
@@ -121,10 +124,32 @@ impl CityLayout {
 
 /// Lays out the max tree of `timeline`.
 pub fn layout(timeline: &Timeline, settings: &Settings) -> CityLayout {
+    layout_in_order(timeline, settings, None)
+}
+
+/// Lays out `timeline` again after it grew (a live snapshot, a new key, a new maximum), keeping
+/// siblings in the order `previous` placed them so buildings keep their relative arrangement as
+/// far as the treemap allows; groups new to the city follow, largest first. `previous` must come
+/// from an earlier state of the same history (group ids are stable while snapshots are appended).
+pub fn relayout(timeline: &Timeline, settings: &Settings, previous: &CityLayout) -> CityLayout {
+    let mut rank = vec![NONE; timeline.groups.len()];
+    for (i, &g) in previous.placed.iter().enumerate() {
+        if let Some(r) = rank.get_mut(g as usize) {
+            *r = i as u32;
+        }
+    }
+    layout_in_order(timeline, settings, Some(&rank))
+}
+
+fn layout_in_order(timeline: &Timeline, settings: &Settings, rank: Option<&[u32]>) -> CityLayout {
     let max = timeline.max.get(settings.metric);
     let n = timeline.groups.len();
     let mapped: Vec<f64> = max.iter().map(|&v| settings.area.map(v as f64)).collect();
-    let kept = kept_children(timeline, &mapped, settings.children);
+    let mut kept = kept_children(timeline, &mapped, settings.children);
+    if let Some(rank) = rank {
+        // Stable sort: new groups (rank NONE) keep their largest-first order at the end.
+        kept.iter_mut().for_each(|c| c.sort_by_key(|&g| rank[g as usize]));
+    }
     let area = subtree_areas(timeline, &mapped, &kept);
     let mut city = CityLayout {
         settings: settings.clone(),
@@ -136,6 +161,7 @@ pub fn layout(timeline: &Timeline, settings: &Settings) -> CityLayout {
         inv_max_value: Vec::new(),
         values: Vec::new(),
         max_growth: 1.0,
+        placed: Vec::new(),
     };
     if n > 0 && area[0] > 0.0 {
         place(timeline, &kept, &area, 0, Rect::new(0.0, 0.0, CITY_SIZE, CITY_SIZE), &mut city);
@@ -199,6 +225,7 @@ fn subtree_areas(timeline: &Timeline, mapped: &[f64], kept: &[Vec<u32>]) -> Vec<
 
 fn place(timeline: &Timeline, kept: &[Vec<u32>], area: &[f64], id: u32, rect: Rect, city: &mut CityLayout) {
     let group = &timeline.groups[id as usize];
+    city.placed.push(id);
     if group.is_leaf() {
         // It stands on its parent's slab, whose top is at depth(parent) + 1 = depth(self).
         let base = group.depth as f64 * SLAB;
@@ -262,6 +289,7 @@ impl CityLayout {
             inv_max_value: Vec::new(),
             values: Vec::new(),
             max_growth: 1.0,
+            placed: Vec::new(),
         }
     }
 }

@@ -248,3 +248,55 @@ fn opacity_setting_and_unsolid_healthy_city() {
     let city = layout(&t, &Settings { solid: 0, opacity: 0.4, ..Settings::default() });
     assert!(city.buildings.iter().all(|b| opacity(&city, b) == 0.4));
 }
+
+/// A one-district history: `snaps` lists each snapshot's leaves as (name, objects).
+fn history_of(snaps: &[&[(&str, u64)]]) -> memcity_model::History {
+    let snapshots: Vec<String> = snaps
+        .iter()
+        .enumerate()
+        .map(|(i, leaves)| {
+            let total: u64 = leaves.iter().map(|l| l.1).sum();
+            let kids: Vec<String> = leaves
+                .iter()
+                .map(|(n, o)| {
+                    format!(r#"{{"key":"H#{n}","name":"{n}","role":"Type","objects":{o},"bytes":{}}}"#, o * 16)
+                })
+                .collect();
+            format!(
+                r#"{{"time_ms":{i},"tree":{{"key":"H","name":"H","role":"Root","objects":{total},"bytes":{},"children":[{}]}}}}"#,
+                total * 16,
+                kids.join(",")
+            )
+        })
+        .collect();
+    let text = format!(r#"{{"format":"memcity/1","snapshots":[{}]}}"#, snapshots.join(","));
+    memcity_model::load_bytes(text.as_bytes(), "test").unwrap()
+}
+
+#[test]
+fn relayout_after_growth_keeps_siblings_in_their_order() {
+    let first: &[(&str, u64)] = &[("a", 100), ("b", 50), ("c", 10)];
+    // c overtakes everyone and a new group d appears.
+    let grown: &[(&str, u64)] = &[("a", 100), ("b", 50), ("c", 900), ("d", 40)];
+    let before = Timeline::new(&history_of(&[first]));
+    let after = Timeline::new(&history_of(&[first, grown]));
+    let settings = Settings::default();
+    let old = layout(&before, &settings);
+    let fresh = layout(&after, &settings);
+    let kept = memcity_layout::relayout(&after, &settings, &old);
+    let names = |city: &CityLayout| -> Vec<String> {
+        city.placed.iter().map(|&g| after.groups[g as usize].key.clone()).collect()
+    };
+    // A fresh layout puts the new largest first; the relayout keeps a, b, c and appends d.
+    assert_eq!(names(&fresh), ["H", "H#c", "H#a", "H#b", "H#d"]);
+    assert_eq!(names(&kept), ["H", "H#a", "H#b", "H#c", "H#d"]);
+    check_geometry(&after, &kept);
+    // The first-placed building still holds the district's first corner.
+    let corner = |city: &CityLayout, key: &str| {
+        let g = after.groups.iter().position(|g| g.key == key).unwrap() as u32;
+        let cell = city.buildings[city.building(g).unwrap()].cell;
+        (cell.x, cell.z)
+    };
+    assert_eq!(corner(&old, "H#a"), corner(&kept, "H#a"));
+    assert_ne!(corner(&fresh, "H#a"), corner(&kept, "H#a"));
+}
