@@ -11,14 +11,37 @@ pub const DEFAULT_INPUT: &str = "scenario:linked-list";
 
 /// Loads `spec` completely or not at all.
 pub fn load(spec: &str) -> Result<History> {
+    load_with_progress(spec, &|_, _| {})
+}
+
+/// [`load`], telling `progress(done, total)` in bytes how far a heap dump import is (other
+/// inputs load in one go and report nothing).
+pub fn load_with_progress(spec: &str, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<History> {
     if let Some(name) = spec.strip_prefix("scenario:") {
         return scenario(name);
     }
     let path = Path::new(spec);
     if is_heap_dumps(path) {
-        return Ok(memcity_hprof::import(&[path.to_path_buf()], &Default::default(), &|_, _| {})?);
+        return Ok(memcity_hprof::import(&[path.to_path_buf()], &Default::default(), progress)?);
     }
     Ok(memcity_model::load_path(path)?)
+}
+
+/// A cheap check before loading in the background: names a scenario that exists or a path
+/// that exists, so a typo fails at once.
+pub fn check(spec: &str) -> Result<()> {
+    if let Some(name) = spec.strip_prefix("scenario:") {
+        return scenario_named(name).map(|_| ());
+    }
+    if !Path::new(spec).exists() {
+        anyhow::bail!("{spec}: no such file or folder");
+    }
+    Ok(())
+}
+
+/// Heap dumps take long enough to deserve a progress bar.
+pub fn is_slow(spec: &str) -> bool {
+    !spec.starts_with("scenario:") && is_heap_dumps(Path::new(spec))
 }
 
 /// A `.hprof`/`.hprof.gz` file, or a folder that holds such files.
@@ -33,10 +56,15 @@ pub fn is_heap_dumps(path: &Path) -> bool {
 /// A built-in scenario with its default seed and size, grouped by type → allocation site.
 fn scenario(name: &str) -> Result<History> {
     use memcity_analysis::scenarios;
-    let scenario = scenarios::find(name).ok_or_else(|| {
-        anyhow::anyhow!("unknown scenario `{name}` in `scenario:{name}` (known: {})", scenarios::names())
-    })?;
+    let scenario = scenario_named(name)?;
     Ok(scenario.history(&scenarios::Params::default(), memcity_analysis::ReplayOptions::default()))
+}
+
+fn scenario_named(name: &str) -> Result<&'static memcity_analysis::scenarios::Scenario> {
+    use memcity_analysis::scenarios;
+    scenarios::find(name).ok_or_else(|| {
+        anyhow::anyhow!("unknown scenario `{name}` in `scenario:{name}` (known: {})", scenarios::names())
+    })
 }
 
 #[cfg(test)]

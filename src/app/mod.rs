@@ -5,10 +5,15 @@ pub mod baseline;
 pub mod camera;
 pub mod headless;
 pub mod inspect;
+pub mod live;
+pub mod load;
 pub mod model;
 pub mod render;
+pub mod sources;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_sources;
 pub mod time;
 pub mod ui;
 
@@ -47,6 +52,11 @@ pub struct AppOptions {
     pub time: Option<usize>,
     pub select: Option<String>,
     pub view: camera::View,
+    /// An input to load in the background once the window is open (a heap dump series); the
+    /// app starts with `history` (usually empty) and a progress bar.
+    pub load_in_background: Option<String>,
+    /// A running WebSocket server whose pushes change the city (`--listen`).
+    pub listen: Option<memcity_wire::Server>,
 }
 
 pub fn run(options: AppOptions) -> anyhow::Result<()> {
@@ -90,6 +100,7 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
     }
     let snapshots = options.history.snapshots.len();
     app.add_plugins(model::ModelPlugin { history: Arc::new(options.history), settings: options.settings })
+        .add_plugins(load::LoadPlugin)
         .add_plugins(time::TimePlugin)
         .add_plugins(inspect::InspectPlugin)
         .add_plugins(camera::CameraPlugin { interactive: !headless, view: options.view });
@@ -98,6 +109,12 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
         app.add_plugins(baseline::BaselinePlugin);
     } else {
         app.add_plugins(render::CityRenderPlugin);
+    }
+    if let Some(server) = options.listen {
+        app.insert_resource(live::LiveServer::new(server)).add_plugins(live::LivePlugin);
+    }
+    if let Some(spec) = options.load_in_background {
+        app.world_mut().write_message(load::OpenInput(spec));
     }
     let mut cursor = time::TimeCursor::default();
     cursor.jump_to(options.time.unwrap_or(0), snapshots);

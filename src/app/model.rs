@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use bevy::prelude::*;
 use memcity_layout::pick::PickGrid;
-use memcity_layout::{CityLayout, Frame, Settings, frames, layout};
+use memcity_layout::{CityLayout, Frame, Settings, frames, layout, relayout};
 use memcity_model::{History, Timeline};
 
 /// The city being shown. Replaced whole: a rejected input never touches it.
@@ -17,6 +17,8 @@ pub struct CityModel {
     pub layout: Arc<CityLayout>,
     pub frames: Arc<Vec<Frame>>,
     pub grid: Arc<PickGrid>,
+    /// Suspicious time windows (leak, fastest growth, GC overhead, churn) for the timeline.
+    pub windows: Arc<Vec<memcity_analysis::windows::Window>>,
     /// Bumped on every relayout or reload.
     pub generation: u64,
 }
@@ -30,14 +32,42 @@ impl CityModel {
             layout: Arc::default(),
             frames: Arc::default(),
             grid: Arc::new(PickGrid::new(&CityLayout::empty())),
+            windows: Arc::default(),
             generation: 0,
         };
+        model.windows = Arc::new(memcity_analysis::windows::detect(&model.history));
         model.relayout(settings);
         model
     }
 
+    /// Appends snapshots (a live city): the layout is recomputed keeping the arrangement.
+    pub fn extend(
+        &mut self,
+        snapshots: impl IntoIterator<Item = memcity_model::Snapshot>,
+        settings: &Settings,
+    ) {
+        Arc::make_mut(&mut self.history).snapshots.extend(snapshots);
+        self.grow(settings);
+    }
+
+    /// The same city with more data (snapshots, pointer maps): keeps the arrangement.
+    pub fn replace_keeping_layout(&mut self, history: History, settings: &Settings) {
+        self.history = Arc::new(history);
+        self.grow(settings);
+    }
+
+    fn grow(&mut self, settings: &Settings) {
+        self.timeline = Arc::new(Timeline::new(&self.history));
+        self.windows = Arc::new(memcity_analysis::windows::detect(&self.history));
+        let city = relayout(&self.timeline, settings, &self.layout);
+        self.set_layout(city);
+    }
+
     pub fn relayout(&mut self, settings: &Settings) {
-        let city = layout(&self.timeline, settings);
+        self.set_layout(layout(&self.timeline, settings));
+    }
+
+    fn set_layout(&mut self, city: CityLayout) {
         self.frames = Arc::new(frames(&city));
         self.grid = Arc::new(PickGrid::new(&city));
         self.layout = Arc::new(city);
@@ -94,7 +124,7 @@ fn relayout_on_settings_change(settings: Res<LayoutSettings>, mut model: ResMut<
     }
 }
 
-fn load_history(
+pub fn load_history(
     mut messages: MessageReader<LoadHistory>,
     settings: Res<LayoutSettings>,
     mut model: ResMut<CityModel>,

@@ -10,7 +10,7 @@ use crate::app::inspect::{InspectPlugin, Selection, Target};
 use crate::app::model::{CityModel, LayoutSettings, LoadHistory, ModelPlugin};
 use crate::app::time::{DisplayedFrame, TimeCommand, TimeCursor, TimePlugin};
 
-fn sample() -> memcity_model::History {
+pub fn sample() -> memcity_model::History {
     memcity_model::load_path(std::path::Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/data/sample-leak.json"
@@ -18,7 +18,7 @@ fn sample() -> memcity_model::History {
     .unwrap()
 }
 
-fn app() -> App {
+pub fn app() -> App {
     let mut app = App::new();
     app.add_plugins(MinimalPlugins)
         .init_resource::<ButtonInput<KeyCode>>()
@@ -37,7 +37,7 @@ fn press(app: &mut App, key: KeyCode) {
     keys.clear();
 }
 
-fn cursor(app: &App) -> TimeCursor {
+pub fn cursor(app: &App) -> TimeCursor {
     app.world().resource::<TimeCursor>().clone()
 }
 

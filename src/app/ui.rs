@@ -3,6 +3,7 @@
 
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+use memcity_analysis::windows::WindowKind;
 use memcity_layout::AreaMode;
 use memcity_model::Metric;
 
@@ -15,7 +16,7 @@ pub struct UiPlugin;
 
 impl Plugin for UiPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<SearchBox>().init_resource::<TimelineMarks>().add_systems(
+        app.init_resource::<SearchBox>().add_plugins(crate::app::sources::SourcesPlugin).add_systems(
             EguiPrimaryContextPass,
             (
                 settings_window,
@@ -30,11 +31,6 @@ impl Plugin for UiPlugin {
         );
     }
 }
-
-/// Spans of the timeline to highlight (detected suspicious time windows): first and last
-/// snapshot, and what they are.
-#[derive(Resource, Default, Clone)]
-pub struct TimelineMarks(pub Vec<(usize, usize, String)>);
 
 #[derive(Resource, Default)]
 struct SearchBox {
@@ -178,12 +174,11 @@ fn timeline_window(
     model: Res<CityModel>,
     cursor: Res<TimeCursor>,
     settings: Res<LayoutSettings>,
-    marks: Res<TimelineMarks>,
     mut commands: MessageWriter<TimeCommand>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let count = model.snapshot_count();
-    let snapshot = &model.history.snapshots[cursor.current];
+    let Some(snapshot) = model.history.snapshots.get(cursor.current) else { return Ok(()) };
     egui::Window::new("Time")
         .anchor(egui::Align2::CENTER_BOTTOM, [0.0, -8.0])
         .resizable(false)
@@ -216,17 +211,38 @@ fn timeline_window(
             let r = response.rect;
             painter.rect_filled(r, 2.0, egui::Color32::from_gray(25));
             let x = |i: usize| r.left() + r.width() * i as f32 / (count.max(2) - 1) as f32;
-            for (first, last, what) in &marks.0 {
-                let span =
-                    egui::Rect::from_x_y_ranges(x(*first)..=x(*last).max(x(*first) + 2.0), r.y_range());
-                painter.rect_filled(span, 0.0, egui::Color32::from_rgba_unmultiplied(220, 60, 40, 50));
-                painter.text(
-                    span.left_top(),
-                    egui::Align2::LEFT_TOP,
-                    what,
-                    egui::FontId::proportional(10.0),
-                    egui::Color32::LIGHT_RED,
+            // Detected suspicious time windows, one band per kind so overlapping ones stay legible.
+            let hover = response.hover_pos();
+            let mut tip = None;
+            for (i, w) in model.windows.iter().enumerate() {
+                let band = r.height() / model.windows.len().max(1) as f32;
+                let (top, color) = (r.top() + band * i as f32, window_color(w.kind));
+                let span = egui::Rect::from_x_y_ranges(
+                    x(w.first)..=x(w.last).max(x(w.first) + 2.0),
+                    top..=top + band,
                 );
+                painter.rect_filled(span, 0.0, color.gamma_multiply(0.35));
+                painter.text(
+                    span.left_top() + egui::vec2(2.0, 0.0),
+                    egui::Align2::LEFT_TOP,
+                    w.kind.label(),
+                    egui::FontId::proportional(10.0),
+                    color,
+                );
+                if hover.is_some_and(|p| span.contains(p)) {
+                    tip = Some(format!(
+                        "{}: snapshots {}..{} ({} .. {}), score {:.3}",
+                        w.kind.label(),
+                        w.first,
+                        w.last,
+                        model.history.snapshots[w.first].display_label(),
+                        model.history.snapshots[w.last].display_label(),
+                        w.score
+                    ));
+                }
+            }
+            if let Some(tip) = tip {
+                response.clone().on_hover_text(tip);
             }
             let points: Vec<egui::Pos2> = totals
                 .iter()
@@ -256,6 +272,15 @@ fn timeline_window(
             }
         });
     Ok(())
+}
+
+fn window_color(kind: WindowKind) -> egui::Color32 {
+    match kind {
+        WindowKind::Leak | WindowKind::LeakRegression => egui::Color32::from_rgb(235, 70, 50),
+        WindowKind::FastestGrowth => egui::Color32::from_rgb(255, 160, 40),
+        WindowKind::GcOverhead => egui::Color32::from_rgb(120, 170, 255),
+        WindowKind::Churn => egui::Color32::from_rgb(190, 120, 255),
+    }
 }
 
 fn search_window(

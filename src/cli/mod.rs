@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 
 mod analyze;
 mod fetch;
-mod import;
+pub mod import;
 pub mod layout;
 pub mod open;
 mod push;

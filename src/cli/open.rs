@@ -42,6 +42,16 @@ pub struct OpenArgs {
     /// --bench-render the naive way (one entity and material per building) for comparison.
     #[arg(long)]
     pub baseline: bool,
+    /// Accept WebSocket clients that push histories and live snapshots (docs/websocket.md);
+    /// without ADDR on 127.0.0.1:7878. Without INPUT the city starts empty and waits.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = memcity_wire::DEFAULT_ADDR)]
+    pub listen: Option<String>,
+    /// Open the trees and pointer maps of an AntTracks server (ws://HOST:PORT) instead of INPUT.
+    #[arg(long, value_name = "URL", conflicts_with = "input")]
+    pub connect: Option<String>,
+    /// With --connect: the AntTracks tab to open (default: the first of its tab list).
+    #[arg(long, value_name = "N", requires = "connect")]
+    pub tab: Option<i64>,
     #[command(flatten)]
     pub settings: SettingsArgs,
 }
@@ -64,10 +74,26 @@ pub fn run(args: OpenArgs) -> Result<()> {
     if args.bench_render && (args.buildings == 0 || args.frames == 0) {
         bail!("--bench-render needs --buildings and --frames of at least 1");
     }
+    let interactive = args.screenshot.is_none() && !args.bench_render;
+    let spec = args.input.clone().unwrap_or_else(|| crate::input::DEFAULT_INPUT.to_string());
+    let mut background = None;
     let history = if args.bench_render {
         memcity_model::synthetic::history(args.buildings, 12, 1)
+    } else if let Some(url) = &args.connect {
+        let timeout = memcity_wire::client::DEFAULT_TIMEOUT;
+        memcity_wire::fetch_anttracks(url, args.tab, timeout)
+            .map_err(|e| anyhow::anyhow!("--connect {url}: {e}"))?
+    } else if args.listen.is_some() && args.input.is_none() {
+        empty_history()
+    } else if interactive && crate::input::is_slow(&spec) && args.time.is_none() && args.select.is_none() {
+        // The window opens at once and shows the import's progress.
+        crate::input::check(&spec)?;
+        background = Some(spec);
+        empty_history()
+    } else if crate::input::is_slow(&spec) {
+        crate::cli::import::import_with_progress(&[spec.into()], &Default::default())?
     } else {
-        crate::input::load(args.input.as_deref().unwrap_or(crate::input::DEFAULT_INPUT))?
+        crate::input::load(&spec)?
     };
     if let Some(t) = args.time
         && t >= history.snapshots.len()
@@ -78,7 +104,31 @@ pub fn run(args: OpenArgs) -> Result<()> {
             history.snapshots.len() - 1
         );
     }
-    launch(args, history, settings)
+    let listen = match &args.listen {
+        Some(addr) => Some(listen(addr)?),
+        None => None,
+    };
+    launch(args, history, settings, background, listen)
+}
+
+fn empty_history() -> memcity_model::History {
+    memcity_model::History {
+        format: memcity_model::FORMAT.into(),
+        metric_names: Default::default(),
+        snapshots: Vec::new(),
+    }
+}
+
+/// Starts the WebSocket server before the window, so a taken port fails at once.
+fn listen(addr: &str) -> Result<memcity_wire::Server> {
+    let config = memcity_wire::ServerConfig { addr: addr.to_string(), ..Default::default() };
+    let server = memcity_wire::Server::start(config).map_err(|e| anyhow::anyhow!("--listen: {e}"))?;
+    let bound = server.local_addr();
+    println!("listening on ws://{bound}");
+    if !bound.ip().is_loopback() {
+        eprintln!("memcity: listening beyond loopback: anyone who can reach {bound} can replace the city");
+    }
+    Ok(server)
 }
 
 #[cfg(feature = "app")]
@@ -86,6 +136,8 @@ fn launch(
     args: OpenArgs,
     history: memcity_model::History,
     mut settings: memcity_layout::Settings,
+    load_in_background: Option<String>,
+    listen: Option<memcity_wire::Server>,
 ) -> Result<()> {
     use crate::app::{AppOptions, Mode, camera::View};
     let mode = if args.bench_render {
@@ -107,10 +159,25 @@ fn launch(
         "street" => View::Street,
         _ => View::Overview,
     };
-    crate::app::run(AppOptions { history, settings, mode, time: args.time, select: args.select, view })
+    crate::app::run(AppOptions {
+        history,
+        settings,
+        mode,
+        time: args.time,
+        select: args.select,
+        view,
+        load_in_background,
+        listen,
+    })
 }
 
 #[cfg(not(feature = "app"))]
-fn launch(_: OpenArgs, _: memcity_model::History, _: memcity_layout::Settings) -> Result<()> {
+fn launch(
+    _: OpenArgs,
+    _: memcity_model::History,
+    _: memcity_layout::Settings,
+    _: Option<String>,
+    _: Option<memcity_wire::Server>,
+) -> Result<()> {
     bail!("this memcity was built without the `app` feature: only the headless subcommands work")
 }

@@ -13,11 +13,13 @@ use bevy::render::render_resource::SpecializedRenderPipelines;
 use bevy::render::{Render, RenderApp, RenderStartup, RenderSystems};
 use memcity_layout::city::{CITY_SIZE, SLAB};
 use memcity_layout::frame::{footprint, growth_color, height, opacity, visible};
+use memcity_layout::{Building, CityLayout, Rect};
 use rayon::prelude::*;
 
 use crate::app::camera::CityCamera;
 use crate::app::headless::{CityDrawn, PipelinesIdle};
 use crate::app::inspect::{Selection, Target};
+use crate::app::live::LayoutMorph;
 use crate::app::model::{CityModel, ViewOptions};
 use crate::app::time::DisplayedFrame;
 use pipeline::{CityGpu, CityInstances, DrawCity, FLAG_HOVERED, FLAG_SELECTED, InstanceData};
@@ -60,8 +62,8 @@ impl Plugin for CityRenderPlugin {
 }
 
 /// What the instance list was last built from: model generation, frame version, selection,
-/// hover, growth colors, camera cell.
-type InputsKey = (u64, u64, Option<String>, Option<Target>, bool, [i32; 3]);
+/// hover, growth colors, camera cell, layout morph progress.
+type InputsKey = (u64, u64, Option<String>, Option<Target>, bool, [i32; 3], u32);
 
 #[derive(Resource, Default, PartialEq)]
 struct InstanceInputs {
@@ -80,6 +82,7 @@ fn build_instances(
     selection: Res<Selection>,
     options: Res<ViewOptions>,
     cameras: Query<&GlobalTransform, With<CityCamera>>,
+    morph: Option<Res<LayoutMorph>>,
     mut inputs: ResMut<InstanceInputs>,
     mut out: ResMut<CityInstances>,
 ) {
@@ -94,23 +97,34 @@ fn build_instances(
         selection.hovered,
         options.growth_color,
         eye_cell,
+        morph.as_ref().map_or(1.0, |m| m.t).to_bits(),
     ));
     if inputs.key == key {
         return;
     }
     inputs.key = key;
+    let morph = morph.as_ref().and_then(|m| m.active(model.generation));
     out.instances =
-        std::sync::Arc::new(city_instances(&model, &frame, &selection, options.growth_color, eye));
+        std::sync::Arc::new(city_instances(&model, &frame, &selection, options.growth_color, eye, morph));
     out.version += 1;
 }
 
+/// Where a rectangle is `t` of the way from `a` to `b`.
+fn lerp_rect(a: Rect, b: Rect, t: f64) -> Rect {
+    let l = |a: f64, b: f64| a + (b - a) * t;
+    Rect::new(l(a.x, b.x), l(a.z, b.z), l(a.w, b.w), l(a.d, b.d))
+}
+
 /// Ground, districts and opaque buildings first; translucent buildings after, back to front.
+/// During a layout change (`morph`: the old layout and the eased progress) every district and
+/// building that was in the old layout is drawn on its way from there.
 pub fn city_instances(
     model: &CityModel,
     frame: &DisplayedFrame,
     selection: &Selection,
     growth_colors: bool,
     eye: Vec3,
+    morph: Option<(&CityLayout, f32)>,
 ) -> Vec<InstanceData> {
     let layout = &model.layout;
     let selected = selection.target(model);
@@ -129,11 +143,14 @@ pub fn city_instances(
         size: [c * 1.6, 2.0, c * 1.6, 0.0],
         color: linear([0.16, 0.17, 0.2], 1.0),
     }];
+    let t = morph.map_or(1.0, |m| m.1 as f64);
     for d in &layout.districts {
-        let (x, z) = d.rect.center();
+        let old = morph.and_then(|(from, _)| from.district(d.group).map(|i| from.districts[i].rect));
+        let rect = old.map_or(d.rect, |old| lerp_rect(old, d.rect, t));
+        let (x, z) = rect.center();
         opaque.push(InstanceData {
             center: [x as f32, (d.top() - SLAB / 2.0) as f32, z as f32, flags(Target::District(d.group))],
-            size: [d.rect.w as f32, SLAB as f32, d.rect.d as f32, 0.0],
+            size: [rect.w as f32, SLAB as f32, rect.d as f32, 0.0],
             color: linear(d.color, 1.0),
         });
     }
@@ -147,6 +164,15 @@ pub fn city_instances(
         .zip(states.par_iter())
         .filter(|(_, s)| visible(**s))
         .map(|(b, &state)| {
+            let moving = morph.and_then(|(from, _)| from.building(b.group).map(|i| &from.buildings[i]));
+            let b = &match moving {
+                Some(old) => Building {
+                    cell: lerp_rect(old.cell, b.cell, t),
+                    base: old.base + (b.base - old.base) * t,
+                    ..*b
+                },
+                None => b.clone(),
+            };
             let fp = footprint(b, state);
             let h = height(b, state);
             let (x, z) = fp.center();

@@ -1,0 +1,150 @@
+//! The live city (`memcity --listen`): the WebSocket server runs on its own threads
+//! (memcity-wire); each frame this plugin takes what it applied. An appended snapshot extends the
+//! city in place: the layout is recomputed keeping the buildings' arrangement, the change is
+//! animated (see [`LayoutMorph`]), and a viewer at the last snapshot follows the new one.
+
+use std::sync::mpsc::Receiver;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bevy::prelude::*;
+use memcity_wire::{Server, Update};
+
+use crate::app::model::{CityModel, LayoutSettings, LoadHistory};
+use crate::app::time::TimeCursor;
+
+/// The server and what the UI shows about it.
+#[derive(Resource)]
+pub struct LiveServer {
+    server: Server,
+    updates: Mutex<Receiver<Update>>,
+    pub url: String,
+    /// The last applied change: its message type and version.
+    pub last: Option<(&'static str, u64)>,
+    /// From the server having read a message to the city showing it, for the last change.
+    pub latency: Option<Duration>,
+    /// Changes waiting for the displayed frame to catch up (their receive times).
+    pending: Vec<Instant>,
+}
+
+impl LiveServer {
+    pub fn new(server: Server) -> LiveServer {
+        let updates = Mutex::new(server.subscribe());
+        let url = format!("ws://{}", server.local_addr());
+        LiveServer { server, updates, url, last: None, latency: None, pending: Vec::new() }
+    }
+
+    pub fn clients(&self) -> usize {
+        self.server.clients()
+    }
+}
+
+/// A layout change being animated: buildings and districts slide from where `from` had them.
+#[derive(Resource, Default)]
+pub struct LayoutMorph {
+    pub from: Option<Arc<memcity_layout::CityLayout>>,
+    /// The model generation the morph leads to; another change ends it.
+    pub generation: u64,
+    /// 0 at the old layout, 1 at the new one.
+    pub t: f32,
+}
+
+impl LayoutMorph {
+    /// Eased progress while animating towards `generation`, else `None`.
+    pub fn active(&self, generation: u64) -> Option<(&memcity_layout::CityLayout, f32)> {
+        let from = self.from.as_deref()?;
+        (self.generation == generation && self.t < 1.0)
+            .then(|| (from, self.t * self.t * (3.0 - 2.0 * self.t)))
+    }
+}
+
+/// Seconds a layout change takes on screen.
+const MORPH_SECONDS: f32 = 0.6;
+
+pub struct LivePlugin;
+
+impl Plugin for LivePlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<LayoutMorph>()
+            .add_systems(PreUpdate, take_updates.before(crate::app::model::load_history))
+            .add_systems(Update, advance_morph)
+            .add_systems(Last, measure_latency);
+    }
+}
+
+fn take_updates(
+    mut live: ResMut<LiveServer>,
+    mut model: ResMut<CityModel>,
+    settings: Res<LayoutSettings>,
+    mut cursor: ResMut<TimeCursor>,
+    mut morph: ResMut<LayoutMorph>,
+    mut load: MessageWriter<LoadHistory>,
+) {
+    let updates: Vec<Update> = match live.updates.lock() {
+        Ok(receiver) => receiver.try_iter().collect(),
+        Err(_) => return,
+    };
+    let Some(newest) = updates.last() else { return };
+    live.last = Some((newest.kind, newest.version));
+    live.pending.extend(updates.iter().map(|u| u.received));
+    let following = cursor.current + 1 >= model.snapshot_count();
+    // Appends that continue the city's own copy extend it; anything else takes the server's
+    // history whole (a new history, pointer maps, clear, or appends this copy missed).
+    let mut count = model.snapshot_count();
+    let appends: Option<Vec<_>> = updates
+        .iter()
+        .map(|u| {
+            count += 1;
+            u.appended.clone().filter(|_| u.kind == "snapshot" && u.snapshots == count)
+        })
+        .collect();
+    match appends {
+        Some(snapshots) if model.snapshot_count() > 0 => {
+            let previous = model.layout.clone();
+            model.extend(snapshots.iter().map(|s| (**s).clone()), &settings);
+            if model.layout.buildings.iter().map(|b| b.cell).ne(previous.buildings.iter().map(|b| b.cell)) {
+                *morph = LayoutMorph { from: Some(previous), generation: model.generation, t: 0.0 };
+            }
+        }
+        _ => {
+            let Some((_, history)) = live.server.latest() else { return };
+            let kind = newest.kind;
+            if kind == "pointers" || (kind == "snapshot" && model.snapshot_count() > 0) {
+                // Same city, more data: keep the arrangement.
+                let previous = model.layout.clone();
+                model.replace_keeping_layout((*history).clone(), &settings);
+                *morph = LayoutMorph { from: Some(previous), generation: model.generation, t: 0.0 };
+            } else {
+                load.write(LoadHistory(history));
+            }
+        }
+    }
+    let count = model.snapshot_count();
+    if following && count > 0 {
+        cursor.go_to(count - 1, count);
+    }
+}
+
+fn advance_morph(time: Res<Time>, mut morph: ResMut<LayoutMorph>) {
+    if morph.from.is_some() {
+        morph.t = (morph.t + time.delta_secs() / MORPH_SECONDS).min(1.0);
+        if morph.t >= 1.0 {
+            morph.from = None;
+        }
+    }
+}
+
+/// Latency ends when the frame for the change is on screen (the frame after it was applied).
+fn measure_latency(mut live: ResMut<LiveServer>) {
+    if let Some(first) = live.pending.first().copied() {
+        let latency = first.elapsed();
+        if let Some((kind, version)) = live.last {
+            info!(
+                "live: {kind} (version {version}) in the city {:.1} ms after it arrived",
+                latency.as_secs_f64() * 1e3
+            );
+        }
+        live.latency = Some(latency);
+        live.pending.clear();
+    }
+}

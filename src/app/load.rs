@@ -1,0 +1,118 @@
+//! Opening inputs while the app runs: a heap dump series given on the command line, or any
+//! input typed into the Open box. The load runs on its own thread with a progress bar in the UI;
+//! the city is replaced only when the whole input loaded, and a failure leaves it as it was.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, TryRecvError, channel};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use bevy::prelude::*;
+
+use crate::app::model::LoadHistory;
+
+/// Load this input (any spec `memcity [INPUT]` takes) in the background.
+#[derive(Message, Clone, Debug)]
+pub struct OpenInput(pub String);
+
+/// The running load, if any, and how the last one ended.
+#[derive(Resource, Default)]
+pub struct Loading {
+    job: Option<Job>,
+    /// The last failure, shown until the next load starts.
+    pub error: Option<String>,
+}
+
+struct Job {
+    spec: String,
+    started: Instant,
+    /// Bytes done and total, as the importer reports them (0/0: no progress to tell).
+    progress: Arc<(AtomicU64, AtomicU64)>,
+    result: Mutex<Receiver<Result<memcity_model::History, String>>>,
+}
+
+impl Loading {
+    /// What is loading: its spec, the fraction done when known, seconds since it started.
+    pub fn status(&self) -> Option<(&str, Option<f32>, f32)> {
+        let job = self.job.as_ref()?;
+        let (done, total) = (job.progress.0.load(Ordering::Relaxed), job.progress.1.load(Ordering::Relaxed));
+        let fraction = (total > 0).then(|| (done as f64 / total as f64) as f32);
+        Some((&job.spec, fraction, job.started.elapsed().as_secs_f32()))
+    }
+
+    pub fn is_busy(&self) -> bool {
+        self.job.is_some()
+    }
+
+    fn start(&mut self, spec: String) {
+        let progress = Arc::new((AtomicU64::new(0), AtomicU64::new(0)));
+        let (send, result) = channel();
+        let (for_thread, spec_for_thread) = (progress.clone(), spec.clone());
+        let spawned = std::thread::Builder::new().name("memcity-load".into()).spawn(move || {
+            let report = |done: u64, total: u64| {
+                for_thread.1.store(total, Ordering::Relaxed);
+                for_thread.0.store(done, Ordering::Relaxed);
+            };
+            let loaded =
+                crate::input::load_with_progress(&spec_for_thread, &report).map_err(|e| format!("{e:#}"));
+            let _ = send.send(loaded);
+        });
+        self.error = None;
+        match spawned {
+            Ok(_) => {
+                self.job = Some(Job { spec, started: Instant::now(), progress, result: Mutex::new(result) })
+            }
+            Err(e) => self.error = Some(format!("{spec}: cannot start loading: {e}")),
+        }
+    }
+}
+
+pub struct LoadPlugin;
+
+impl Plugin for LoadPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<Loading>()
+            .add_message::<OpenInput>()
+            .add_systems(PreUpdate, (start_loads, finish_load).chain());
+    }
+}
+
+fn start_loads(mut opens: MessageReader<OpenInput>, mut loading: ResMut<Loading>) {
+    // One load at a time: a request while one runs waits for the user to ask again.
+    if let Some(OpenInput(spec)) = opens.read().last()
+        && !loading.is_busy()
+    {
+        let spec = spec.trim().to_string();
+        match crate::input::check(&spec) {
+            Ok(()) => loading.start(spec),
+            Err(e) => loading.error = Some(format!("{e:#}")),
+        }
+    }
+}
+
+fn finish_load(mut loading: ResMut<Loading>, mut load: MessageWriter<LoadHistory>) {
+    let Some(job) = &loading.job else { return };
+    let received = job.result.lock().map(|r| r.try_recv()).unwrap_or(Err(TryRecvError::Disconnected));
+    let spec = job.spec.clone();
+    match received {
+        Err(TryRecvError::Empty) => {}
+        Ok(Ok(history)) if history.snapshots.is_empty() => {
+            loading.job = None;
+            loading.error = Some(format!("{spec}: the history has no snapshots"));
+        }
+        Ok(Ok(history)) => {
+            info!("loaded {spec}: {} snapshots", history.snapshots.len());
+            loading.job = None;
+            load.write(LoadHistory(Arc::new(history)));
+        }
+        Ok(Err(e)) => {
+            loading.job = None;
+            error!("{e}");
+            loading.error = Some(e);
+        }
+        Err(TryRecvError::Disconnected) => {
+            loading.job = None;
+            loading.error = Some(format!("{spec}: the loader stopped without a result"));
+        }
+    }
+}

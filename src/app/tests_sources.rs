@@ -1,0 +1,152 @@
+//! ECS tests of where the city comes from: a live WebSocket server pushing into the running
+//! app, background loads (progress, failures that keep the city), and the timeline's windows.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bevy::prelude::*;
+use memcity_layout::Settings;
+use memcity_wire::client::Connection;
+use memcity_wire::protocol::{history_message, snapshot_message};
+use memcity_wire::{Server, ServerConfig};
+
+use crate::app::live::{LayoutMorph, LivePlugin, LiveServer};
+use crate::app::load::{LoadPlugin, Loading, OpenInput};
+use crate::app::model::{CityModel, ModelPlugin};
+use crate::app::tests::{app, cursor, sample};
+use crate::app::time::TimePlugin;
+
+fn model(app: &App) -> CityModel {
+    app.world().resource::<CityModel>().clone()
+}
+
+/// Updates until `done` holds (at most 20 s: the server and loader work on other threads).
+fn update_until(app: &mut App, what: &str, done: impl Fn(&App) -> bool) {
+    let start = Instant::now();
+    while !done(app) {
+        assert!(start.elapsed() < Duration::from_secs(20), "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(5));
+        app.update();
+    }
+}
+
+fn live_app() -> (App, Connection) {
+    let server = Server::start(ServerConfig { addr: "127.0.0.1:0".into(), ..Default::default() }).unwrap();
+    let url = format!("ws://{}", server.local_addr());
+    let empty = memcity_model::History { snapshots: Vec::new(), ..sample() };
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins)
+        .init_resource::<ButtonInput<KeyCode>>()
+        .add_plugins(ModelPlugin { history: Arc::new(empty), settings: Settings::default() })
+        .add_plugins(TimePlugin)
+        .insert_resource(LiveServer::new(server))
+        .add_plugins(LivePlugin);
+    app.update();
+    let connection = Connection::open(&url, Duration::from_secs(20)).unwrap();
+    (app, connection)
+}
+
+fn ok(connection: &mut Connection, message: String) {
+    let reply = connection.request(message).unwrap();
+    assert!(reply.contains("\"ok\":true"), "{reply}");
+}
+
+#[test]
+fn a_live_city_grows_with_each_pushed_snapshot_and_keeps_its_arrangement() {
+    let (mut app, mut ws) = live_app();
+    assert_eq!(model(&app).snapshot_count(), 0, "an empty city waits for data");
+    let full = sample();
+    let first = memcity_model::History { snapshots: full.snapshots[..1].to_vec(), ..full.clone() };
+    ok(&mut ws, history_message(&first));
+    update_until(&mut app, "the first snapshot", |a| model(a).snapshot_count() == 1);
+    let mut morphs = 0;
+    for (i, snapshot) in full.snapshots.iter().enumerate().skip(1) {
+        let before = model(&app);
+        ok(&mut ws, snapshot_message(snapshot));
+        update_until(&mut app, "an appended snapshot", |a| model(a).snapshot_count() == i + 1);
+        let after = model(&app);
+        assert!(after.generation > before.generation);
+        // Groups already placed keep their relative order.
+        let kept: Vec<u32> =
+            after.layout.placed.iter().copied().filter(|g| before.layout.placed.contains(g)).collect();
+        assert_eq!(kept, before.layout.placed, "snapshot {i} reordered the city");
+        // A viewer at the newest snapshot follows the city as it grows.
+        assert_eq!(cursor(&app).current, i);
+        let morph = app.world().resource::<LayoutMorph>();
+        if after.layout.buildings.iter().map(|b| b.cell).ne(before.layout.buildings.iter().map(|b| b.cell)) {
+            assert!(morph.active(after.generation).is_some(), "snapshot {i}: a layout change is animated");
+            morphs += 1;
+        }
+    }
+    assert!(morphs > 0, "the sample's growth moves buildings at least once");
+    // The city's own copy equals the pushed history.
+    assert_eq!(*model(&app).history, full);
+    let live = app.world().resource::<LiveServer>();
+    assert_eq!(live.last.map(|l| l.0), Some("snapshot"));
+    assert!(live.latency.is_some());
+    // A bad message is refused and changes nothing.
+    let reply = ws.request(r#"{"type":"snapshot","snapshot":{"time_ms":"soon"}}"#.into()).unwrap();
+    assert!(reply.contains("\"ok\":false"), "{reply}");
+    app.update();
+    assert_eq!(*model(&app).history, full);
+    // clear empties the city.
+    ok(&mut ws, r#"{"type":"clear"}"#.into());
+    update_until(&mut app, "clear", |a| model(a).snapshot_count() == 0);
+    assert!(model(&app).layout.buildings.is_empty());
+}
+
+fn loading_app() -> App {
+    let mut app = app();
+    app.add_plugins(LoadPlugin);
+    app.update();
+    app
+}
+
+fn repo(path: &str) -> String {
+    format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn heap_dumps_load_in_the_background_and_replace_the_city() {
+    let mut app = loading_app();
+    app.world_mut().write_message(OpenInput(repo("data/hprof")));
+    app.update();
+    assert!(app.world().resource::<Loading>().status().is_some(), "a load is under way");
+    update_until(&mut app, "the dump series", |a| !a.world().resource::<Loading>().is_busy());
+    assert_eq!(app.world().resource::<Loading>().error, None);
+    app.update();
+    let city = model(&app);
+    assert_eq!(city.snapshot_count(), 3);
+    assert_eq!(city.history.snapshots[0].tree.key, "Heap");
+}
+
+#[test]
+fn a_failed_load_says_why_and_keeps_the_city() {
+    let mut app = loading_app();
+    let before = model(&app);
+    app.world_mut().write_message(OpenInput(repo("no/such/file.json")));
+    app.update();
+    let error = app.world().resource::<Loading>().error.clone().unwrap();
+    assert!(error.contains("no/such/file.json: no such file or folder"), "{error}");
+    // Malformed JSON fails on the loader thread.
+    let bad = std::env::temp_dir().join(format!("memcity-bad-{}.json", std::process::id()));
+    std::fs::write(&bad, r#"{"format":"memcity/1","snapshots":[{"time_ms":1}"#).unwrap();
+    app.world_mut().write_message(OpenInput(bad.to_str().unwrap().into()));
+    app.update();
+    update_until(&mut app, "the bad file", |a| a.world().resource::<Loading>().error.is_some());
+    let error = app.world().resource::<Loading>().error.clone().unwrap();
+    assert!(error.contains("memcity-bad-"), "the error names the file: {error}");
+    std::fs::remove_file(&bad).unwrap();
+    let after = model(&app);
+    assert_eq!((after.generation, after.snapshot_count()), (before.generation, before.snapshot_count()));
+}
+
+#[test]
+fn the_timeline_knows_the_teaching_scenarios_leak_window() {
+    let history = crate::input::load("scenario:linked-list").unwrap();
+    let city = CityModel::new(history, &Settings::default());
+    let kinds: Vec<_> = city.windows.iter().map(|w| w.kind).collect();
+    assert!(kinds.contains(&memcity_analysis::windows::WindowKind::Leak), "{kinds:?}");
+    let healthy = CityModel::new(crate::input::load("scenario:healthy").unwrap(), &Settings::default());
+    assert!(healthy.windows.iter().all(|w| w.kind != memcity_analysis::windows::WindowKind::Leak));
+}
