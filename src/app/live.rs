@@ -54,7 +54,7 @@ impl LayoutMorph {
     pub fn active(&self, generation: u64) -> Option<(&memcity_layout::CityLayout, f32)> {
         let from = self.from.as_deref()?;
         (self.generation == generation && self.t < 1.0)
-            .then(|| (from, self.t * self.t * (3.0 - 2.0 * self.t)))
+            .then_some((from, self.t * self.t * (3.0 - 2.0 * self.t)))
     }
 }
 

@@ -82,7 +82,7 @@ pub fn run(args: OpenArgs) -> Result<()> {
     } else if let Some(url) = &args.connect {
         let timeout = memcity_wire::client::DEFAULT_TIMEOUT;
         memcity_wire::fetch_anttracks(url, args.tab, timeout)
-            .map_err(|e| anyhow::anyhow!("--connect {url}: {e}"))?
+            .map_err(|e| anyhow::anyhow!("--connect: {e}"))?
     } else if args.listen.is_some() && args.input.is_none() {
         empty_history()
     } else if interactive && crate::input::is_slow(&spec) && args.time.is_none() && args.select.is_none() {
