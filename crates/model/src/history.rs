@@ -66,6 +66,19 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// A snapshot of `tree` at `time_ms` with nothing else (no pointer maps, no heap metrics).
+    pub fn new(time_ms: u64, tree: Node) -> Snapshot {
+        Snapshot {
+            time_ms,
+            gc_id: None,
+            label: None,
+            tree,
+            points_to: PointerMap::new(),
+            pointed_from: PointerMap::new(),
+            heap: None,
+        }
+    }
+
     /// What the UI calls this snapshot: its label, else its GC id, else its time.
     pub fn display_label(&self) -> String {
         match (&self.label, self.gc_id) {

@@ -240,15 +240,7 @@ mod tests {
         for (name, bytes) in leaves {
             tree.children.push(Node::leaf(&format!("Heap#{name}"), name, "Type", 1, *bytes));
         }
-        Snapshot {
-            time_ms,
-            gc_id: None,
-            label: None,
-            tree,
-            points_to: PointerMap::new(),
-            pointed_from: PointerMap::new(),
-            heap: None,
-        }
+        Snapshot::new(time_ms, tree)
     }
 
     fn append(live: &mut LiveHistory, s: Snapshot) -> Applied {

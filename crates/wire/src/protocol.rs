@@ -307,15 +307,7 @@ mod tests {
     fn snapshot(time_ms: u64) -> Snapshot {
         let mut tree = Node::leaf("Heap", "Heap", "Root", 3, 30);
         tree.children.push(Node::leaf("Heap#A", "A", "Type", 3, 30));
-        Snapshot {
-            time_ms,
-            gc_id: None,
-            label: None,
-            tree,
-            points_to: PointerMap::new(),
-            pointed_from: PointerMap::new(),
-            heap: None,
-        }
+        Snapshot::new(time_ms, tree)
     }
 
     #[test]
