@@ -30,9 +30,10 @@ fn layout_and_frame(c: &mut Criterion) {
 }
 
 fn load(c: &mut Criterion) {
-    let path = std::env::temp_dir().join("memcity-bench-100mb.json");
+    // 92k leaves × 10 snapshots is about 100 MB of memcity/1 JSON.
+    let path = std::env::temp_dir().join("memcity-bench-92k-leaves.json");
     if !path.exists() {
-        save_history(&synthetic::history(70_000, 10, 3), &path).unwrap();
+        save_history(&synthetic::history(92_000, 10, 3), &path).unwrap();
     }
     let bytes = std::fs::metadata(&path).unwrap().len();
     let mut group = c.benchmark_group("load");
