@@ -33,7 +33,8 @@ fn fake_anttracks() -> String {
                 "GET-ALL-TREES" => serde_json::json!([tree(100, 10), tree(200, 900)]),
                 _ => serde_json::json!([]),
             };
-            let response = serde_json::json!({"request": request, "status": "success", "sender": 3, "data": data});
+            let response =
+                serde_json::json!({"request": request, "status": "success", "sender": 3, "data": data});
             ws.send(Message::text(response.to_string())).unwrap();
         }
     });
@@ -44,8 +45,16 @@ fn fake_anttracks() -> String {
 fn connect_opens_the_trees_of_an_anttracks_server() {
     let png = std::env::temp_dir().join(format!("memcity-connect-{}.png", std::process::id()));
     let url = fake_anttracks();
-    let (ok, err) =
-        memcity(&["--connect", &url, "--time", "1", "--size", "160x90", "--screenshot", png.to_str().unwrap()]);
+    let (ok, err) = memcity(&[
+        "--connect",
+        &url,
+        "--time",
+        "1",
+        "--size",
+        "160x90",
+        "--screenshot",
+        png.to_str().unwrap(),
+    ]);
     if !ok && err.contains("the renderer stopped") && std::env::var_os("MEMCITY_REQUIRE_VULKAN").is_none() {
         eprintln!("SKIPPED: no Vulkan adapter here");
         return;

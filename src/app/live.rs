@@ -108,8 +108,9 @@ fn take_updates(
         }
         _ => {
             let Some((_, history)) = live.server.latest() else { return };
-            let kind = newest.kind;
-            if kind == "pointers" || (kind == "snapshot" && model.snapshot_count() > 0) {
+            // Only snapshots and pointer maps keep it the same city.
+            let same_city = updates.iter().all(|u| u.kind == "snapshot" || u.kind == "pointers");
+            if same_city && model.snapshot_count() > 0 {
                 // Same city, more data: keep the arrangement.
                 let previous = model.layout.clone();
                 model.replace_keeping_layout((*history).clone(), &settings);

@@ -84,6 +84,23 @@ fn a_live_city_grows_with_each_pushed_snapshot_and_keeps_its_arrangement() {
     let live = app.world().resource::<LiveServer>();
     assert_eq!(live.last.map(|l| l.0), Some("snapshot"));
     assert!(live.latency.is_some());
+    // Pointer maps for a shown snapshot reach the city without reordering it.
+    let before = model(&app);
+    let message = r#"{"type":"pointers","snapshot":0,"points_to":{"Heap#com.example.app#Person":{"Heap#java.lang#String":7}}}"#;
+    ok(&mut ws, message.into());
+    update_until(&mut app, "pointer maps", |a| model(a).generation > before.generation);
+    let after = model(&app);
+    assert_eq!(after.layout.placed, before.layout.placed);
+    let (person, string) = (
+        after.timeline.group("Heap#com.example.app#Person").unwrap(),
+        after.timeline.group("Heap#java.lang#String").unwrap(),
+    );
+    assert!(
+        after.timeline.pointers[0].points_to[&person].contains(&(string, 7)),
+        "{:?}",
+        after.timeline.pointers[0].points_to.get(&person)
+    );
+    let full = (*after.history).clone();
     // A bad message is refused and changes nothing.
     let reply = ws.request(r#"{"type":"snapshot","snapshot":{"time_ms":"soon"}}"#.into()).unwrap();
     assert!(reply.contains("\"ok\":false"), "{reply}");
