@@ -23,6 +23,8 @@ pub struct LiveServer {
     pub last: Option<(&'static str, u64)>,
     /// From the server having read a message to the city showing it, for the last change.
     pub latency: Option<Duration>,
+    /// How long the app took to rebuild the city (timeline, layout, frames) for the last change.
+    pub rebuild: Option<Duration>,
     /// Changes waiting for the displayed frame to catch up (their receive times).
     pending: Vec<Instant>,
 }
@@ -31,7 +33,7 @@ impl LiveServer {
     pub fn new(server: Server) -> LiveServer {
         let updates = Mutex::new(server.subscribe());
         let url = format!("ws://{}", server.local_addr());
-        LiveServer { server, updates, url, last: None, latency: None, pending: Vec::new() }
+        LiveServer { server, updates, url, last: None, latency: None, rebuild: None, pending: Vec::new() }
     }
 
     pub fn clients(&self) -> usize {
@@ -88,6 +90,7 @@ fn take_updates(
     live.last = Some((newest.kind, newest.version));
     live.pending.extend(updates.iter().map(|u| u.received));
     let following = cursor.current + 1 >= model.snapshot_count();
+    let start = Instant::now();
     // Appends that continue the city's own copy extend it; anything else takes the server's
     // history whole (a new history, pointer maps, clear, or appends this copy missed).
     let mut count = model.snapshot_count();
@@ -120,6 +123,7 @@ fn take_updates(
             }
         }
     }
+    live.rebuild = Some(start.elapsed());
     let count = model.snapshot_count();
     if following && count > 0 {
         cursor.go_to(count - 1, count);
@@ -135,14 +139,16 @@ fn advance_morph(time: Res<Time>, mut morph: ResMut<LayoutMorph>) {
     }
 }
 
-/// Latency ends when the frame for the change is on screen (the frame after it was applied).
+/// Latency ends when the update that applied the change ends: the city's frame and instances
+/// are rebuilt then, and the renderer draws them next.
 fn measure_latency(mut live: ResMut<LiveServer>) {
     if let Some(first) = live.pending.first().copied() {
         let latency = first.elapsed();
         if let Some((kind, version)) = live.last {
+            let (ms, rebuild) =
+                (latency.as_secs_f64() * 1e3, live.rebuild.unwrap_or_default().as_secs_f64() * 1e3);
             info!(
-                "live: {kind} (version {version}) in the city {:.1} ms after it arrived",
-                latency.as_secs_f64() * 1e3
+                "live: {kind} (version {version}) in the city {ms:.1} ms after it arrived (rebuild {rebuild:.1} ms)"
             );
         }
         live.latency = Some(latency);
