@@ -40,24 +40,29 @@ impl CityModel {
         model
     }
 
-    /// Appends snapshots (a live city): the layout is recomputed keeping the arrangement.
+    /// Appends snapshots (a live city): the timeline grows by the new snapshots only, and the
+    /// layout is recomputed keeping the arrangement.
     pub fn extend(
         &mut self,
         snapshots: impl IntoIterator<Item = memcity_model::Snapshot>,
         settings: &Settings,
     ) {
-        Arc::make_mut(&mut self.history).snapshots.extend(snapshots);
-        self.grow(settings);
+        let (history, timeline) = (Arc::make_mut(&mut self.history), Arc::make_mut(&mut self.timeline));
+        for snapshot in snapshots {
+            timeline.push(&snapshot);
+            history.snapshots.push(snapshot);
+        }
+        self.grown(settings);
     }
 
     /// The same city with more data (snapshots, pointer maps): keeps the arrangement.
     pub fn replace_keeping_layout(&mut self, history: History, settings: &Settings) {
+        self.timeline = Arc::new(Timeline::new(&history));
         self.history = Arc::new(history);
-        self.grow(settings);
+        self.grown(settings);
     }
 
-    fn grow(&mut self, settings: &Settings) {
-        self.timeline = Arc::new(Timeline::new(&self.history));
+    fn grown(&mut self, settings: &Settings) {
         self.windows = Arc::new(memcity_analysis::windows::detect(&self.history));
         let city = relayout(&self.timeline, settings, &self.layout);
         self.set_layout(city);

@@ -79,8 +79,10 @@ fn a_live_city_grows_with_each_pushed_snapshot_and_keeps_its_arrangement() {
         }
     }
     assert!(morphs > 0, "the sample's growth moves buildings at least once");
-    // The city's own copy equals the pushed history.
+    // The city's own copy equals the pushed history, and its incrementally grown timeline the
+    // one built from scratch.
     assert_eq!(*model(&app).history, full);
+    assert_eq!(*model(&app).timeline, memcity_model::Timeline::new(&full));
     let live = app.world().resource::<LiveServer>();
     assert_eq!(live.last.map(|l| l.0), Some("snapshot"));
     assert!(live.latency.is_some());

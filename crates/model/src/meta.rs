@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::history::{History, Node, PointerMap};
+use crate::history::{History, Node, PointerMap, Snapshot};
 
 /// Which count a city is built from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
@@ -124,49 +124,36 @@ impl Timeline {
             add_tree(&snapshot.tree, None, 0, &mut groups, &mut index);
         }
         let n = groups.len();
-        let values: Vec<Values> = history
-            .snapshots
-            .iter()
-            .map(|s| {
-                let mut v = Values::zeros(n);
-                s.tree.walk(&mut |node, _| {
-                    let id = index[&node.key] as usize;
-                    v.objects[id] = node.objects;
-                    v.bytes[id] = node.bytes;
-                });
-                v
-            })
-            .collect();
+        let values: Vec<Values> = history.snapshots.iter().map(|s| values_of(&s.tree, &index, n)).collect();
         let mut max = Values::zeros(n);
         for v in &values {
-            for id in 0..n {
-                max.objects[id] = max.objects[id].max(v.objects[id]);
-                max.bytes[id] = max.bytes[id].max(v.bytes[id]);
-            }
+            raise_max(&mut max, v);
         }
-        let growth = match (values.first(), values.last()) {
-            (Some(first), Some(last)) => Growth {
-                objects: (0..n).map(|i| last.objects[i] as i64 - first.objects[i] as i64).collect(),
-                bytes: (0..n).map(|i| last.bytes[i] as i64 - first.bytes[i] as i64).collect(),
-            },
-            _ => Growth::default(),
-        };
+        let growth = growth_of(&values);
         let pointers =
             history.snapshots.iter().map(|s| Pointers::new(&s.points_to, &s.pointed_from, &index)).collect();
-        let retained = history
-            .snapshots
-            .iter()
-            .map(|s| {
-                let mut r = HashMap::new();
-                s.tree.walk(&mut |node, _| {
-                    if let Some(bytes) = node.retained_bytes {
-                        r.insert(index[&node.key], bytes);
-                    }
-                });
-                r
-            })
-            .collect();
+        let retained = history.snapshots.iter().map(|s| retained_of(&s.tree, &index)).collect();
         Timeline { groups, index, values, max, growth, pointers, retained }
+    }
+
+    /// Appends one snapshot (a live history): the same result as [`Timeline::new`] over the longer
+    /// history, at the cost of the new snapshot, plus widening the older snapshots' values when it
+    /// brings new groups.
+    pub fn push(&mut self, snapshot: &Snapshot) {
+        add_tree(&snapshot.tree, None, 0, &mut self.groups, &mut self.index);
+        let n = self.groups.len();
+        if n > self.max.objects.len() {
+            for v in self.values.iter_mut().chain([&mut self.max]) {
+                v.objects.resize(n, 0);
+                v.bytes.resize(n, 0);
+            }
+        }
+        let values = values_of(&snapshot.tree, &self.index, n);
+        raise_max(&mut self.max, &values);
+        self.values.push(values);
+        self.growth = growth_of(&self.values);
+        self.pointers.push(Pointers::new(&snapshot.points_to, &snapshot.pointed_from, &self.index));
+        self.retained.push(retained_of(&snapshot.tree, &self.index));
     }
 
     pub fn snapshot_count(&self) -> usize {
@@ -193,6 +180,42 @@ impl Timeline {
         parts.reverse();
         parts.join(" → ")
     }
+}
+
+fn values_of(tree: &Node, index: &HashMap<String, u32>, n: usize) -> Values {
+    let mut v = Values::zeros(n);
+    tree.walk(&mut |node, _| {
+        let id = index[&node.key] as usize;
+        v.objects[id] = node.objects;
+        v.bytes[id] = node.bytes;
+    });
+    v
+}
+
+fn raise_max(max: &mut Values, v: &Values) {
+    for (m, &x) in max.objects.iter_mut().zip(&v.objects) {
+        *m = (*m).max(x);
+    }
+    for (m, &x) in max.bytes.iter_mut().zip(&v.bytes) {
+        *m = (*m).max(x);
+    }
+}
+
+/// `last − first` per group.
+fn growth_of(values: &[Values]) -> Growth {
+    let (Some(first), Some(last)) = (values.first(), values.last()) else { return Growth::default() };
+    let diff = |a: &[u64], b: &[u64]| a.iter().zip(b).map(|(&l, &f)| l as i64 - f as i64).collect();
+    Growth { objects: diff(&last.objects, &first.objects), bytes: diff(&last.bytes, &first.bytes) }
+}
+
+fn retained_of(tree: &Node, index: &HashMap<String, u32>) -> HashMap<u32, u64> {
+    let mut r = HashMap::new();
+    tree.walk(&mut |node, _| {
+        if let Some(bytes) = node.retained_bytes {
+            r.insert(index[&node.key], bytes);
+        }
+    });
+    r
 }
 
 fn add_tree(

@@ -180,3 +180,31 @@ fn meta_trees_max_and_growth() {
     assert!(t.growth.objects[request] < 0);
     assert_eq!(t.path_label(node as u32), "Heap → Package: java.util → Type: LinkedList$Node");
 }
+
+#[test]
+fn pushing_snapshots_builds_the_same_timeline_as_new() {
+    // The sample, and a history whose later snapshots bring new groups and a new district.
+    let grows = format!(
+        r#"{{"format": "memcity/1", "snapshots": [{{"time_ms": 1, "tree": {}}}, {{"time_ms": 2, "tree": {}}},
+            {{"time_ms": 3, "tree": {}}}]}}"#,
+        root(&[leaf("H#a", "3")]),
+        root(&[leaf("H#a", "1"), leaf("H#b", "4")]),
+        root(&[
+            leaf("H#b", "9"),
+            r#"{"key": "H#p", "name": "p", "objects": 2, "bytes": 32, "retained_bytes": 64,
+                "children": [{"key": "H#p#c", "name": "c", "objects": 2, "bytes": 32}]}"#
+                .to_string(),
+        ]),
+    );
+    for history in
+        [load_path(&data("sample-leak.json")).unwrap(), load_bytes(grows.as_bytes(), "grows").unwrap()]
+    {
+        let mut first = history.clone();
+        first.snapshots.truncate(1);
+        let mut pushed = Timeline::new(&first);
+        for snapshot in &history.snapshots[1..] {
+            pushed.push(snapshot);
+        }
+        assert_eq!(pushed, Timeline::new(&history));
+    }
+}
