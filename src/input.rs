@@ -27,6 +27,46 @@ pub fn load_with_progress(spec: &str, progress: &(dyn Fn(u64, u64) + Sync)) -> R
     Ok(memcity_model::load_path(path)?)
 }
 
+/// Several inputs at once: one of any kind, or any number of heap dumps and folders of them
+/// (one snapshot per dump).
+pub fn load_all(specs: &[String], progress: &(dyn Fn(u64, u64) + Sync)) -> Result<History> {
+    match specs {
+        [one] => load_with_progress(one, progress),
+        _ => Ok(memcity_hprof::import(&dump_paths(specs)?, &Default::default(), progress)?),
+    }
+}
+
+/// The paths of a list of heap dump inputs; anything else in a list is an error.
+pub fn dump_paths(specs: &[String]) -> Result<Vec<std::path::PathBuf>> {
+    if specs.is_empty() {
+        anyhow::bail!("no input given");
+    }
+    specs
+        .iter()
+        .map(|spec| {
+            let path = Path::new(spec);
+            if is_heap_dumps(path) {
+                Ok(path.to_path_buf())
+            } else {
+                anyhow::bail!(
+                    "{spec}: only heap dumps (.hprof, .hprof.gz or folders of them) can be opened several at once"
+                )
+            }
+        })
+        .collect()
+}
+
+/// [`check`] for a list of inputs.
+pub fn check_all(specs: &[String]) -> Result<()> {
+    for spec in specs {
+        check(spec)?;
+    }
+    if specs.len() != 1 {
+        dump_paths(specs)?;
+    }
+    Ok(())
+}
+
 /// A cheap check before loading in the background: names a scenario that exists or a path
 /// that exists, so a typo fails at once.
 pub fn check(spec: &str) -> Result<()> {

@@ -76,6 +76,11 @@ fn network_flags_are_checked_before_any_window() {
         (vec!["--connect", "http://x"], "--connect: http://x"),
         (vec!["data/sample-leak.json", "--connect", "ws://127.0.0.1:1"], "cannot be used with"),
         (vec!["--tab", "3"], "--connect"),
+        (
+            vec!["data/hprof/dump1.hprof.gz", "data/sample-leak.json"],
+            "data/sample-leak.json: only heap dumps (.hprof, .hprof.gz or folders of them) can be opened several at once",
+        ),
+        (vec!["data/hprof/dump1.hprof.gz", "data/hprof/nope.hprof"], "data/hprof/nope.hprof: no such file"),
     ] {
         let mut all = args.clone();
         all.extend(["--screenshot", "/tmp/never.png"]);
@@ -83,4 +88,28 @@ fn network_flags_are_checked_before_any_window() {
         assert!(!ok && err.contains(needle), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
+}
+
+#[test]
+fn several_heap_dumps_open_as_one_series() {
+    let png = std::env::temp_dir().join(format!("memcity-dumps-{}.png", std::process::id()));
+    let args = [
+        "data/hprof/dump2.hprof.gz",
+        "data/hprof/dump1.hprof.gz",
+        "--time",
+        "1",
+        "--size",
+        "64x36",
+        "--screenshot",
+    ];
+    let (ok, err) = memcity(&[&args[..], &[png.to_str().unwrap()]].concat());
+    if !ok && err.contains("the renderer stopped") && std::env::var_os("MEMCITY_REQUIRE_VULKAN").is_none() {
+        eprintln!("SKIPPED: no Vulkan adapter here");
+        return;
+    }
+    assert!(ok, "{err}");
+    std::fs::remove_file(&png).unwrap();
+    // Two dumps are two snapshots: a third does not exist.
+    let (ok, err) = memcity(&[&args[..2], &["--time", "2", "--screenshot", "/tmp/never.png"]].concat());
+    assert!(!ok && err.contains("--time 2: the history has 2 snapshots"), "{err}");
 }

@@ -11,9 +11,10 @@ use bevy::prelude::*;
 
 use crate::app::model::LoadHistory;
 
-/// Load this input (any spec `memcity [INPUT]` takes) in the background.
+/// Load these inputs (what `memcity [INPUT]…` takes: one input, or several heap dumps) in the
+/// background.
 #[derive(Message, Clone, Debug)]
-pub struct OpenInput(pub String);
+pub struct OpenInput(pub Vec<String>);
 
 /// The running load, if any, and how the last one ended.
 #[derive(Resource, Default)]
@@ -44,17 +45,17 @@ impl Loading {
         self.job.is_some()
     }
 
-    fn start(&mut self, spec: String) {
+    fn start(&mut self, specs: Vec<String>) {
+        let spec = specs.join(" ");
         let progress = Arc::new((AtomicU64::new(0), AtomicU64::new(0)));
         let (send, result) = channel();
-        let (for_thread, spec_for_thread) = (progress.clone(), spec.clone());
+        let for_thread = progress.clone();
         let spawned = std::thread::Builder::new().name("memcity-load".into()).spawn(move || {
             let report = |done: u64, total: u64| {
                 for_thread.1.store(total, Ordering::Relaxed);
                 for_thread.0.store(done, Ordering::Relaxed);
             };
-            let loaded =
-                crate::input::load_with_progress(&spec_for_thread, &report).map_err(|e| format!("{e:#}"));
+            let loaded = crate::input::load_all(&specs, &report).map_err(|e| format!("{e:#}"));
             let _ = send.send(loaded);
         });
         self.error = None;
@@ -79,12 +80,12 @@ impl Plugin for LoadPlugin {
 
 fn start_loads(mut opens: MessageReader<OpenInput>, mut loading: ResMut<Loading>) {
     // One load at a time: a request while one runs waits for the user to ask again.
-    if let Some(OpenInput(spec)) = opens.read().last()
+    if let Some(OpenInput(specs)) = opens.read().last()
         && !loading.is_busy()
     {
-        let spec = spec.trim().to_string();
-        match crate::input::check(&spec) {
-            Ok(()) => loading.start(spec),
+        let specs: Vec<String> = specs.iter().map(|s| s.trim().to_string()).collect();
+        match crate::input::check_all(&specs) {
+            Ok(()) => loading.start(specs),
             Err(e) => loading.error = Some(format!("{e:#}")),
         }
     }

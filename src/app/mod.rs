@@ -52,9 +52,9 @@ pub struct AppOptions {
     pub time: Option<usize>,
     pub select: Option<String>,
     pub view: camera::View,
-    /// An input to load in the background once the window is open (a heap dump series); the
+    /// Inputs to load in the background once the window is open (a heap dump series); the
     /// app starts with `history` (usually empty) and a progress bar.
-    pub load_in_background: Option<String>,
+    pub load_in_background: Option<Vec<String>>,
     /// A running WebSocket server whose pushes change the city (`--listen`).
     pub listen: Option<memcity_wire::Server>,
 }

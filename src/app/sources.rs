@@ -44,7 +44,7 @@ fn open_window(
                 go |= ui.add_enabled(!loading.is_busy(), egui::Button::new("Open")).clicked();
             });
             if go && !open.text.trim().is_empty() {
-                requests.write(OpenInput(open.text.clone()));
+                requests.write(OpenInput(vec![open.text.clone()]));
             }
             if let Some(error) = &loading.error {
                 ui.colored_label(egui::Color32::from_rgb(255, 110, 90), error);

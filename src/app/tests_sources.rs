@@ -128,7 +128,7 @@ fn repo(path: &str) -> String {
 #[test]
 fn heap_dumps_load_in_the_background_and_replace_the_city() {
     let mut app = loading_app();
-    app.world_mut().write_message(OpenInput(repo("data/hprof")));
+    app.world_mut().write_message(OpenInput(vec![repo("data/hprof")]));
     app.update();
     assert!(app.world().resource::<Loading>().status().is_some(), "a load is under way");
     update_until(&mut app, "the dump series", |a| !a.world().resource::<Loading>().is_busy());
@@ -137,20 +137,28 @@ fn heap_dumps_load_in_the_background_and_replace_the_city() {
     let city = model(&app);
     assert_eq!(city.snapshot_count(), 3);
     assert_eq!(city.history.snapshots[0].tree.key, "Heap");
+    // A list of dumps is one series too.
+    let two = vec![repo("data/hprof/dump3.hprof.gz"), repo("data/hprof/dump1.hprof.gz")];
+    app.world_mut().write_message(OpenInput(two));
+    app.update();
+    update_until(&mut app, "two dumps", |a| !a.world().resource::<Loading>().is_busy());
+    app.update();
+    let labels: Vec<String> = model(&app).history.snapshots.iter().map(|s| s.display_label()).collect();
+    assert_eq!(labels, ["dump1.hprof.gz", "dump3.hprof.gz"], "ordered by the dumps' own time");
 }
 
 #[test]
 fn a_failed_load_says_why_and_keeps_the_city() {
     let mut app = loading_app();
     let before = model(&app);
-    app.world_mut().write_message(OpenInput(repo("no/such/file.json")));
+    app.world_mut().write_message(OpenInput(vec![repo("no/such/file.json")]));
     app.update();
     let error = app.world().resource::<Loading>().error.clone().unwrap();
     assert!(error.contains("no/such/file.json: no such file or folder"), "{error}");
     // Malformed JSON fails on the loader thread.
     let bad = std::env::temp_dir().join(format!("memcity-bad-{}.json", std::process::id()));
     std::fs::write(&bad, r#"{"format":"memcity/1","snapshots":[{"time_ms":1}"#).unwrap();
-    app.world_mut().write_message(OpenInput(bad.to_str().unwrap().into()));
+    app.world_mut().write_message(OpenInput(vec![bad.to_str().unwrap().into()]));
     app.update();
     update_until(&mut app, "the bad file", |a| a.world().resource::<Loading>().error.is_some());
     let error = app.world().resource::<Loading>().error.clone().unwrap();

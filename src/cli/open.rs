@@ -7,10 +7,10 @@ use crate::cli::layout::SettingsArgs;
 /// Arguments of `memcity [INPUT]` (the app).
 #[derive(clap::Args, Debug, Clone)]
 pub struct OpenArgs {
-    /// A history (memcity/1 file, snapshot folder, AntTracks export), a heap dump series (a
-    /// .hprof/.hprof.gz file or a folder of them) or `scenario:NAME`.
+    /// A history (memcity/1 file, snapshot folder, AntTracks export), `scenario:NAME`, or heap
+    /// dumps: one or more .hprof/.hprof.gz files or folders of them, one snapshot per dump.
     /// Without one, the built-in teaching city.
-    pub input: Option<String>,
+    pub inputs: Vec<String>,
     /// Render one frame to this PNG and exit (no window needed).
     #[arg(long, value_name = "PNG")]
     pub screenshot: Option<std::path::PathBuf>,
@@ -47,7 +47,7 @@ pub struct OpenArgs {
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = memcity_wire::DEFAULT_ADDR)]
     pub listen: Option<String>,
     /// Open the trees and pointer maps of an AntTracks server (ws://HOST:PORT) instead of INPUT.
-    #[arg(long, value_name = "URL", conflicts_with = "input")]
+    #[arg(long, value_name = "URL", conflicts_with = "inputs")]
     pub connect: Option<String>,
     /// With --connect: the AntTracks tab to open (default: the first of its tab list).
     #[arg(long, value_name = "N", requires = "connect")]
@@ -75,7 +75,12 @@ pub fn run(args: OpenArgs) -> Result<()> {
         bail!("--bench-render needs --buildings and --frames of at least 1");
     }
     let interactive = args.screenshot.is_none() && !args.bench_render;
-    let spec = args.input.clone().unwrap_or_else(|| crate::input::DEFAULT_INPUT.to_string());
+    let specs = if args.inputs.is_empty() {
+        vec![crate::input::DEFAULT_INPUT.to_string()]
+    } else {
+        args.inputs.clone()
+    };
+    let slow = specs.len() > 1 || crate::input::is_slow(&specs[0]);
     let mut background = None;
     let history = if args.bench_render {
         memcity_model::synthetic::history(args.buildings, 12, 1)
@@ -83,17 +88,18 @@ pub fn run(args: OpenArgs) -> Result<()> {
         let timeout = memcity_wire::client::DEFAULT_TIMEOUT;
         memcity_wire::fetch_anttracks(url, args.tab, timeout)
             .map_err(|e| anyhow::anyhow!("--connect: {e}"))?
-    } else if args.listen.is_some() && args.input.is_none() {
+    } else if args.listen.is_some() && args.inputs.is_empty() {
         empty_history()
-    } else if interactive && crate::input::is_slow(&spec) && args.time.is_none() && args.select.is_none() {
+    } else if interactive && slow && args.time.is_none() && args.select.is_none() {
         // The window opens at once and shows the import's progress.
-        crate::input::check(&spec)?;
-        background = Some(spec);
+        crate::input::check_all(&specs)?;
+        background = Some(specs);
         empty_history()
-    } else if crate::input::is_slow(&spec) {
-        crate::cli::import::import_with_progress(&[spec.into()], &Default::default())?
+    } else if slow {
+        crate::input::check_all(&specs)?;
+        crate::cli::import::import_with_progress(&crate::input::dump_paths(&specs)?, &Default::default())?
     } else {
-        crate::input::load(&spec)?
+        crate::input::load(&specs[0])?
     };
     if let Some(t) = args.time
         && t >= history.snapshots.len()
@@ -136,7 +142,7 @@ fn launch(
     args: OpenArgs,
     history: memcity_model::History,
     mut settings: memcity_layout::Settings,
-    load_in_background: Option<String>,
+    load_in_background: Option<Vec<String>>,
     listen: Option<memcity_wire::Server>,
 ) -> Result<()> {
     use crate::app::{AppOptions, Mode, camera::View};
@@ -176,7 +182,7 @@ fn launch(
     _: OpenArgs,
     _: memcity_model::History,
     _: memcity_layout::Settings,
-    _: Option<String>,
+    _: Option<Vec<String>>,
     _: Option<memcity_wire::Server>,
 ) -> Result<()> {
     bail!("this memcity was built without the `app` feature: only the headless subcommands work")
