@@ -58,7 +58,7 @@ fn open_window(
                         "last change: {kind} (version {version}), on screen after {:.1} ms",
                         latency.as_secs_f64() * 1e3
                     )),
-                    _ => ui.label("nothing received yet: push with `memcity push ws://… FILE`"),
+                    _ => ui.label(format!("nothing received yet: try `memcity push {} FILE`", live.url)),
                 };
             } else if empty && !loading.is_busy() {
                 ui.label("No city loaded yet.");
