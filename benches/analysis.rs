@@ -7,7 +7,8 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use memcity_analysis::classify::Classifier;
 use memcity_analysis::group::Grouper;
 use memcity_analysis::replay::Replay;
-use memcity_analysis::{Event, ReplayOptions, RootKind};
+use memcity_analysis::trace::write_binary_trace;
+use memcity_analysis::{Event, ReplayOptions, RootKind, Trace, read_binary_trace};
 
 fn objects() -> u64 {
     std::env::var("MEMCITY_BENCH_OBJECTS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000)
@@ -49,6 +50,8 @@ fn bench(c: &mut Criterion) {
     let n = objects();
     let events = trace(n);
     let (gc, heap_events) = events.split_last().unwrap();
+    // Reading a trace interns its strings once; replay then works on integer ops.
+    let interned = Trace::from_events(heap_events);
     let options = || ReplayOptions {
         classifiers: vec![Classifier::Type, Classifier::AllocationSite { depth: 1 }],
         pointer_maps: false,
@@ -60,18 +63,23 @@ fn bench(c: &mut Criterion) {
     group.throughput(Throughput::Elements(heap_events.len() as u64));
     group.bench_function(format!("replay {n} objects (events/s)"), |b| {
         b.iter(|| {
-            let mut replay = Replay::new(options());
-            for e in heap_events {
-                replay.apply(e).unwrap();
-            }
+            let mut replay = Replay::with_strings(options(), interned.strings.clone());
+            replay.apply_ops(&interned.ops).unwrap();
             black_box(replay.heap.live_count())
         })
     });
+    group.bench_function(format!("intern {n} objects' events (events/s)"), |b| {
+        b.iter(|| black_box(Trace::from_events(heap_events).ops.len()))
+    });
+    let mut binary = Vec::new();
+    write_binary_trace(&interned, &mut binary).unwrap();
+    group.bench_function(format!("read {n} objects' binary trace (events/s)"), |b| {
+        b.iter(|| black_box(read_binary_trace(&binary, "bench").unwrap().ops.len()))
+    });
+    drop(binary);
 
-    let mut replay = Replay::new(options());
-    for e in heap_events {
-        replay.apply(e).unwrap();
-    }
+    let mut replay = Replay::with_strings(options(), interned.strings.clone());
+    replay.apply_ops(&interned.ops).unwrap();
     let live = vec![true; replay.heap.objects.id.len()];
     group.throughput(Throughput::Elements(n));
     group.bench_function(format!("group {n} objects type,allocation-site (objects/s)"), |b| {
@@ -80,10 +88,11 @@ fn bench(c: &mut Criterion) {
     group.bench_function(format!("gc {n} objects: mark, sweep, group, pointer maps (objects/s)"), |b| {
         b.iter_batched(
             || {
-                let mut r = Replay::new(ReplayOptions { pointer_maps: true, ..options() });
-                for e in heap_events {
-                    r.apply(e).unwrap();
-                }
+                let mut r = Replay::with_strings(
+                    ReplayOptions { pointer_maps: true, ..options() },
+                    interned.strings.clone(),
+                );
+                r.apply_ops(&interned.ops).unwrap();
                 r
             },
             |mut r| {

@@ -102,3 +102,34 @@ fn windows_reports_a_leak_only_where_there_is_one() {
     let healthy = stdout(&memcity(&["windows", "scenario:healthy"]));
     assert!(!healthy.contains("leak"), "{healthy}");
 }
+
+#[test]
+fn trace_writes_scenarios_and_converts_between_json_lines_and_binary() {
+    let path = |p: &PathBuf| p.to_str().unwrap().to_string();
+    let (binary, jsonl) = (temp("ll.mctrace"), temp("ll.jsonl"));
+    let scenario = ["--scenario", "linked-list", "--gcs", "4", "--scale", "0.2"];
+    let out = memcity(&[&["trace"][..], &scenario, &["--out", &path(&binary)]].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = memcity(&["trace", "--trace", &path(&binary), "--out", &path(&jsonl)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(std::fs::read(&binary).unwrap().starts_with(b"MCTRACE\x01"));
+    assert!(std::fs::read_to_string(&jsonl).unwrap().starts_with(r#"{"e":"alloc""#));
+
+    // The scenario, its binary trace and its JSON Lines trace give the same history.
+    let analyze = |input: &[&str]| stdout(&memcity(&[&["analyze", "--no-retained"][..], input].concat()));
+    let direct = analyze(&scenario);
+    assert!(direct.contains("\"memcity/1\""));
+    assert_eq!(analyze(&["--trace", &path(&binary)]), direct);
+    assert_eq!(analyze(&["--trace", &path(&jsonl)]), direct);
+
+    // A cut-off binary trace is refused with its record number.
+    let bytes = std::fs::read(&binary).unwrap();
+    let cut = temp("cut.mctrace");
+    std::fs::write(&cut, &bytes[..bytes.len() - 1]).unwrap();
+    let out = memcity(&["analyze", "--trace", &path(&cut)]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("cut.mctrace: record ") && err.contains("the file ends inside a record"), "{err}");
+    let out = memcity(&["trace", "--scenario", "linked-list", "--out", "/nonexistent/dir/x.mctrace"]);
+    assert!(!out.status.success() && stderr(&out).contains("cannot create /nonexistent/dir/x.mctrace"));
+}

@@ -14,6 +14,7 @@ mod push;
 mod record;
 mod scenarios;
 mod serve;
+mod trace;
 mod windows;
 
 #[derive(Parser, Debug)]
@@ -40,6 +41,8 @@ pub enum Command {
     Scenarios(scenarios::ScenariosArgs),
     /// Replay a trace or a scenario with the embedded analysis core and write the history.
     Analyze(analyze::AnalyzeArgs),
+    /// Write a scenario's trace, or convert a trace between JSON Lines and binary.
+    Trace(trace::TraceArgs),
     /// Print a history's suspicious time windows (leak, fastest growth, GC overhead, churn).
     Windows(windows::WindowsArgs),
     /// Import a series of JVM heap dumps (HPROF, .hprof or .hprof.gz) as a history file.
@@ -57,6 +60,7 @@ pub fn main() -> ExitCode {
         Some(Command::Fetch(args)) => fetch::run(args),
         Some(Command::Scenarios(args)) => scenarios::run(args),
         Some(Command::Analyze(args)) => analyze::run(args),
+        Some(Command::Trace(args)) => trace::run(args),
         Some(Command::Windows(args)) => windows::run(args),
         Some(Command::Import(args)) => import::run(args),
         Some(Command::Record(args)) => record::run(args),

@@ -85,9 +85,9 @@ impl Grouper {
                 Some(&g) => g,
                 None => {
                     let facts = ObjectFacts {
-                        type_name: &heap.types.values[o.type_id[s] as usize],
-                        site: &heap.sites.values[o.site_id[s] as usize],
-                        thread: &heap.threads.values[o.thread_id[s] as usize],
+                        type_name: heap.strings.types.get(o.type_id[s]),
+                        site: heap.strings.sites.get(o.site_id[s]),
+                        thread: heap.strings.threads.get(o.thread_id[s]),
                         age,
                         len: o.len[s],
                         root: roots[s],

@@ -6,28 +6,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use memcity_heapgraph::{HeapGraph, reachable};
 
-// Ids and interned strings are hashed millions of times per trace: FxHash, not SipHash.
-
-use crate::trace::{Event, RootKind};
-
-/// Strings seen in the trace, each stored once.
-#[derive(Debug, Default)]
-pub struct Interner<T> {
-    ids: HashMap<T, u32>,
-    pub values: Vec<T>,
-}
-
-impl<T: std::hash::Hash + Eq + Clone> Interner<T> {
-    pub fn intern(&mut self, value: &T) -> u32 {
-        if let Some(&id) = self.ids.get(value) {
-            return id;
-        }
-        let id = self.values.len() as u32;
-        self.ids.insert(value.clone(), id);
-        self.values.push(value.clone());
-        id
-    }
-}
+use crate::trace::{Event, Op, RootKind, Strings};
 
 /// Trace id → slot. Small ids (tracers usually number objects) index a vector; large ones
 /// (addresses) go to a hash map.
@@ -71,6 +50,20 @@ impl SlotMap {
         }
         self.len -= 1;
     }
+}
+
+/// Asks the CPU to start loading `items[index]` (if there is one) into the cache. Only a hint:
+/// it never faults, so a stale index costs nothing but the wasted load.
+#[inline(always)]
+fn prefetch<T>(items: &[T], index: u64) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(item) = items.get(index as usize) {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: SSE is part of x86_64, and a prefetch reads nothing the program sees.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((item as *const T).cast()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (items, index);
 }
 
 /// The objects, one entry per slot in each vector; a slot is reused after its object is freed.
@@ -165,11 +158,8 @@ pub struct Heap {
     free_slots: Vec<u32>,
     /// Root name → (slot, kind) for each root entry.
     roots: HashMap<(u32, u32), RootKind>,
-    pub types: Interner<String>,
-    pub sites: Interner<Vec<String>>,
-    pub threads: Interner<String>,
-    field_names: Interner<String>,
-    root_names: Interner<String>,
+    /// The names the ops' ids stand for.
+    pub strings: Strings,
     pub used_bytes: u64,
     pub gc_count: u32,
 }
@@ -185,6 +175,11 @@ pub struct Collection {
 }
 
 impl Heap {
+    /// An empty heap for ops interned into `strings`.
+    pub fn with_strings(strings: Strings) -> Heap {
+        Heap { strings, ..Heap::default() }
+    }
+
     fn slot(&self, id: u64) -> Result<u32, String> {
         self.slot_of
             .get(id)
@@ -195,50 +190,101 @@ impl Heap {
         self.slot_of.len
     }
 
-    /// Applies every event except `gc` (see `collect`).
+    /// Applies every event except `gc` (see `collect`), interning its strings first.
     pub fn apply(&mut self, event: &Event) -> Result<(), String> {
-        match event {
-            Event::Alloc { id, type_name, size, len, site, thread } => {
-                self.alloc(*id, type_name, *size, *len, site, thread)
+        let op = self.strings.intern(event);
+        self.apply_op(&op)
+    }
+
+    /// Applies a run of ops (a `gc` op does nothing here); an error names the op's index.
+    ///
+    /// Replay is bound by cache misses: a pointer store looks up a random object's slot, then
+    /// its reference list. Prefetching what the ops a few steps ahead will touch lets those
+    /// misses overlap instead of queueing one after the other.
+    pub fn apply_ops(&mut self, ops: &[Op]) -> Result<(), (usize, String)> {
+        const AHEAD: usize = 32;
+        for (i, op) in ops.iter().enumerate() {
+            if let Some(op) = ops.get(i + AHEAD) {
+                self.prefetch_slots(op);
             }
-            Event::Ptr { from, field, to } => {
-                let from = self.slot(*from)?;
+            if let Some(Op::Ptr { from, .. }) = ops.get(i + AHEAD / 2) {
+                self.prefetch_first_ref(*from);
+            }
+            if let Some(Op::Ptr { from, .. }) = ops.get(i + AHEAD / 4) {
+                self.prefetch_references(*from);
+            }
+            self.apply_op(op).map_err(|m| (i, m))?;
+        }
+        Ok(())
+    }
+
+    fn prefetch_slots(&self, op: &Op) {
+        match *op {
+            Op::Ptr { from, to, .. } => {
+                prefetch(&self.slot_of.dense, from);
+                prefetch(&self.slot_of.dense, to.unwrap_or(u64::MAX));
+            }
+            Op::Alloc { id, .. } | Op::Root { id, .. } | Op::Unroot { id, .. } => {
+                prefetch(&self.slot_of.dense, id)
+            }
+            Op::Gc { .. } => {}
+        }
+    }
+
+    fn prefetch_first_ref(&self, id: u64) {
+        if let Some(slot) = self.slot_of.get(id) {
+            prefetch(&self.objects.first_ref, slot as u64);
+        }
+    }
+
+    fn prefetch_references(&self, id: u64) {
+        if let Some(slot) = self.slot_of.get(id) {
+            prefetch(&self.references.entries, self.objects.first_ref[slot as usize] as u64);
+        }
+    }
+
+    pub fn apply_op(&mut self, op: &Op) -> Result<(), String> {
+        match *op {
+            Op::Alloc { id, size, len, type_id, site, thread } => {
+                self.alloc(id, size, len, type_id, site, thread)
+            }
+            Op::Ptr { from, to, field } => {
+                let from = self.slot(from)?;
                 let to = to.map(|t| self.slot(t)).transpose()?;
-                let field = self.field_names.intern(field);
                 self.references.store(&mut self.objects.first_ref[from as usize], field, to);
                 Ok(())
             }
-            Event::Root { id, kind, name } => {
-                let slot = self.slot(*id)?;
-                let name = self.root_names.intern(name);
-                if self.roots.insert((slot, name), *kind).is_some() {
+            Op::Root { id, kind, name } => {
+                let slot = self.slot(id)?;
+                if self.roots.insert((slot, name), kind).is_some() {
                     return Err(format!(
                         "object {id} is already the root `{}`",
-                        self.root_names.values[name as usize]
+                        self.strings.root_names.get(name)
                     ));
                 }
                 Ok(())
             }
-            Event::Unroot { id, name } => {
-                let slot = self.slot(*id)?;
-                let known = self.root_names.ids.get(name).copied();
-                match known.and_then(|n| self.roots.remove(&(slot, n))) {
+            Op::Unroot { id, name } => {
+                let slot = self.slot(id)?;
+                match self.roots.remove(&(slot, name)) {
                     Some(_) => Ok(()),
-                    None => Err(format!("object {id} is not the root `{name}`")),
+                    None => {
+                        Err(format!("object {id} is not the root `{}`", self.strings.root_names.get(name)))
+                    }
                 }
             }
-            Event::Gc { .. } => Ok(()),
+            Op::Gc { .. } => Ok(()),
         }
     }
 
     fn alloc(
         &mut self,
         id: u64,
-        type_name: &String,
         size: u64,
         len: Option<u64>,
-        site: &Vec<String>,
-        thread: &String,
+        type_id: u32,
+        site: u32,
+        thread: u32,
     ) -> Result<(), String> {
         if self.slot_of.get(id).is_some() {
             return Err(format!("object {id} is allocated twice (it is still alive)"));
@@ -262,11 +308,11 @@ impl Heap {
         let s = slot as usize;
         o.id[s] = id;
         o.alive[s] = true;
-        o.type_id[s] = self.types.intern(type_name);
+        o.type_id[s] = type_id;
         o.size[s] = size;
         o.len[s] = len;
-        o.site_id[s] = self.sites.intern(site);
-        o.thread_id[s] = self.threads.intern(thread);
+        o.site_id[s] = site;
+        o.thread_id[s] = thread;
         o.birth_gc[s] = self.gc_count;
         self.references.clear(&mut o.first_ref[s]);
         self.slot_of.insert(id, slot);

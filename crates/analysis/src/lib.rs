@@ -13,4 +13,4 @@ pub mod windows;
 
 pub use classify::Classifier;
 pub use replay::{ReplayOptions, replay};
-pub use trace::{Event, RootKind, TraceError, read_trace};
+pub use trace::{Event, Op, RootKind, Trace, TraceError, read_binary_trace, read_trace};

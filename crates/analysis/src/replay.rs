@@ -8,7 +8,7 @@ use memcity_model::{FORMAT, HeapMetrics, History, MetricNames, PointerMap, Snaps
 use crate::classify::Classifier;
 use crate::group::{Counts, Grouper};
 use crate::heap::Heap;
-use crate::trace::{Event, Line, TraceError};
+use crate::trace::{Event, Op, Strings, Trace, TraceError};
 
 #[derive(Debug, Clone)]
 pub struct ReplayOptions {
@@ -47,8 +47,13 @@ pub struct Replay {
 
 impl Replay {
     pub fn new(options: ReplayOptions) -> Replay {
+        Replay::with_strings(options, Strings::default())
+    }
+
+    /// A replay of ops interned into `strings`.
+    pub fn with_strings(options: ReplayOptions, strings: Strings) -> Replay {
         Replay {
-            heap: Heap::default(),
+            heap: Heap::with_strings(strings),
             grouper: Grouper::new(options.classifiers.clone()),
             options,
             recorded: Vec::new(),
@@ -61,6 +66,19 @@ impl Replay {
             Event::Gc { id, start, end } => self.gc(id, start, end),
             _ => self.heap.apply(event),
         }
+    }
+
+    /// Applies ops interned into this replay's strings; an error names the op's index.
+    pub fn apply_ops(&mut self, ops: &[Op]) -> Result<(), (usize, String)> {
+        let mut done = 0;
+        for run in ops.split_inclusive(|op| matches!(op, Op::Gc { .. })) {
+            self.heap.apply_ops(run).map_err(|(i, m)| (done + i, m))?;
+            done += run.len();
+            if let Some(&Op::Gc { id, start, end }) = run.last() {
+                self.gc(id, start, end).map_err(|m| (done - 1, m))?;
+            }
+        }
+        Ok(())
     }
 
     fn gc(&mut self, id: u64, start: u64, end: u64) -> Result<(), String> {
@@ -139,14 +157,13 @@ impl Replay {
 }
 
 /// Replays a whole trace into a history; the first bad event stops it with its line number.
-pub fn replay(events: &[Line], options: ReplayOptions, source_name: &str) -> Result<History, TraceError> {
-    let error = |line, message| TraceError { source_name: source_name.into(), line, message };
-    let mut replay = Replay::new(options);
-    for (line, event) in events {
-        replay.apply(event).map_err(|m| error(*line, m))?;
-    }
+pub fn replay(trace: Trace, options: ReplayOptions, source_name: &str) -> Result<History, TraceError> {
+    let unit = trace.unit;
+    let error = |line, message| TraceError { source_name: source_name.into(), unit, line, message };
+    let mut replay = Replay::with_strings(options, trace.strings);
+    replay.apply_ops(&trace.ops).map_err(|(i, m)| error(trace.lines[i], m))?;
     if replay.recorded.is_empty() {
-        let last = events.last().map_or(0, |e| e.0);
+        let last = trace.lines.last().copied().unwrap_or(0);
         return Err(error(last, "the trace has no gc event, so there is no snapshot".into()));
     }
     Ok(replay.history())

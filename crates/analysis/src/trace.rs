@@ -4,6 +4,11 @@ use std::io::BufRead;
 
 use serde::{Deserialize, Serialize};
 
+mod binary;
+mod interned;
+pub use binary::{events_to_binary, is_binary_trace, read_binary_trace, write_binary_trace};
+pub use interned::{Interner, Op, Strings, Trace};
+
 /// One memory event of a running program.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "e", rename_all = "lowercase", deny_unknown_fields)]
@@ -57,32 +62,36 @@ impl RootKind {
     }
 }
 
-/// A bad trace: what is wrong and on which line (1-based).
+/// A bad trace: what is wrong and on which line (1-based; a record number in a binary trace).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{source_name}: line {line}: {message}")]
+#[error("{source_name}: {unit} {line}: {message}")]
 pub struct TraceError {
     pub source_name: String,
+    /// "line" or "record".
+    pub unit: &'static str,
     pub line: usize,
     pub message: String,
 }
 
-/// An event with the line it came from.
-pub type Line = (usize, Event);
-
 /// Reads a JSON Lines trace; blank lines are skipped. Checks only the syntax and the fields of
 /// each event; `replay` checks ids (dangling, duplicate) with the same line numbers.
-pub fn read_trace(input: impl BufRead, source_name: &str) -> Result<Vec<Line>, TraceError> {
-    let mut events = Vec::new();
+pub fn read_trace(input: impl BufRead, source_name: &str) -> Result<Trace, TraceError> {
+    let mut trace = Trace::default();
     for (i, line) in input.lines().enumerate() {
-        let error = |message: String| TraceError { source_name: source_name.into(), line: i + 1, message };
+        let error = |message: String| TraceError {
+            source_name: source_name.into(),
+            unit: "line",
+            line: i + 1,
+            message,
+        };
         let line = line.map_err(|e| error(format!("cannot read: {e}")))?;
         if line.trim().is_empty() {
             continue;
         }
         let event = serde_json::from_str(&line).map_err(|e| error(format!("bad event: {e}")))?;
-        events.push((i + 1, event));
+        trace.push(i + 1, &event);
     }
-    Ok(events)
+    Ok(trace)
 }
 
 /// Writes events as JSON Lines.
@@ -98,7 +107,7 @@ pub fn write_trace(events: &[Event], mut out: impl std::io::Write) -> std::io::R
 mod tests {
     use super::*;
 
-    fn read(text: &str) -> Result<Vec<Line>, TraceError> {
+    fn read(text: &str) -> Result<Trace, TraceError> {
         read_trace(text.as_bytes(), "t.jsonl")
     }
 
@@ -110,16 +119,16 @@ mod tests {
 {"e":"root","id":1,"kind":"static","name":"A.b"}
 {"e":"unroot","id":1,"name":"A.b"}
 {"e":"gc","id":1,"start":5,"end":6}"#;
-        let events = read(text).unwrap();
-        assert_eq!(events.len(), 5);
-        assert_eq!(events[1], (3, Event::Ptr { from: 1, field: "x".into(), to: None }));
+        let trace = read(text).unwrap();
+        assert_eq!(trace.ops.len(), 5);
+        assert_eq!((trace.lines[1], trace.ops[1]), (3, Op::Ptr { from: 1, to: None, field: 0 }));
+        assert_eq!(trace.strings.sites.values, [vec!["f".to_string(), "g".into()]]);
+        let events: Vec<Event> = (0..trace.ops.len()).map(|i| trace.event(i)).collect();
         let mut out = Vec::new();
-        write_trace(&events.iter().map(|e| e.1.clone()).collect::<Vec<_>>(), &mut out).unwrap();
+        write_trace(&events, &mut out).unwrap();
         let again = read(std::str::from_utf8(&out).unwrap()).unwrap();
-        assert_eq!(
-            again.iter().map(|e| &e.1).collect::<Vec<_>>(),
-            events.iter().map(|e| &e.1).collect::<Vec<_>>()
-        );
+        assert_eq!(again.ops, trace.ops);
+        assert_eq!(again.event(0), trace.event(0));
     }
 
     #[test]

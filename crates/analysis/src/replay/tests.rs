@@ -15,12 +15,12 @@ const TRACE: &str = r#"{"e":"alloc","id":1,"type":"app.List","size":16,"site":["
 "#;
 
 fn run(text: &str, classifiers: &str) -> Result<History, TraceError> {
-    let events = read_trace(text.as_bytes(), "t.jsonl")?;
+    let trace = read_trace(text.as_bytes(), "t.jsonl")?;
     let options = ReplayOptions {
         classifiers: crate::classify::parse_list(classifiers).unwrap(),
         ..Default::default()
     };
-    replay(&events, options, "t.jsonl")
+    replay(trace, options, "t.jsonl")
 }
 
 #[test]

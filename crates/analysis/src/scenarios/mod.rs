@@ -7,7 +7,7 @@ pub mod sim;
 use memcity_model::History;
 
 use crate::replay::{ReplayOptions, replay};
-use crate::trace::Event;
+use crate::trace::{Event, Trace};
 use sim::Sim;
 
 /// The seed used when the user gives none.
@@ -115,9 +115,9 @@ impl Scenario {
 
     /// The scenario replayed into a history.
     pub fn history(&self, params: &Params, options: ReplayOptions) -> History {
-        let events: Vec<_> = self.trace(params).into_iter().enumerate().map(|(i, e)| (i + 1, e)).collect();
+        let trace = Trace::from_events(&self.trace(params));
         // The simulator only emits consistent events, so replay cannot fail.
-        replay(&events, options, self.name).expect("scenario traces are consistent")
+        replay(trace, options, self.name).expect("scenario traces are consistent")
     }
 }
 

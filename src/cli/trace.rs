@@ -1,0 +1,106 @@
+//! `memcity trace`: writes a scenario's trace, or converts a trace between JSON Lines and the
+//! compact binary format. `TraceInput` is also how `memcity analyze` gets its trace.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use memcity_analysis::scenarios::{self, Params};
+use memcity_analysis::trace::{is_binary_trace, read_binary_trace, write_binary_trace, write_trace};
+use memcity_analysis::{Trace, read_trace};
+
+/// Where a trace comes from: a built-in scenario or a trace file.
+#[derive(clap::Args, Debug)]
+pub struct TraceInput {
+    /// A built-in scenario (see `memcity scenarios`).
+    #[arg(long, conflicts_with = "trace", required_unless_present = "trace")]
+    pub scenario: Option<String>,
+    /// A trace file: JSON Lines or the binary format, told apart by its first bytes
+    /// (see docs/trace-format.md).
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// The scenario's seed.
+    #[arg(long, default_value_t = scenarios::DEFAULT_SEED)]
+    pub seed: u64,
+    /// The scenario's number of GCs (snapshots).
+    #[arg(long, default_value_t = 30)]
+    pub gcs: usize,
+    /// Multiplies the scenario's objects per cycle.
+    #[arg(long, default_value_t = 1.0)]
+    pub scale: f64,
+}
+
+impl TraceInput {
+    /// The trace, interned, and its name for error messages.
+    pub fn load(&self) -> Result<(Trace, String)> {
+        match (&self.scenario, &self.trace) {
+            (Some(name), _) => {
+                if self.gcs == 0 || !(self.scale > 0.0 && self.scale.is_finite()) {
+                    bail!("--gcs must be at least 1 and --scale a positive number");
+                }
+                let params = Params { seed: self.seed, gcs: self.gcs, scale: self.scale };
+                let events = scenario(name)?.trace(&params);
+                Ok((Trace::from_events(&events), name.clone()))
+            }
+            (None, Some(path)) => Ok((read_trace_file(path)?, path.display().to_string())),
+            (None, None) => bail!("give --scenario NAME or --trace FILE"),
+        }
+    }
+}
+
+fn scenario(name: &str) -> Result<&'static scenarios::Scenario> {
+    scenarios::find(name)
+        .with_context(|| format!("unknown scenario `{name}` (known: {})", scenarios::names()))
+}
+
+/// Reads a JSON Lines or binary trace.
+pub fn read_trace_file(path: &Path) -> Result<Trace> {
+    let file = std::fs::File::open(path).with_context(|| format!("cannot open trace {}", path.display()))?;
+    let source = path.display().to_string();
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let head = reader.fill_buf().with_context(|| format!("cannot read trace {source}"))?;
+    if is_binary_trace(head) {
+        let mut bytes = Vec::new();
+        reader.read_to_end(&mut bytes).with_context(|| format!("cannot read trace {source}"))?;
+        Ok(read_binary_trace(&bytes, &source)?)
+    } else {
+        Ok(read_trace(reader, &source)?)
+    }
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq)]
+pub enum Format {
+    Jsonl,
+    Binary,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct TraceArgs {
+    #[command(flatten)]
+    pub input: TraceInput,
+    /// Where to write the trace.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// The output format (default: binary if OUT ends in .mctrace, else JSON Lines).
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+}
+
+pub fn run(args: TraceArgs) -> Result<()> {
+    let (trace, _) = args.input.load()?;
+    let format = args.format.unwrap_or(match args.out.extension() {
+        Some(e) if e == "mctrace" => Format::Binary,
+        _ => Format::Jsonl,
+    });
+    let out = &args.out;
+    let file = std::fs::File::create(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let mut file = std::io::BufWriter::with_capacity(1 << 20, file);
+    let written = match format {
+        Format::Binary => write_binary_trace(&trace, &mut file),
+        Format::Jsonl => {
+            let events: Vec<_> = (0..trace.ops.len()).map(|i| trace.event(i)).collect();
+            write_trace(&events, &mut file)
+        }
+    };
+    written.and_then(|()| file.flush()).with_context(|| format!("cannot write {}", out.display()))
+}
