@@ -84,6 +84,20 @@ pub struct Objects {
 
 const NO_REF: u32 = u32::MAX;
 
+impl Objects {
+    fn reserve(&mut self, additional: usize) {
+        self.id.reserve(additional);
+        self.alive.reserve(additional);
+        self.type_id.reserve(additional);
+        self.size.reserve(additional);
+        self.len.reserve(additional);
+        self.site_id.reserve(additional);
+        self.thread_id.reserve(additional);
+        self.birth_gc.reserve(additional);
+        self.first_ref.reserve(additional);
+    }
+}
+
 /// Every object's non-null reference fields as linked lists in one slab, so a pointer store
 /// allocates nothing (a vector per object made replay spend its time in malloc).
 #[derive(Debug, Default)]
@@ -203,6 +217,7 @@ impl Heap {
     /// misses overlap instead of queueing one after the other.
     pub fn apply_ops(&mut self, ops: &[Op]) -> Result<(), (usize, String)> {
         const AHEAD: usize = 32;
+        self.reserve_for(ops);
         for (i, op) in ops.iter().enumerate() {
             if let Some(op) = ops.get(i + AHEAD) {
                 self.prefetch_slots(op);
@@ -211,11 +226,27 @@ impl Heap {
                 self.prefetch_first_ref(*from);
             }
             if let Some(Op::Ptr { from, .. }) = ops.get(i + AHEAD / 4) {
-                self.prefetch_references(*from);
+                self.prefetch_references(*from, 0);
+            }
+            if let Some(Op::Ptr { from, .. }) = ops.get(i + AHEAD / 8) {
+                self.prefetch_references(*from, 1);
             }
             self.apply_op(op).map_err(|m| (i, m))?;
         }
         Ok(())
+    }
+
+    /// Grows the object and reference tables once for a run of ops, not by doubling while
+    /// replaying (at 10M objects the copies and page faults were a tenth of the time).
+    fn reserve_for(&mut self, ops: &[Op]) {
+        let (allocs, ptrs) = ops.iter().fold((0, 0), |(a, p), op| match op {
+            Op::Alloc { .. } => (a + 1, p),
+            Op::Ptr { .. } => (a, p + 1),
+            _ => (a, p),
+        });
+        self.objects.reserve(usize::saturating_sub(allocs, self.free_slots.len()));
+        let refs = &mut self.references;
+        refs.entries.reserve(usize::saturating_sub(ptrs, refs.free.len()));
     }
 
     fn prefetch_slots(&self, op: &Op) {
@@ -237,9 +268,18 @@ impl Heap {
         }
     }
 
-    fn prefetch_references(&self, id: u64) {
+    /// Prefetches entry `skip` of the object's reference list (the earlier ones are cached).
+    fn prefetch_references(&self, id: u64, skip: usize) {
         if let Some(slot) = self.slot_of.get(id) {
-            prefetch(&self.references.entries, self.objects.first_ref[slot as usize] as u64);
+            let entries = &self.references.entries;
+            let mut entry = self.objects.first_ref[slot as usize];
+            for _ in 0..skip {
+                match entries.get(entry as usize) {
+                    Some(e) => entry = e.2,
+                    None => return,
+                }
+            }
+            prefetch(entries, entry as u64);
         }
     }
 
