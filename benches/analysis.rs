@@ -1,5 +1,6 @@
 //! The analysis core's speed: trace replay (events/s) and grouping (objects/s) on a generated
-//! trace. `MEMCITY_BENCH_OBJECTS` sets the heap size (default 1M; the target is 10M).
+//! trace (`memcity_analysis::synthetic`; `memcity trace --synthetic N` writes the same one).
+//! `MEMCITY_BENCH_OBJECTS` sets the heap size (default 1M; the target is 10M).
 
 use std::hint::black_box;
 
@@ -8,47 +9,15 @@ use memcity_analysis::classify::Classifier;
 use memcity_analysis::group::Grouper;
 use memcity_analysis::replay::Replay;
 use memcity_analysis::trace::write_binary_trace;
-use memcity_analysis::{Event, ReplayOptions, RootKind, Trace, read_binary_trace};
+use memcity_analysis::{Event, ReplayOptions, Trace, read_binary_trace};
 
 fn objects() -> u64 {
     std::env::var("MEMCITY_BENCH_OBJECTS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000)
 }
 
-/// `n` objects of 50 types from 200 sites on 4 threads, each referenced by an earlier one (a
-/// random tree under 16 static roots), then one GC.
-fn trace(n: u64) -> Vec<Event> {
-    let mut rng = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        rng
-    };
-    let mut events = Vec::with_capacity(2 * n as usize + 20);
-    for id in 1..=n {
-        let r = next();
-        events.push(Event::Alloc {
-            id,
-            type_name: format!("app.pkg{}.Type{}", r % 5, r % 50),
-            size: 16 + 8 * (r % 8),
-            len: (r % 7 == 0).then_some(r % 300),
-            site: vec![format!("app.Code.method{}", (r >> 8) % 200)],
-            thread: format!("worker-{}", (r >> 16) % 4),
-        });
-        if id <= 16 {
-            events.push(Event::Root { id, kind: RootKind::Static, name: format!("Roots.r{id}") });
-        } else {
-            let from = 1 + next() % (id - 1);
-            events.push(Event::Ptr { from, field: format!("f{}", id % 4), to: Some(id) });
-        }
-    }
-    events.push(Event::Gc { id: 1, start: 1, end: 2 });
-    events
-}
-
 fn bench(c: &mut Criterion) {
     let n = objects();
-    let events = trace(n);
+    let events: Vec<Event> = memcity_analysis::synthetic::events(n).collect();
     let (gc, heap_events) = events.split_last().unwrap();
     // Reading a trace interns its strings once; replay then works on integer ops.
     let interned = Trace::from_events(heap_events);

@@ -133,3 +133,22 @@ fn trace_writes_scenarios_and_converts_between_json_lines_and_binary() {
     let out = memcity(&["trace", "--scenario", "linked-list", "--out", "/nonexistent/dir/x.mctrace"]);
     assert!(!out.status.success() && stderr(&out).contains("cannot create /nonexistent/dir/x.mctrace"));
 }
+
+#[test]
+fn synthetic_traces_have_the_asked_size_and_exclude_other_inputs() {
+    let path = temp("synthetic.jsonl");
+    let out = memcity(&["trace", "--synthetic", "500", "--out", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(text.lines().filter(|l| l.starts_with(r#"{"e":"alloc""#)).count(), 500);
+    assert_eq!(text.lines().count(), 1001);
+    let out = memcity(&["analyze", "--synthetic", "500", "--no-retained"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let history: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let live = history["snapshots"][0]["tree"]["objects"].as_u64().unwrap();
+    assert!((16..500).contains(&live), "{live}");
+    let out = memcity(&["analyze", "--synthetic", "5", "--scenario", "churn"]);
+    assert!(!out.status.success() && stderr(&out).contains("cannot be used with"), "{}", stderr(&out));
+    let out = memcity(&["trace", "--synthetic", "0", "--out", temp("zero.jsonl").to_str().unwrap()]);
+    assert!(!out.status.success() && stderr(&out).contains("--synthetic needs at least 1 object"));
+}

@@ -9,16 +9,11 @@ use memcity_analysis::scenarios::{self, Params};
 use memcity_analysis::trace::{is_binary_trace, read_binary_trace, write_binary_trace, write_trace};
 use memcity_analysis::{Trace, read_trace};
 
-/// Where a trace comes from: a built-in scenario or a trace file.
+/// Where a trace comes from: a built-in scenario, a trace file or a generated trace.
 #[derive(clap::Args, Debug)]
 pub struct TraceInput {
-    /// A built-in scenario (see `memcity scenarios`).
-    #[arg(long, conflicts_with = "trace", required_unless_present = "trace")]
-    pub scenario: Option<String>,
-    /// A trace file: JSON Lines or the binary format, told apart by its first bytes
-    /// (see docs/trace-format.md).
-    #[arg(long)]
-    pub trace: Option<PathBuf>,
+    #[command(flatten)]
+    pub source: Source,
     /// The scenario's seed.
     #[arg(long, default_value_t = scenarios::DEFAULT_SEED)]
     pub seed: u64,
@@ -30,10 +25,38 @@ pub struct TraceInput {
     pub scale: f64,
 }
 
+/// Exactly one of these.
+#[derive(clap::Args, Debug)]
+#[group(required = true, multiple = false)]
+pub struct Source {
+    /// A built-in scenario (see `memcity scenarios`).
+    #[arg(long)]
+    pub scenario: Option<String>,
+    /// A trace file: JSON Lines or the binary format, told apart by its first bytes
+    /// (see docs/trace-format.md).
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// A generated trace of N objects, each stored into a random earlier one, then one GC
+    /// (the analysis benchmark's trace).
+    #[arg(long, value_name = "N")]
+    pub synthetic: Option<u64>,
+}
+
 impl TraceInput {
     /// The trace, interned, and its name for error messages.
     pub fn load(&self) -> Result<(Trace, String)> {
-        match (&self.scenario, &self.trace) {
+        let source = &self.source;
+        if let Some(n) = source.synthetic {
+            if n == 0 {
+                bail!("--synthetic needs at least 1 object");
+            }
+            let mut trace = Trace::default();
+            for (i, event) in memcity_analysis::synthetic::events(n).enumerate() {
+                trace.push(i + 1, &event);
+            }
+            return Ok((trace, format!("synthetic trace of {n} objects")));
+        }
+        match (&source.scenario, &source.trace) {
             (Some(name), _) => {
                 if self.gcs == 0 || !(self.scale > 0.0 && self.scale.is_finite()) {
                     bail!("--gcs must be at least 1 and --scale a positive number");
@@ -43,7 +66,7 @@ impl TraceInput {
                 Ok((Trace::from_events(&events), name.clone()))
             }
             (None, Some(path)) => Ok((read_trace_file(path)?, path.display().to_string())),
-            (None, None) => bail!("give --scenario NAME or --trace FILE"),
+            (None, None) => bail!("give --scenario NAME, --trace FILE or --synthetic N"),
         }
     }
 }

@@ -8,6 +8,7 @@ pub mod group;
 pub mod heap;
 pub mod replay;
 pub mod scenarios;
+pub mod synthetic;
 pub mod trace;
 pub mod windows;
 
