@@ -1,9 +1,13 @@
 //! Turns what the user names on the command line into a history: a file or folder in any
-//! format the model reads, a built-in scenario (`scenario:NAME`), or a series of heap dumps.
+//! format the model reads, a built-in scenario (`scenario:NAME`), a trace of memory events
+//! (replayed by the analysis core), or a series of heap dumps.
 
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
+use memcity_analysis::trace::{MAGIC, is_binary_trace, read_binary_trace};
+use memcity_analysis::{ReplayOptions, Trace, read_trace};
 use memcity_model::History;
 
 /// What the app opens when no input is given.
@@ -24,11 +28,43 @@ pub fn load_with_progress(spec: &str, progress: &(dyn Fn(u64, u64) + Sync)) -> R
     if is_heap_dumps(path) {
         return Ok(memcity_hprof::import(&[path.to_path_buf()], &Default::default(), progress)?);
     }
+    if is_trace(path) {
+        let trace = read_trace_file(path)?;
+        return Ok(memcity_analysis::replay(trace, ReplayOptions::default(), spec)?);
+    }
     Ok(memcity_model::load_path(path)?)
+}
+
+/// A trace file: `.jsonl` or `.mctrace` by name, or a binary trace by its first bytes.
+pub fn is_trace(path: &Path) -> bool {
+    let by_name = path.extension().is_some_and(|e| e == "jsonl" || e == "mctrace");
+    by_name || (path.is_file() && starts_with(path, MAGIC))
+}
+
+fn starts_with(path: &Path, magic: &[u8]) -> bool {
+    let mut head = vec![0; magic.len()];
+    let read = std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head));
+    read.is_ok() && head == magic
+}
+
+/// Reads a JSON Lines or binary trace (told apart by the binary format's magic).
+pub fn read_trace_file(path: &Path) -> Result<Trace> {
+    let file = std::fs::File::open(path).with_context(|| format!("cannot open trace {}", path.display()))?;
+    let source = path.display().to_string();
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let head = reader.fill_buf().with_context(|| format!("cannot read trace {source}"))?;
+    if is_binary_trace(head) {
+        let mut bytes = Vec::new();
+        reader.read_to_end(&mut bytes).with_context(|| format!("cannot read trace {source}"))?;
+        Ok(read_binary_trace(&bytes, &source)?)
+    } else {
+        Ok(read_trace(reader, &source)?)
+    }
 }
 
 /// Several inputs at once: one of any kind, or any number of heap dumps and folders of them
 /// (one snapshot per dump).
+#[cfg_attr(not(feature = "app"), allow(dead_code))] // the window's background loader uses it
 pub fn load_all(specs: &[String], progress: &(dyn Fn(u64, u64) + Sync)) -> Result<History> {
     match specs {
         [one] => load_with_progress(one, progress),
@@ -79,9 +115,9 @@ pub fn check(spec: &str) -> Result<()> {
     Ok(())
 }
 
-/// Heap dumps take long enough to deserve a progress bar.
+/// Heap dumps and traces take long enough to deserve a progress bar.
 pub fn is_slow(spec: &str) -> bool {
-    !spec.starts_with("scenario:") && is_heap_dumps(Path::new(spec))
+    !spec.starts_with("scenario:") && (is_heap_dumps(Path::new(spec)) || is_trace(Path::new(spec)))
 }
 
 /// A `.hprof`/`.hprof.gz` file, or a folder that holds such files.
@@ -126,6 +162,33 @@ mod tests {
         let one = load(&repo("data/hprof/dump2.hprof.gz")).unwrap();
         assert_eq!(one.snapshots.len(), 1);
         assert_eq!(one.snapshots[0].label.as_deref(), Some("dump2.hprof.gz"));
+    }
+
+    #[test]
+    fn trace_files_replay_like_the_scenario_they_came_from() {
+        use memcity_analysis::scenarios::{Params, find};
+        let dir = std::env::temp_dir().join(format!("memcity-input-traces-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let events = find("churn").unwrap().trace(&Params::default());
+        let (jsonl, binary, unnamed) =
+            (dir.join("churn.jsonl"), dir.join("churn.mctrace"), dir.join("churn.bin"));
+        let mut text = Vec::new();
+        memcity_analysis::trace::write_trace(&events, &mut text).unwrap();
+        std::fs::write(&jsonl, text).unwrap();
+        std::fs::write(&binary, memcity_analysis::trace::events_to_binary(&events)).unwrap();
+        std::fs::copy(&binary, &unnamed).unwrap();
+        assert!(is_trace(&unnamed) && is_slow(unnamed.to_str().unwrap()));
+
+        let expected = scenario("churn").unwrap();
+        for path in [&jsonl, &binary, &unnamed] {
+            assert_eq!(load(path.to_str().unwrap()).unwrap(), expected, "{}", path.display());
+        }
+
+        let bad = dir.join("bad.jsonl");
+        std::fs::write(&bad, "{\"e\":\"gc\",\"id\":1,\"start\":0,\"end\":1}\n{\"e\":\"ptr\",\"from\":4}\n")
+            .unwrap();
+        let err = load(bad.to_str().unwrap()).unwrap_err().to_string();
+        assert!(err.contains("bad.jsonl: line 2: bad event: missing field"), "{err}");
     }
 
     #[test]

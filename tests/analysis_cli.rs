@@ -130,6 +130,10 @@ fn trace_writes_scenarios_and_converts_between_json_lines_and_binary() {
     assert!(!out.status.success());
     let err = stderr(&out);
     assert!(err.contains("cut.mctrace: record ") && err.contains("the file ends inside a record"), "{err}");
+    // The app refuses it the same way, before opening a window.
+    let out = memcity(&[&path(&cut), "--screenshot", &path(&temp("cut.png"))]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("the file ends inside a record"), "{}", stderr(&out));
     let out = memcity(&["trace", "--scenario", "linked-list", "--out", "/nonexistent/dir/x.mctrace"]);
     assert!(!out.status.success() && stderr(&out).contains("cannot create /nonexistent/dir/x.mctrace"));
 }

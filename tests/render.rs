@@ -92,6 +92,22 @@ fn screenshot_shows_the_leak_in_leak_colors() {
 }
 
 #[test]
+fn a_trace_file_opens_as_its_replayed_city() {
+    let trace = std::env::temp_dir().join(format!("memcity-render-{}-ll.mctrace", std::process::id()));
+    let o = Command::new(env!("CARGO_BIN_EXE_memcity"))
+        .args(["trace", "--scenario", "linked-list", "--gcs", "8", "--out", trace.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let png = out("trace");
+    let Some(shot) = screenshot(&[trace.to_str().unwrap(), "--time", "7", "--size", "320x180"], &png) else {
+        return;
+    };
+    let red = shot.count(is_red);
+    assert!(red > 100, "the replayed leak is red at the last GC ({red} red pixels)");
+}
+
+#[test]
 fn selected_building_shows_reference_frustums() {
     let png = out("select");
     let args = [

@@ -95,7 +95,7 @@ pub fn run(args: OpenArgs) -> Result<()> {
         crate::input::check_all(&specs)?;
         background = Some(specs);
         empty_history()
-    } else if slow {
+    } else if specs.len() > 1 || crate::input::is_heap_dumps(std::path::Path::new(&specs[0])) {
         crate::input::check_all(&specs)?;
         crate::cli::import::import_with_progress(&crate::input::dump_paths(&specs)?, &Default::default())?
     } else {

@@ -1,13 +1,15 @@
 //! `memcity trace`: writes a scenario's trace, or converts a trace between JSON Lines and the
 //! compact binary format. `TraceInput` is also how `memcity analyze` gets its trace.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
+use memcity_analysis::Trace;
 use memcity_analysis::scenarios::{self, Params};
-use memcity_analysis::trace::{is_binary_trace, read_binary_trace, write_binary_trace, write_trace};
-use memcity_analysis::{Trace, read_trace};
+use memcity_analysis::trace::{write_binary_trace, write_trace};
+
+use crate::input::read_trace_file;
 
 /// Where a trace comes from: a built-in scenario, a trace file or a generated trace.
 #[derive(clap::Args, Debug)]
@@ -74,21 +76,6 @@ impl TraceInput {
 fn scenario(name: &str) -> Result<&'static scenarios::Scenario> {
     scenarios::find(name)
         .with_context(|| format!("unknown scenario `{name}` (known: {})", scenarios::names()))
-}
-
-/// Reads a JSON Lines or binary trace.
-pub fn read_trace_file(path: &Path) -> Result<Trace> {
-    let file = std::fs::File::open(path).with_context(|| format!("cannot open trace {}", path.display()))?;
-    let source = path.display().to_string();
-    let mut reader = BufReader::with_capacity(1 << 20, file);
-    let head = reader.fill_buf().with_context(|| format!("cannot read trace {source}"))?;
-    if is_binary_trace(head) {
-        let mut bytes = Vec::new();
-        reader.read_to_end(&mut bytes).with_context(|| format!("cannot read trace {source}"))?;
-        Ok(read_binary_trace(&bytes, &source)?)
-    } else {
-        Ok(read_trace(reader, &source)?)
-    }
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq)]

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 mod binary;
 mod interned;
-pub use binary::{events_to_binary, is_binary_trace, read_binary_trace, write_binary_trace};
+pub use binary::{MAGIC, events_to_binary, is_binary_trace, read_binary_trace, write_binary_trace};
 pub use interned::{Interner, Op, Strings, Trace};
 
 /// One memory event of a running program.
