@@ -2,12 +2,13 @@
 //! format the model reads, a built-in scenario (`scenario:NAME`), a trace of memory events
 //! (replayed by the analysis core), or a series of heap dumps.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use memcity_analysis::trace::{MAGIC, is_binary_trace, read_binary_trace};
-use memcity_analysis::{ReplayOptions, Trace, read_trace};
+use memcity_analysis::replay::Streaming;
+use memcity_analysis::trace::{MAGIC, OpSink, is_binary_trace, read_binary_into, read_trace_into};
+use memcity_analysis::{ReplayOptions, Trace};
 use memcity_model::History;
 
 /// What the app opens when no input is given.
@@ -29,8 +30,7 @@ pub fn load_with_progress(spec: &str, progress: &(dyn Fn(u64, u64) + Sync)) -> R
         return Ok(memcity_hprof::import(&[path.to_path_buf()], &Default::default(), progress)?);
     }
     if is_trace(path) {
-        let trace = read_trace_file(path)?;
-        return Ok(memcity_analysis::replay(trace, ReplayOptions::default(), spec)?);
+        return replay_trace_file(path, ReplayOptions::default());
     }
     Ok(memcity_model::load_path(path)?)
 }
@@ -47,18 +47,45 @@ fn starts_with(path: &Path, magic: &[u8]) -> bool {
     read.is_ok() && head == magic
 }
 
-/// Reads a JSON Lines or binary trace (told apart by the binary format's magic).
+/// Reads a JSON Lines or binary trace (told apart by the binary format's magic) whole.
 pub fn read_trace_file(path: &Path) -> Result<Trace> {
-    let file = std::fs::File::open(path).with_context(|| format!("cannot open trace {}", path.display()))?;
+    let binary = is_binary_trace_file(path)?;
+    let mut trace = Trace { unit: if binary { "record" } else { "line" }, ..Trace::default() };
+    read_trace_file_into(path, binary, &mut trace)?;
+    Ok(trace)
+}
+
+/// Replays a trace file while reading it, so the trace is never held whole.
+pub fn replay_trace_file(path: &Path, options: ReplayOptions) -> Result<History> {
+    let binary = is_binary_trace_file(path)?;
     let source = path.display().to_string();
-    let mut reader = BufReader::with_capacity(1 << 20, file);
-    let head = reader.fill_buf().with_context(|| format!("cannot read trace {source}"))?;
-    if is_binary_trace(head) {
+    let mut streaming = Streaming::new(options, &source, if binary { "record" } else { "line" });
+    read_trace_file_into(path, binary, &mut streaming)?;
+    Ok(streaming.finish()?)
+}
+
+fn open_trace(path: &Path) -> Result<std::fs::File> {
+    std::fs::File::open(path).with_context(|| format!("cannot open trace {}", path.display()))
+}
+
+fn is_binary_trace_file(path: &Path) -> Result<bool> {
+    let mut head = Vec::with_capacity(MAGIC.len());
+    open_trace(path)?
+        .take(MAGIC.len() as u64)
+        .read_to_end(&mut head)
+        .with_context(|| format!("cannot read trace {}", path.display()))?;
+    Ok(is_binary_trace(&head))
+}
+
+fn read_trace_file_into(path: &Path, binary: bool, sink: &mut impl OpSink) -> Result<()> {
+    let source = path.display().to_string();
+    let mut reader = BufReader::with_capacity(1 << 20, open_trace(path)?);
+    if binary {
         let mut bytes = Vec::new();
         reader.read_to_end(&mut bytes).with_context(|| format!("cannot read trace {source}"))?;
-        Ok(read_binary_trace(&bytes, &source)?)
+        Ok(read_binary_into(&bytes, &source, sink)?)
     } else {
-        Ok(read_trace(reader, &source)?)
+        Ok(read_trace_into(reader, &source, sink)?)
     }
 }
 

@@ -28,8 +28,7 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
     let classifiers =
         classify::parse_list(&args.classifiers).map_err(|e| anyhow::anyhow!("--classifiers: {e}"))?;
     let options = ReplayOptions { classifiers, retained: !args.no_retained, ..Default::default() };
-    let (trace, source) = args.input.load()?;
-    let history = memcity_analysis::replay(trace, options, &source)?;
+    let history = args.input.history(options)?;
     match &args.out {
         Some(path) => memcity_model::save_history(&history, path).map_err(anyhow::Error::msg)?,
         None => memcity_model::write_history(&history, std::io::stdout().lock())?,

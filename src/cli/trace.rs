@@ -5,9 +5,10 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use memcity_analysis::Trace;
 use memcity_analysis::scenarios::{self, Params};
 use memcity_analysis::trace::{write_binary_trace, write_trace};
+use memcity_analysis::{ReplayOptions, Trace};
+use memcity_model::History;
 
 use crate::input::read_trace_file;
 
@@ -45,6 +46,15 @@ pub struct Source {
 }
 
 impl TraceInput {
+    /// The trace replayed into a history; a trace file is replayed while it is read.
+    pub fn history(&self, options: ReplayOptions) -> Result<History> {
+        if let Some(path) = &self.source.trace {
+            return crate::input::replay_trace_file(path, options);
+        }
+        let (trace, source) = self.load()?;
+        Ok(memcity_analysis::replay(trace, options, &source)?)
+    }
+
     /// The trace, interned, and its name for error messages.
     pub fn load(&self) -> Result<(Trace, String)> {
         let source = &self.source;

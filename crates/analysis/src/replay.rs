@@ -8,7 +8,7 @@ use memcity_model::{FORMAT, HeapMetrics, History, MetricNames, PointerMap, Snaps
 use crate::classify::Classifier;
 use crate::group::{Counts, Grouper};
 use crate::heap::Heap;
-use crate::trace::{Event, Op, Strings, Trace, TraceError};
+use crate::trace::{Event, Op, OpSink, Strings, Trace, TraceError};
 
 #[derive(Debug, Clone)]
 pub struct ReplayOptions {
@@ -158,15 +158,79 @@ impl Replay {
 
 /// Replays a whole trace into a history; the first bad event stops it with its line number.
 pub fn replay(trace: Trace, options: ReplayOptions, source_name: &str) -> Result<History, TraceError> {
-    let unit = trace.unit;
-    let error = |line, message| TraceError { source_name: source_name.into(), unit, line, message };
-    let mut replay = Replay::with_strings(options, trace.strings);
-    replay.apply_ops(&trace.ops).map_err(|(i, m)| error(trace.lines[i], m))?;
-    if replay.recorded.is_empty() {
-        let last = trace.lines.last().copied().unwrap_or(0);
-        return Err(error(last, "the trace has no gc event, so there is no snapshot".into()));
+    let mut streaming = Streaming::new(options, source_name, trace.unit);
+    streaming.replay.heap.strings = trace.strings;
+    streaming.apply(&trace.ops, &trace.lines)?;
+    streaming.finish()
+}
+
+/// Replays ops as a reader produces them, a batch at a time, so a long trace file is never
+/// held whole in memory.
+pub struct Streaming {
+    replay: Replay,
+    batch: Vec<Op>,
+    lines: Vec<usize>,
+    source_name: String,
+    unit: &'static str,
+    last_line: usize,
+}
+
+/// Big enough for prefetching and per-batch overhead not to matter, small enough to stay cached.
+const BATCH: usize = 1 << 16;
+
+impl Streaming {
+    /// `unit` names what lines count in errors ("line" or "record").
+    pub fn new(options: ReplayOptions, source_name: &str, unit: &'static str) -> Streaming {
+        Streaming {
+            replay: Replay::new(options),
+            batch: Vec::with_capacity(BATCH),
+            lines: Vec::with_capacity(BATCH),
+            source_name: source_name.into(),
+            unit,
+            last_line: 0,
+        }
     }
-    Ok(replay.history())
+
+    fn error(&self, line: usize, message: String) -> TraceError {
+        TraceError { source_name: self.source_name.clone(), unit: self.unit, line, message }
+    }
+
+    fn apply(&mut self, ops: &[Op], lines: &[usize]) -> Result<(), TraceError> {
+        self.last_line = lines.last().copied().unwrap_or(self.last_line);
+        self.replay.apply_ops(ops).map_err(|(i, m)| self.error(lines[i], m))
+    }
+
+    fn flush(&mut self) -> Result<(), TraceError> {
+        let (ops, lines) = (std::mem::take(&mut self.batch), std::mem::take(&mut self.lines));
+        self.apply(&ops, &lines)?;
+        (self.batch, self.lines) = (ops, lines);
+        self.batch.clear();
+        self.lines.clear();
+        Ok(())
+    }
+
+    /// The history, once every op is in.
+    pub fn finish(mut self) -> Result<History, TraceError> {
+        self.flush()?;
+        if self.replay.recorded.is_empty() {
+            return Err(
+                self.error(self.last_line, "the trace has no gc event, so there is no snapshot".into())
+            );
+        }
+        Ok(self.replay.history())
+    }
+}
+
+impl OpSink for Streaming {
+    fn strings(&mut self) -> &mut Strings {
+        &mut self.replay.heap.strings
+    }
+
+    fn op(&mut self, line: usize, op: Op) -> Result<(), TraceError> {
+        self.batch.push(op);
+        self.lines.push(line);
+        if self.batch.len() == BATCH { self.flush() } else { Ok(()) }
+    }
 }
 
 #[cfg(test)]

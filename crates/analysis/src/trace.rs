@@ -6,7 +6,9 @@ use serde::{Deserialize, Serialize};
 
 mod binary;
 mod interned;
-pub use binary::{MAGIC, events_to_binary, is_binary_trace, read_binary_trace, write_binary_trace};
+pub use binary::{
+    MAGIC, events_to_binary, is_binary_trace, read_binary_into, read_binary_trace, write_binary_trace,
+};
 pub use interned::{Interner, Op, Strings, Trace};
 
 /// One memory event of a running program.
@@ -73,10 +75,38 @@ pub struct TraceError {
     pub message: String,
 }
 
+/// Where a trace reader puts what it reads: the strings it interns and each op with its line.
+/// A `Trace` collects them; `replay::Streaming` replays them as they come.
+pub trait OpSink {
+    fn strings(&mut self) -> &mut Strings;
+    fn op(&mut self, line: usize, op: Op) -> Result<(), TraceError>;
+}
+
+impl OpSink for Trace {
+    fn strings(&mut self) -> &mut Strings {
+        &mut self.strings
+    }
+    fn op(&mut self, line: usize, op: Op) -> Result<(), TraceError> {
+        self.ops.push(op);
+        self.lines.push(line);
+        Ok(())
+    }
+}
+
 /// Reads a JSON Lines trace; blank lines are skipped. Checks only the syntax and the fields of
 /// each event; `replay` checks ids (dangling, duplicate) with the same line numbers.
 pub fn read_trace(input: impl BufRead, source_name: &str) -> Result<Trace, TraceError> {
     let mut trace = Trace::default();
+    read_trace_into(input, source_name, &mut trace)?;
+    Ok(trace)
+}
+
+/// [`read_trace`] into any sink.
+pub fn read_trace_into(
+    input: impl BufRead,
+    source_name: &str,
+    sink: &mut impl OpSink,
+) -> Result<(), TraceError> {
     for (i, line) in input.lines().enumerate() {
         let error = |message: String| TraceError {
             source_name: source_name.into(),
@@ -89,9 +119,10 @@ pub fn read_trace(input: impl BufRead, source_name: &str) -> Result<Trace, Trace
             continue;
         }
         let event = serde_json::from_str(&line).map_err(|e| error(format!("bad event: {e}")))?;
-        trace.push(i + 1, &event);
+        let op = sink.strings().intern(&event);
+        sink.op(i + 1, op)?;
     }
-    Ok(trace)
+    Ok(())
 }
 
 /// Writes events as JSON Lines.

@@ -1,5 +1,5 @@
 use super::*;
-use crate::trace::read_trace;
+use crate::trace::{read_binary_trace, read_trace};
 
 const TRACE: &str = r#"{"e":"alloc","id":1,"type":"app.List","size":16,"site":["app.Main.main"]}
 {"e":"alloc","id":2,"type":"app.Node","size":24,"site":["app.List.add"]}
@@ -91,4 +91,29 @@ fn bad_traces_fail_with_line_numbers() {
         assert_eq!(err.line, line, "{text}: {err}");
         assert!(err.message.contains(needle), "{err}");
     }
+}
+
+#[test]
+fn streaming_replay_over_several_batches_equals_the_whole_replay() {
+    use crate::trace::{events_to_binary, read_binary_into};
+    let mut events: Vec<Event> = crate::synthetic::events(40_000).collect(); // 80k ops: 2 batches
+    let options = ReplayOptions { retained: false, ..Default::default() };
+    let whole = replay(Trace::from_events(&events), options.clone(), "t").unwrap();
+
+    let binary = events_to_binary(&events);
+    let mut streaming = Streaming::new(options.clone(), "t.mctrace", "record");
+    read_binary_into(&binary, "t.mctrace", &mut streaming).unwrap();
+    assert_eq!(streaming.finish().unwrap(), whole);
+
+    // A bad event in the second batch stops it with its own record number.
+    let gc = events.pop().unwrap();
+    events.push(Event::Ptr { from: 7, field: "f".into(), to: Some(u64::MAX) });
+    events.push(gc);
+    let binary = events_to_binary(&events);
+    let mut streaming = Streaming::new(options, "t.mctrace", "record");
+    let read = read_binary_into(&binary, "t.mctrace", &mut streaming);
+    let err = read.and_then(|()| streaming.finish().map(|_| ())).unwrap_err();
+    let records = read_binary_trace(&binary, "t").unwrap().lines;
+    assert_eq!(err.line, records[records.len() - 2]);
+    assert!(err.message.contains(&format!("object {} does not exist", u64::MAX)), "{err}");
 }

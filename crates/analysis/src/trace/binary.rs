@@ -2,7 +2,7 @@
 //! and LEB128 varints. Strings are defined once, in a record of their own, and events refer to
 //! them by number, so reading needs no JSON parsing and no string hashing per event.
 
-use super::{Event, Interner, Op, RootKind, Trace, TraceError};
+use super::{Event, Interner, Op, OpSink, RootKind, Strings, Trace, TraceError};
 
 pub const MAGIC: &[u8; 8] = b"MCTRACE\x01";
 
@@ -17,6 +17,8 @@ const PTR: u8 = 0x11;
 const ROOT: u8 = 0x12;
 const UNROOT: u8 = 0x13;
 const GC: u8 = 0x14;
+const ALLOC_ARRAY: u8 = 0x15;
+const CLEAR: u8 = 0x16;
 
 const ROOT_KINDS: [RootKind; 4] = [RootKind::Static, RootKind::Local, RootKind::Jni, RootKind::Other];
 
@@ -37,15 +39,16 @@ pub fn write_binary_trace(trace: &Trace, mut out: impl std::io::Write) -> std::i
                 w.define(0, DEF_TYPE, type_id, |i| vec![s.types.get(i).as_str()]);
                 w.define(1, DEF_SITE, site, |i| s.sites.get(i).iter().map(String::as_str).collect());
                 w.define(2, DEF_THREAD, thread, |i| vec![s.threads.get(i).as_str()]);
-                w.buf.push(ALLOC);
-                for v in [id, type_id as u64, size, len.map_or(0, |l| l + 1), site as u64, thread as u64] {
+                w.buf.push(if len.is_some() { ALLOC_ARRAY } else { ALLOC });
+                for v in [id, type_id as u64, size].into_iter().chain(len).chain([site as u64, thread as u64])
+                {
                     w.varint(v);
                 }
             }
             Op::Ptr { from, to, field } => {
                 w.define(3, DEF_FIELD, field, |i| vec![s.fields.get(i).as_str()]);
-                w.buf.push(PTR);
-                for v in [from, field as u64, to.map_or(0, |t| t + 1)] {
+                w.buf.push(if to.is_some() { PTR } else { CLEAR });
+                for v in [from, field as u64].into_iter().chain(to) {
                     w.varint(v);
                 }
             }
@@ -118,6 +121,15 @@ impl Writer {
 /// twice gets one id); `Trace::lines` holds record numbers (1-based, definitions included).
 pub fn read_binary_trace(bytes: &[u8], source_name: &str) -> Result<Trace, TraceError> {
     let mut trace = Trace { unit: "record", ..Trace::default() };
+    // Events take at least 4 bytes; most generated ones take about 10.
+    trace.ops.reserve(bytes.len() / 10);
+    trace.lines.reserve(bytes.len() / 10);
+    read_binary_into(bytes, source_name, &mut trace)?;
+    Ok(trace)
+}
+
+/// [`read_binary_trace`] into any sink.
+pub fn read_binary_into(bytes: &[u8], source_name: &str, sink: &mut impl OpSink) -> Result<(), TraceError> {
     if !is_binary_trace(bytes) {
         return Err(TraceError {
             source_name: source_name.into(),
@@ -126,9 +138,6 @@ pub fn read_binary_trace(bytes: &[u8], source_name: &str) -> Result<Trace, Trace
             message: "not a binary memcity trace (it does not start with MCTRACE\\x01)".into(),
         });
     }
-    // Events take at least 4 bytes; most generated ones take about 10.
-    trace.ops.reserve(bytes.len() / 10);
-    trace.lines.reserve(bytes.len() / 10);
     let mut r = Reader { bytes, at: MAGIC.len() };
     // File number → interned id, per table.
     let mut tables: [Vec<u32>; 5] = Default::default();
@@ -142,13 +151,11 @@ pub fn read_binary_trace(bytes: &[u8], source_name: &str) -> Result<Trace, Trace
             line: record,
             message: format!("{message} (at byte {start})"),
         };
-        let op = r.record(&mut trace, &mut tables).map_err(error)?;
-        if let Some(op) = op {
-            trace.ops.push(op);
-            trace.lines.push(record);
+        if let Some(op) = r.record(sink.strings(), &mut tables).map_err(error)? {
+            sink.op(record, op)?;
         }
     }
-    Ok(trace)
+    Ok(())
 }
 
 struct Reader<'a> {
@@ -197,8 +204,7 @@ impl Reader<'_> {
     }
 
     /// One record: a string definition (no op) or an event.
-    fn record(&mut self, trace: &mut Trace, tables: &mut [Vec<u32>; 5]) -> Result<Option<Op>, String> {
-        let s = &mut trace.strings;
+    fn record(&mut self, s: &mut Strings, tables: &mut [Vec<u32>; 5]) -> Result<Option<Op>, String> {
         let define = |table: &mut Vec<u32>, interner: &mut Interner<String>, value: String| {
             table.push(interner.intern(&value));
         };
@@ -220,18 +226,18 @@ impl Reader<'_> {
             DEF_ROOT_NAME => {
                 return self.string().map(|v| define(&mut tables[4], &mut s.root_names, v)).map(|_| None);
             }
-            ALLOC => Op::Alloc {
+            ALLOC | ALLOC_ARRAY => Op::Alloc {
                 id: self.varint()?,
                 type_id: self.id(&tables[0], "type")?,
                 size: self.varint()?,
-                len: self.varint()?.checked_sub(1),
+                len: if tag == ALLOC_ARRAY { Some(self.varint()?) } else { None },
                 site: self.id(&tables[1], "site")?,
                 thread: self.id(&tables[2], "thread")?,
             },
-            PTR => Op::Ptr {
+            PTR | CLEAR => Op::Ptr {
                 from: self.varint()?,
                 field: self.id(&tables[3], "field")?,
-                to: self.varint()?.checked_sub(1),
+                to: if tag == PTR { Some(self.varint()?) } else { None },
             },
             ROOT => {
                 let id = self.varint()?;

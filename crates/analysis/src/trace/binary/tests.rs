@@ -42,9 +42,8 @@ fn a_scenario_replays_the_same_from_json_lines_and_binary() {
 
 #[test]
 fn a_string_defined_twice_is_one_string() {
-    let alloc = |ty: u64| {
-        [vec![ALLOC], varint(1 + ty), varint(ty), varint(16), varint(0), varint(0), varint(0)].concat()
-    };
+    let alloc =
+        |ty: u64| [vec![ALLOC], varint(1 + ty), varint(ty), varint(16), varint(0), varint(0)].concat();
     let bytes = file(&[
         def(DEF_TYPE, "A"),
         def(DEF_TYPE, "A"),
@@ -105,4 +104,34 @@ fn replay_errors_in_a_binary_trace_name_the_record() {
         err.to_string(),
         "t.mctrace: record 6: object 7 does not exist (never allocated or already freed)"
     );
+}
+
+#[test]
+fn extreme_numbers_and_null_stores_round_trip() {
+    let max = u64::MAX;
+    let events = vec![
+        Event::Alloc {
+            id: max,
+            type_name: "long[]".into(),
+            size: max,
+            len: Some(max),
+            site: vec![],
+            thread: "t".into(),
+        },
+        Event::Alloc {
+            id: 0,
+            type_name: "A".into(),
+            size: 0,
+            len: Some(0),
+            site: vec!["m".into()],
+            thread: "t".into(),
+        },
+        Event::Ptr { from: max, field: "[0]".into(), to: Some(max) },
+        Event::Ptr { from: max, field: "[0]".into(), to: None },
+        Event::Root { id: 0, kind: RootKind::Other, name: "x".into() },
+        Event::Unroot { id: 0, name: "x".into() },
+        Event::Gc { id: max, start: max, end: max },
+    ];
+    let trace = read_binary_trace(&events_to_binary(&events), "t").unwrap();
+    assert_eq!((0..events.len()).map(|i| trace.event(i)).collect::<Vec<_>>(), events);
 }
