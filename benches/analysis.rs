@@ -18,9 +18,10 @@ fn objects() -> u64 {
 fn bench(c: &mut Criterion) {
     let n = objects();
     let events: Vec<Event> = memcity_analysis::synthetic::events(n).collect();
-    let (gc, heap_events) = events.split_last().unwrap();
+    let heap_events = &events[..events.len() - 1];
     // Reading a trace interns its strings once; replay then works on integer ops.
-    let interned = Trace::from_events(heap_events);
+    let mut interned = Trace::from_events(&events);
+    let gc = interned.ops.pop().unwrap();
     let options = || ReplayOptions {
         classifiers: vec![Classifier::Type, Classifier::AllocationSite { depth: 1 }],
         pointer_maps: false,
@@ -65,7 +66,7 @@ fn bench(c: &mut Criterion) {
                 r
             },
             |mut r| {
-                r.apply(gc).unwrap();
+                r.apply_ops(&[gc]).unwrap();
                 black_box(r)
             },
             criterion::BatchSize::PerIteration,

@@ -38,19 +38,13 @@ pub fn load_with_progress(spec: &str, progress: &(dyn Fn(u64, u64) + Sync)) -> R
 /// A trace file: `.jsonl` or `.mctrace` by name, or a binary trace by its first bytes.
 pub fn is_trace(path: &Path) -> bool {
     let by_name = path.extension().is_some_and(|e| e == "jsonl" || e == "mctrace");
-    by_name || (path.is_file() && starts_with(path, MAGIC))
-}
-
-fn starts_with(path: &Path, magic: &[u8]) -> bool {
-    let mut head = vec![0; magic.len()];
-    let read = std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head));
-    read.is_ok() && head == magic
+    by_name || (path.is_file() && is_binary_trace_file(path).unwrap_or(false))
 }
 
 /// Reads a JSON Lines or binary trace (told apart by the binary format's magic) whole.
 pub fn read_trace_file(path: &Path) -> Result<Trace> {
     let binary = is_binary_trace_file(path)?;
-    let mut trace = Trace { unit: if binary { "record" } else { "line" }, ..Trace::default() };
+    let mut trace = Trace { unit: unit(binary), ..Trace::default() };
     read_trace_file_into(path, binary, &mut trace)?;
     Ok(trace)
 }
@@ -59,9 +53,14 @@ pub fn read_trace_file(path: &Path) -> Result<Trace> {
 pub fn replay_trace_file(path: &Path, options: ReplayOptions) -> Result<History> {
     let binary = is_binary_trace_file(path)?;
     let source = path.display().to_string();
-    let mut streaming = Streaming::new(options, &source, if binary { "record" } else { "line" });
+    let mut streaming = Streaming::new(options, &source, unit(binary));
     read_trace_file_into(path, binary, &mut streaming)?;
     Ok(streaming.finish()?)
+}
+
+/// What error messages count in a trace file.
+fn unit(binary: bool) -> &'static str {
+    if binary { "record" } else { "line" }
 }
 
 fn open_trace(path: &Path) -> Result<std::fs::File> {

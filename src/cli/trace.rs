@@ -62,10 +62,7 @@ impl TraceInput {
             if n == 0 {
                 bail!("--synthetic needs at least 1 object");
             }
-            let mut trace = Trace::default();
-            for (i, event) in memcity_analysis::synthetic::events(n).enumerate() {
-                trace.push(i + 1, &event);
-            }
+            let trace = Trace::from_events(memcity_analysis::synthetic::events(n));
             return Ok((trace, format!("synthetic trace of {n} objects")));
         }
         match (&source.scenario, &source.trace) {

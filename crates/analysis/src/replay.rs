@@ -8,7 +8,7 @@ use memcity_model::{FORMAT, HeapMetrics, History, MetricNames, PointerMap, Snaps
 use crate::classify::Classifier;
 use crate::group::{Counts, Grouper};
 use crate::heap::Heap;
-use crate::trace::{Event, Op, OpSink, Strings, Trace, TraceError};
+use crate::trace::{Op, OpSink, Strings, Trace, TraceError};
 
 #[derive(Debug, Clone)]
 pub struct ReplayOptions {
@@ -58,13 +58,6 @@ impl Replay {
             options,
             recorded: Vec::new(),
             last_gc: None,
-        }
-    }
-
-    pub fn apply(&mut self, event: &Event) -> Result<(), String> {
-        match *event {
-            Event::Gc { id, start, end } => self.gc(id, start, end),
-            _ => self.heap.apply(event),
         }
     }
 
@@ -158,9 +151,10 @@ impl Replay {
 
 /// Replays a whole trace into a history; the first bad event stops it with its line number.
 pub fn replay(trace: Trace, options: ReplayOptions, source_name: &str) -> Result<History, TraceError> {
+    // One batch: the tables are then sized once for the whole trace.
     let mut streaming = Streaming::new(options, source_name, trace.unit);
     streaming.replay.heap.strings = trace.strings;
-    streaming.apply(&trace.ops, &trace.lines)?;
+    (streaming.batch, streaming.lines) = (trace.ops, trace.lines);
     streaming.finish()
 }
 
@@ -195,18 +189,13 @@ impl Streaming {
         TraceError { source_name: self.source_name.clone(), unit: self.unit, line, message }
     }
 
-    fn apply(&mut self, ops: &[Op], lines: &[usize]) -> Result<(), TraceError> {
-        self.last_line = lines.last().copied().unwrap_or(self.last_line);
-        self.replay.apply_ops(ops).map_err(|(i, m)| self.error(lines[i], m))
-    }
-
     fn flush(&mut self) -> Result<(), TraceError> {
-        let (ops, lines) = (std::mem::take(&mut self.batch), std::mem::take(&mut self.lines));
-        self.apply(&ops, &lines)?;
-        (self.batch, self.lines) = (ops, lines);
+        let applied = self.replay.apply_ops(&self.batch);
+        let applied = applied.map_err(|(i, m)| self.error(self.lines[i], m));
+        self.last_line = self.lines.last().copied().unwrap_or(self.last_line);
         self.batch.clear();
         self.lines.clear();
-        Ok(())
+        applied
     }
 
     /// The history, once every op is in.

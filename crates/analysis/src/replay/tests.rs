@@ -1,5 +1,5 @@
 use super::*;
-use crate::trace::{read_binary_trace, read_trace};
+use crate::trace::{Event, read_binary_trace, read_trace};
 
 const TRACE: &str = r#"{"e":"alloc","id":1,"type":"app.List","size":16,"site":["app.Main.main"]}
 {"e":"alloc","id":2,"type":"app.Node","size":24,"site":["app.List.add"]}

@@ -115,7 +115,7 @@ impl Scenario {
 
     /// The scenario replayed into a history.
     pub fn history(&self, params: &Params, options: ReplayOptions) -> History {
-        let trace = Trace::from_events(&self.trace(params));
+        let trace = Trace::from_events(self.trace(params));
         // The simulator only emits consistent events, so replay cannot fail.
         replay(trace, options, self.name).expect("scenario traces are consistent")
     }

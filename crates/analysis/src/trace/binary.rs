@@ -252,7 +252,7 @@ impl Reader<'_> {
     }
 }
 
-/// Converts any event list to the binary format (for tests and `memcity trace`).
+/// An event list in the binary format (for tests).
 pub fn events_to_binary(events: &[Event]) -> Vec<u8> {
     let mut out = Vec::new();
     write_binary_trace(&Trace::from_events(events), &mut out).expect("writing to memory cannot fail");

@@ -121,10 +121,10 @@ impl Trace {
     }
 
     /// Events numbered from line 1, as generated traces are.
-    pub fn from_events<'a>(events: impl IntoIterator<Item = &'a Event>) -> Trace {
+    pub fn from_events(events: impl IntoIterator<Item = impl std::borrow::Borrow<Event>>) -> Trace {
         let mut trace = Trace::default();
         for (i, e) in events.into_iter().enumerate() {
-            trace.push(i + 1, e);
+            trace.push(i + 1, e.borrow());
         }
         trace
     }
