@@ -5,11 +5,11 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use memcity_analysis::classify::Classifier;
-use memcity_analysis::group::Grouper;
+use memcity_analysis::group::Leaves;
 use memcity_analysis::replay::Replay;
 use memcity_analysis::trace::write_binary_trace;
 use memcity_analysis::{Event, ReplayOptions, Trace, read_binary_trace};
+use memcity_heapgraph::{AnalysisOptions, Classifier, Grouper, Retained};
 
 fn objects() -> u64 {
     std::env::var("MEMCITY_BENCH_OBJECTS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000)
@@ -22,10 +22,10 @@ fn bench(c: &mut Criterion) {
     // Reading a trace interns its strings once; replay then works on integer ops.
     let mut interned = Trace::from_events(&events);
     let gc = interned.ops.pop().unwrap();
+    let bare = AnalysisOptions { pointer_maps: false, retained: Retained::None, retainer_paths: false };
     let options = || ReplayOptions {
         classifiers: vec![Classifier::Type, Classifier::AllocationSite { depth: 1 }],
-        pointer_maps: false,
-        retained: false,
+        analysis: bare,
     };
 
     let mut group = c.benchmark_group("analysis");
@@ -53,13 +53,17 @@ fn bench(c: &mut Criterion) {
     let live = vec![true; replay.heap.objects.id.len()];
     group.throughput(Throughput::Elements(n));
     group.bench_function(format!("group {n} objects type,allocation-site (objects/s)"), |b| {
-        b.iter(|| black_box(Grouper::new(options().classifiers).assign(&replay.heap, &live)))
+        let roots = replay.heap.root_sets();
+        b.iter(|| {
+            let mut grouper = Grouper::new(options().classifiers);
+            black_box(Leaves::default().assign(&mut grouper, &replay.heap, &live, &roots))
+        })
     });
     group.bench_function(format!("gc {n} objects: mark, sweep, group, pointer maps (objects/s)"), |b| {
         b.iter_batched(
             || {
                 let mut r = Replay::with_strings(
-                    ReplayOptions { pointer_maps: true, ..options() },
+                    ReplayOptions { analysis: AnalysisOptions { pointer_maps: true, ..bare }, ..options() },
                     interned.strings.clone(),
                 );
                 r.apply_ops(&interned.ops).unwrap();

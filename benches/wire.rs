@@ -6,7 +6,7 @@ use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use memcity_model::{FORMAT, History, MetricNames, Node, PointerMap, Snapshot};
+use memcity_model::{FORMAT, History, MetricNames, Node, Snapshot};
 use memcity_wire::protocol::{Change, history_message, parse_message, snapshot_message};
 use memcity_wire::{Connection, LiveHistory, Server, ServerConfig, Update};
 
@@ -28,15 +28,7 @@ fn snapshot(i: usize) -> Snapshot {
     }
     root.objects = root.children.iter().map(|c| c.objects).sum();
     root.bytes = root.children.iter().map(|c| c.bytes).sum();
-    Snapshot {
-        time_ms: 1000 * i as u64,
-        gc_id: Some(i as u64),
-        label: None,
-        tree: root,
-        points_to: PointerMap::new(),
-        pointed_from: PointerMap::new(),
-        heap: None,
-    }
+    Snapshot { gc_id: Some(i as u64), ..Snapshot::new(1000 * i as u64, root) }
 }
 
 fn history(n: usize) -> History {

@@ -90,7 +90,6 @@ fn read_trace_file_into(path: &Path, binary: bool, sink: &mut impl OpSink) -> Re
 
 /// Several inputs at once: one of any kind, or any number of heap dumps and folders of them
 /// (one snapshot per dump).
-#[cfg_attr(not(feature = "app"), allow(dead_code))] // the window's background loader uses it
 pub fn load_all(specs: &[String], progress: &(dyn Fn(u64, u64) + Sync)) -> Result<History> {
     match specs {
         [one] => load_with_progress(one, progress),

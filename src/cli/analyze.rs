@@ -4,8 +4,9 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use memcity_analysis::{ReplayOptions, classify};
+use memcity_analysis::ReplayOptions;
 
+use super::retained::RetainedArgs;
 use super::trace::TraceInput;
 
 #[derive(clap::Args, Debug)]
@@ -16,18 +17,17 @@ pub struct AnalyzeArgs {
     /// domain-call-site:PREFIX, thread, age, object-kind, root-kind.
     #[arg(long, default_value = "type,allocation-site")]
     pub classifiers: String,
-    /// Leave out retained sizes (one marking pass per group per GC).
-    #[arg(long)]
-    pub no_retained: bool,
+    #[command(flatten)]
+    pub retained: RetainedArgs,
     /// Where to write the history (default: standard output).
     #[arg(long)]
     pub out: Option<PathBuf>,
 }
 
 pub fn run(args: AnalyzeArgs) -> Result<()> {
-    let classifiers =
-        classify::parse_list(&args.classifiers).map_err(|e| anyhow::anyhow!("--classifiers: {e}"))?;
-    let options = ReplayOptions { classifiers, retained: !args.no_retained, ..Default::default() };
+    let classifiers = memcity_heapgraph::parse_list(&args.classifiers)
+        .map_err(|e| anyhow::anyhow!("--classifiers: {e}"))?;
+    let options = ReplayOptions { classifiers, analysis: args.retained.analysis() };
     let history = args.input.history(options)?;
     match &args.out {
         Some(path) => memcity_model::save_history(&history, path).map_err(anyhow::Error::msg)?,

@@ -4,7 +4,10 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use memcity_hprof::{Classifier, ImportOptions, Layout, SnapshotOptions};
+use memcity_heapgraph::AnalysisOptions;
+use memcity_hprof::{ImportOptions, Layout, SnapshotOptions};
+
+use super::retained::RetainedArgs;
 
 #[derive(clap::Args, Debug)]
 pub struct ImportArgs {
@@ -20,9 +23,8 @@ pub struct ImportArgs {
     pub out: PathBuf,
     #[command(flatten)]
     pub layout: LayoutArgs,
-    /// Leave out retained sizes (one GC closure per group: the slowest step on big heaps).
-    #[arg(long)]
-    pub no_retained: bool,
+    #[command(flatten)]
+    pub retained: RetainedArgs,
 }
 
 /// The JVM object layout sizes are computed with. The defaults are 64-bit HotSpot with
@@ -56,14 +58,14 @@ impl LayoutArgs {
     }
 }
 
-pub fn options(classifiers: &str, layout: &LayoutArgs, retained: bool) -> Result<ImportOptions> {
+pub fn options(classifiers: &str, layout: &LayoutArgs, analysis: AnalysisOptions) -> Result<ImportOptions> {
     let classifiers =
-        Classifier::parse_list(classifiers).map_err(|e| anyhow::anyhow!("--classifiers: {e}"))?;
-    Ok(ImportOptions { layout: layout.layout()?, snapshot: SnapshotOptions { classifiers, retained } })
+        memcity_heapgraph::parse_list(classifiers).map_err(|e| anyhow::anyhow!("--classifiers: {e}"))?;
+    Ok(ImportOptions { layout: layout.layout()?, snapshot: SnapshotOptions { classifiers, analysis } })
 }
 
 pub fn run(args: ImportArgs) -> Result<()> {
-    let options = options(&args.classifiers, &args.layout, !args.no_retained)?;
+    let options = options(&args.classifiers, &args.layout, args.retained.analysis())?;
     let history = import_with_progress(&args.dumps, &options)?;
     memcity_model::save_history(&history, &args.out).map_err(anyhow::Error::msg)?;
     println!("wrote {} snapshots to {}", history.snapshots.len(), args.out.display());

@@ -12,9 +12,11 @@ pub mod layout;
 pub mod open;
 mod push;
 mod record;
+mod retained;
 mod scenarios;
 mod serve;
 mod trace;
+mod why;
 mod windows;
 
 #[derive(Parser, Debug)]
@@ -49,6 +51,9 @@ pub enum Command {
     Import(import::ImportArgs),
     /// Take a series of heap dumps (and class histograms) from a running JVM with jcmd.
     Record(record::RecordArgs),
+    /// Why is a group alive? Its retainer path: the groups that keep its objects alive, up to
+    /// the GC roots.
+    Why(why::WhyArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -64,6 +69,7 @@ pub fn main() -> ExitCode {
         Some(Command::Windows(args)) => windows::run(args),
         Some(Command::Import(args)) => import::run(args),
         Some(Command::Record(args)) => record::run(args),
+        Some(Command::Why(args)) => why::run(args),
         None => open::run(cli.open),
     };
     match result {

@@ -4,7 +4,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use memcity_heapgraph::{HeapGraph, reachable};
+use memcity_heapgraph::{HeapGraph, RootSet, reachable, root_sets};
 
 use crate::trace::{Event, Op, RootKind, Strings};
 
@@ -360,14 +360,9 @@ impl Heap {
         Ok(())
     }
 
-    /// The direct root kind of each slot (the strongest kind if it is rooted several times).
-    pub fn root_kinds(&self) -> Vec<Option<RootKind>> {
-        let mut kinds = vec![None; self.objects.id.len()];
-        for (&(slot, _), &kind) in &self.roots {
-            let k: &mut Option<RootKind> = &mut kinds[slot as usize];
-            *k = Some(k.map_or(kind, |old| old.min(kind)));
-        }
-        kinds
+    /// The root kinds that hold each slot directly.
+    pub fn root_sets(&self) -> Vec<RootSet> {
+        root_sets(self.objects.id.len(), self.roots.iter().map(|(&(slot, _), &kind)| (slot, kind)))
     }
 
     /// The heap as a graph over slots (dead slots have no edges).

@@ -1,9 +1,8 @@
-//! memcity's embedded analysis core (DESIGN §7): replays a trace of memory events with its own
+//! memcity's embedded analysis core (docs/analysis.md): replays a trace of memory events with its own
 //! garbage collector, groups the live objects at every GC by a list of classifiers into a
 //! history, with pointer maps, heap metrics and retained sizes; finds suspicious time windows;
 //! and generates deterministic teaching scenarios.
 
-pub mod classify;
 pub mod group;
 pub mod heap;
 pub mod replay;
@@ -12,6 +11,6 @@ pub mod synthetic;
 pub mod trace;
 pub mod windows;
 
-pub use classify::Classifier;
+pub use memcity_heapgraph::{Classifier, RootKind, parse_list};
 pub use replay::{ReplayOptions, replay};
-pub use trace::{Event, Op, RootKind, Trace, TraceError, read_binary_trace, read_trace};
+pub use trace::{Event, Op, Trace, TraceError, read_binary_trace, read_trace};

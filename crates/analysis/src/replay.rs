@@ -2,29 +2,37 @@
 //! snapshot (grouping counts, pointer maps, retained sizes, heap metrics). The history is built
 //! at the end, when every group that will ever exist is known.
 
-use memcity_heapgraph::{PointerMaps, pointer_maps, retained_sizes};
-use memcity_model::{FORMAT, HeapMetrics, History, MetricNames, PointerMap, Snapshot};
+use memcity_heapgraph::{
+    AnalysisOptions, Classifier, GroupedHeap, Grouper, Retained, SnapshotInfo, group_heap,
+};
+use memcity_model::{FORMAT, HeapMetrics, History, MetricNames};
 
-use crate::classify::Classifier;
-use crate::group::{Counts, Grouper};
+use crate::group::Leaves;
 use crate::heap::Heap;
 use crate::trace::{Op, OpSink, Strings, Trace, TraceError};
 
 #[derive(Debug, Clone)]
 pub struct ReplayOptions {
     pub classifiers: Vec<Classifier>,
-    pub pointer_maps: bool,
-    /// Retained size per leaf group: one marking pass per group per GC (the costly part).
-    pub retained: bool,
+    /// Pointer maps, retained sizes and retainer paths per GC.
+    pub analysis: AnalysisOptions,
 }
 
 impl Default for ReplayOptions {
     fn default() -> Self {
         ReplayOptions {
             classifiers: vec![Classifier::Type, Classifier::AllocationSite { depth: 1 }],
-            pointer_maps: true,
-            retained: true,
+            analysis: AnalysisOptions::default(),
         }
+    }
+}
+
+impl ReplayOptions {
+    /// Without retained sizes and retainer paths (no dominator tree per GC).
+    pub fn without_retained(mut self) -> Self {
+        self.analysis.retained = Retained::None;
+        self.analysis.retainer_paths = false;
+        self
     }
 }
 
@@ -32,17 +40,26 @@ impl Default for ReplayOptions {
 struct Recorded {
     gc_id: u64,
     time_ms: u64,
-    counts: Counts,
-    maps: Option<PointerMaps>,
+    grouped: GroupedHeap,
     heap: HeapMetrics,
 }
 
 pub struct Replay {
     pub heap: Heap,
     grouper: Grouper,
+    leaves: Leaves,
     options: ReplayOptions,
     recorded: Vec<Recorded>,
     last_gc: Option<(u64, u64)>,
+    /// Keep the heap graph of this GC (by index) and replay nothing after it.
+    keep_at: Option<usize>,
+    kept: Option<KeptHeap>,
+}
+
+/// The heap of one GC as the pipeline saw it: enough to compute an exact GC closure later.
+pub struct KeptHeap {
+    pub graph: memcity_heapgraph::HeapGraph,
+    pub live: Vec<bool>,
 }
 
 impl Replay {
@@ -55,9 +72,12 @@ impl Replay {
         Replay {
             heap: Heap::with_strings(strings),
             grouper: Grouper::new(options.classifiers.clone()),
+            leaves: Leaves::default(),
             options,
             recorded: Vec::new(),
             last_gc: None,
+            keep_at: None,
+            kept: None,
         }
     }
 
@@ -65,6 +85,9 @@ impl Replay {
     pub fn apply_ops(&mut self, ops: &[Op]) -> Result<(), (usize, String)> {
         let mut done = 0;
         for run in ops.split_inclusive(|op| matches!(op, Op::Gc { .. })) {
+            if self.kept.is_some() {
+                return Ok(());
+            }
             self.heap.apply_ops(run).map_err(|(i, m)| (done + i, m))?;
             done += run.len();
             if let Some(&Op::Gc { id, start, end }) = run.last() {
@@ -91,24 +114,10 @@ impl Replay {
         self.last_gc = Some((id, end));
         let collection = self.heap.collect();
         let mut graph = collection.graph;
-        graph.group = self.grouper.assign(&self.heap, &collection.live);
+        let roots = self.heap.root_sets();
+        graph.group = self.leaves.assign(&mut self.grouper, &self.heap, &collection.live, &roots);
         let groups = self.grouper.group_count();
-        let mut counts: Counts = vec![(0, 0, None); groups];
-        for (s, &live) in collection.live.iter().enumerate() {
-            if live {
-                let c = &mut counts[graph.group[s] as usize];
-                c.0 += 1;
-                c.1 += graph.shallow[s];
-            }
-        }
-        if self.options.retained {
-            for (c, r) in counts.iter_mut().zip(retained_sizes(&graph, groups, &collection.live)) {
-                if c.0 > 0 {
-                    c.2 = Some(r.1);
-                }
-            }
-        }
-        let maps = self.options.pointer_maps.then(|| pointer_maps(&graph, groups, &collection.live));
+        let grouped = group_heap(&graph, groups, &collection.live, &roots, &self.options.analysis);
         let heap = HeapMetrics {
             reachable_bytes: Some(collection.used_after),
             used_before_gc: Some(collection.used_before),
@@ -116,36 +125,34 @@ impl Replay {
             gc_start_ms: Some(start),
             gc_end_ms: Some(end),
         };
-        self.recorded.push(Recorded { gc_id: id, time_ms: end, counts, maps, heap });
+        self.recorded.push(Recorded { gc_id: id, time_ms: end, grouped, heap });
+        if self.keep_at == Some(self.recorded.len() - 1) {
+            self.kept = Some(KeptHeap { graph, live: collection.live });
+        }
         Ok(())
     }
 
     /// The history of every GC so far.
     pub fn history(&self) -> History {
-        let snapshots = self.recorded.iter().map(|r| self.snapshot(r)).collect();
+        let snapshots = self
+            .recorded
+            .iter()
+            .map(|r| {
+                let info = SnapshotInfo {
+                    time_ms: r.time_ms,
+                    gc_id: Some(r.gc_id),
+                    label: Some(format!("GC #{}", r.gc_id)),
+                    heap: Some(r.heap.clone()),
+                };
+                self.grouper.snapshot(&r.grouped, info)
+            })
+            .collect();
         History { format: FORMAT.into(), metric_names: MetricNames::default(), snapshots }
     }
 
-    fn snapshot(&self, r: &Recorded) -> Snapshot {
-        let keyed = |maps: &[std::collections::BTreeMap<u32, u64>]| -> PointerMap {
-            maps.iter()
-                .enumerate()
-                .filter(|(_, m)| !m.is_empty())
-                .map(|(g, m)| {
-                    let inner = m.iter().map(|(&h, &n)| (self.grouper.leaf_key(h), n)).collect();
-                    (self.grouper.leaf_key(g as u32), inner)
-                })
-                .collect()
-        };
-        Snapshot {
-            time_ms: r.time_ms,
-            gc_id: Some(r.gc_id),
-            label: Some(format!("GC #{}", r.gc_id)),
-            tree: self.grouper.tree(&r.counts),
-            points_to: r.maps.as_ref().map(|m| keyed(&m.points_to)).unwrap_or_default(),
-            pointed_from: r.maps.as_ref().map(|m| keyed(&m.pointed_from)).unwrap_or_default(),
-            heap: Some(r.heap.clone()),
-        }
+    /// The grouper that names this replay's groups.
+    pub fn grouper(&self) -> &Grouper {
+        &self.grouper
     }
 }
 
@@ -207,6 +214,31 @@ impl Streaming {
             );
         }
         Ok(self.replay.history())
+    }
+
+    /// Replays only up to GC `index` (0-based) and keeps that heap, for an exact GC closure.
+    pub fn keep_heap_at(mut self, index: usize) -> Streaming {
+        self.replay.keep_at = Some(index);
+        self
+    }
+
+    /// The exact GC closure `(objects, bytes)` of the leaf group `key` at the GC kept by
+    /// [`Streaming::keep_heap_at`].
+    pub fn finish_closure(mut self, key: &str) -> Result<(u64, u64), TraceError> {
+        self.flush()?;
+        let (Some(index), Some(kept)) = (self.replay.keep_at, &self.replay.kept) else {
+            let gcs = self.replay.recorded.len();
+            return Err(self.error(
+                self.last_line,
+                format!("there is no GC at index {:?}: the trace has {gcs}", self.replay.keep_at),
+            ));
+        };
+        let Some(group) = self.replay.grouper.group_of_key(key) else {
+            return Err(
+                self.error(self.last_line, format!("no group has the key \"{key}\" at GC index {index}"))
+            );
+        };
+        Ok(memcity_heapgraph::retained::closure_size(&kept.graph, &kept.live, group))
     }
 }
 

@@ -43,26 +43,7 @@ fn main_thread() -> String {
     "main".into()
 }
 
-/// The kinds of GC roots.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RootKind {
-    Static,
-    Local,
-    Jni,
-    Other,
-}
-
-impl RootKind {
-    pub fn label(self) -> &'static str {
-        match self {
-            RootKind::Static => "static field",
-            RootKind::Local => "local variable",
-            RootKind::Jni => "JNI",
-            RootKind::Other => "other",
-        }
-    }
-}
+pub use memcity_heapgraph::RootKind;
 
 /// A bad trace: what is wrong and on which line (1-based; a record number in a binary trace).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

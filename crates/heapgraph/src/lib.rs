@@ -1,8 +1,23 @@
-//! A heap as a graph of objects and the algorithms the analysis core and the heap-dump importer
-//! share (DESIGN §2, §7): reachability from the GC roots, pointer maps between groups with
-//! distinct counts, and the retained size of each group as its GC closure.
+//! The one heap pipeline every heap source shares (trace replay, HPROF dumps, V8 heap snapshots,
+//! the Python probe): a heap as a graph of objects, the facts classifiers group objects by, the
+//! grouping tree, and the algorithms over the graph — reachability from the GC roots, pointer
+//! maps between groups with distinct counts, dominators, retained sizes (dominated and exact GC
+//! closure) and retainer paths.
 
 use std::collections::BTreeMap;
+
+pub mod classify;
+pub mod dominators;
+pub mod group;
+pub mod pipeline;
+pub mod retained;
+pub mod retainers;
+pub mod roots;
+
+pub use classify::{Classifier, FactUse, ObjectFacts, parse_list};
+pub use group::{GroupCounts, Grouper, ROOT_KEY};
+pub use pipeline::{AnalysisOptions, GroupPath, GroupedHeap, LeafMemo, Retained, SnapshotInfo, group_heap};
+pub use roots::{RootKind, RootSet, root_sets};
 
 use rayon::prelude::*;
 
@@ -57,7 +72,7 @@ fn mark(g: &HeapGraph, enter: impl Fn(u32) -> bool) -> Vec<bool> {
     marked
 }
 
-/// Pointer maps between groups, indexed by group (DESIGN §2):
+/// Pointer maps between groups, indexed by group (docs/design.md, "Pointer maps"):
 /// `points_to[a][b]` = distinct objects of `b` referenced by objects of `a`;
 /// `pointed_from[b][a]` = distinct objects of `a` that reference objects of `b`.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -131,7 +146,7 @@ fn reverse(g: &HeapGraph, live: &[bool]) -> HeapGraph {
 }
 
 /// The retained size `(objects, bytes)` of each group: the live objects that become unreachable
-/// if the whole group were freed (its GC closure, DESIGN §7). Shared ownership counts: an object
+/// if the whole group were freed (its GC closure). Shared ownership counts: an object
 /// kept alive by two groups together is retained by neither alone. One marking pass per group
 /// with live objects, groups in parallel.
 pub fn retained_sizes(g: &HeapGraph, group_count: usize, live: &[bool]) -> Vec<(u64, u64)> {

@@ -1,21 +1,31 @@
-//! A series of dumps becomes a history: files read in parallel, snapshots ordered by the dumps'
-//! own timestamps. A bad file rejects the whole series.
+//! A series of dumps becomes a history: files read in parallel, every dump's objects grouped by
+//! one shared grouper (so keys agree across the series), snapshots ordered by the dumps' own
+//! timestamps. A bad file rejects the whole series.
 
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use memcity_model::History;
+use memcity_heapgraph::{GroupedHeap, Grouper, SnapshotInfo};
+use memcity_model::{HeapMetrics, History};
 use rayon::prelude::*;
 
 use crate::error::HprofError;
 use crate::layout::Layout;
-use crate::snapshot::{SnapshotOptions, build_snapshot};
+use crate::snapshot::{SnapshotOptions, assign_leaves, group_dump};
 use crate::source;
 
 #[derive(Debug, Clone, Default)]
 pub struct ImportOptions {
     pub layout: Layout,
     pub snapshot: SnapshotOptions,
+}
+
+/// One dump, grouped: what its snapshot is built from once the series is read.
+struct Grouped {
+    time_ms: u64,
+    label: String,
+    heap: GroupedHeap,
 }
 
 /// Imports the dumps named by `paths` (files, or folders of `.hprof`/`.hprof.gz` files).
@@ -29,7 +39,8 @@ pub fn import(
     let sizes: Vec<u64> = files.iter().map(|f| f.metadata().map(|m| m.len()).unwrap_or(0)).collect();
     let total = sizes.iter().sum();
     let done = AtomicU64::new(0);
-    let results: Vec<Result<(u64, memcity_model::Snapshot), HprofError>> = files
+    let grouper = Mutex::new(Grouper::new(options.snapshot.classifiers.clone()));
+    let results: Vec<Result<Grouped, HprofError>> = files
         .par_iter()
         .zip(&sizes)
         .map(|(file, &size)| {
@@ -42,33 +53,66 @@ pub fn import(
                     + now.saturating_sub(before);
                 progress(sum, total);
             };
-            import_one(file, options, &on_bytes)
+            import_one(file, options, &grouper, &on_bytes)
         })
         .collect();
-    let mut snapshots = Vec::with_capacity(results.len());
+    let mut grouped = Vec::with_capacity(results.len());
     for result in results {
-        snapshots.push(result?);
+        grouped.push(result?);
     }
     // Stable: dumps with equal timestamps keep their file order.
-    snapshots.sort_by_key(|(time, _)| *time);
+    grouped.sort_by_key(|g| g.time_ms);
+    let grouper = grouper.into_inner().unwrap_or_else(|e| e.into_inner());
+    let snapshots = grouped
+        .into_iter()
+        .map(|g| {
+            let heap =
+                HeapMetrics { reachable_bytes: Some(g.heap.reachable_bytes), ..HeapMetrics::default() };
+            let info =
+                SnapshotInfo { time_ms: g.time_ms, gc_id: None, label: Some(g.label), heap: Some(heap) };
+            grouper.snapshot(&g.heap, info)
+        })
+        .collect();
     Ok(History {
         format: memcity_model::FORMAT.to_string(),
         metric_names: memcity_model::MetricNames::default(),
-        snapshots: snapshots.into_iter().map(|(_, s)| s).collect(),
+        snapshots,
     })
 }
 
 fn import_one(
     file: &Path,
     options: &ImportOptions,
+    grouper: &Mutex<Grouper>,
     progress: &dyn Fn(u64, u64),
-) -> Result<(u64, memcity_model::Snapshot), HprofError> {
+) -> Result<Grouped, HprofError> {
     let name = file.display().to_string();
     let bytes = source::open(file)?;
     let len = bytes.len() as u64;
-    let dump = crate::read_dump_bytes(&bytes, &name, &options.layout, &|pos| progress(pos, len))?;
+    let mut dump = crate::read_dump_bytes(&bytes, &name, &options.layout, &|pos| progress(pos, len))?;
     drop(bytes);
+    let (roots, group_count) = {
+        let mut grouper = grouper.lock().unwrap_or_else(|e| e.into_inner());
+        (assign_leaves(&mut dump, &mut grouper), grouper.group_count())
+    };
+    // Groups other dumps add meanwhile have no objects here; the counts cover what exists now.
+    let heap = group_dump(&dump, &roots, group_count, &options.snapshot.analysis);
     let label = file.file_name().map_or(name.clone(), |n| n.to_string_lossy().into_owned());
-    let time = dump.timestamp_ms;
-    Ok((time, build_snapshot(dump, &label, &options.snapshot)))
+    Ok(Grouped { time_ms: dump.timestamp_ms, label, heap })
+}
+
+/// The exact GC closure `(objects, bytes)` of the leaf group `key` in one dump, grouped the way
+/// `options` groups a series: what the app computes on demand for the selected building.
+pub fn closure_of(file: &Path, options: &ImportOptions, key: &str) -> Result<(u64, u64), HprofError> {
+    let name = file.display().to_string();
+    let bytes = source::open(file)?;
+    let mut dump = crate::read_dump_bytes(&bytes, &name, &options.layout, &|_| {})?;
+    drop(bytes);
+    let mut grouper = Grouper::new(options.snapshot.classifiers.clone());
+    assign_leaves(&mut dump, &mut grouper);
+    let group = grouper
+        .group_of_key(key)
+        .ok_or_else(|| HprofError::new(&name, format!("no group has the key \"{key}\" in this dump")))?;
+    let live = memcity_heapgraph::reachable(&dump.graph);
+    Ok(memcity_heapgraph::retained::closure_size(&dump.graph, &live, group))
 }

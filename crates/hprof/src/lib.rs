@@ -7,7 +7,6 @@
 //! match `jcmd PID GC.class_histogram`.
 
 pub mod classes;
-pub mod classify;
 mod cursor;
 pub mod error;
 pub mod histogram;
@@ -22,14 +21,14 @@ pub mod source;
 
 use std::path::Path;
 
-pub use classify::Classifier;
 pub use error::HprofError;
 pub use histogram::{Histogram, parse_histogram};
-pub use import::{ImportOptions, import};
+pub use import::{ImportOptions, closure_of, import};
 pub use layout::Layout;
+pub use memcity_heapgraph::ROOT_KEY;
+pub use memcity_heapgraph::{Classifier, RootKind, parse_list};
 pub use resolve::Dump;
-pub use roots::RootKind;
-pub use snapshot::{ROOT_KEY, SnapshotOptions, build_snapshot};
+pub use snapshot::SnapshotOptions;
 
 /// Reads one dump file. `progress(bytes)` reports how far pass 1 got.
 pub fn read_dump(path: &Path, layout: &Layout, progress: &dyn Fn(u64)) -> Result<Dump, HprofError> {

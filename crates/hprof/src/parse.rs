@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use crate::cursor::Cursor;
 use crate::error::Fault;
-use crate::roots::RootKind;
+use memcity_heapgraph::RootKind;
 
 const MAGIC: &[u8] = b"JAVA PROFILE 1.0.";
 
@@ -171,7 +171,7 @@ fn read_heap_dump(c: &mut Cursor<'_>, dump: &mut RawDump<'_>) -> Result<(), Faul
     while !c.at_end() {
         let start = c.pos;
         let tag = c.u1("heap dump sub-record tag")?;
-        if let Some(kind) = RootKind::from_tag(tag) {
+        if let Some(kind) = crate::roots::from_tag(tag) {
             let id = c.id(ids, "GC root object id")?;
             // Extra fields after the object id, per root kind.
             let extra = match tag {

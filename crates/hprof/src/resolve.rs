@@ -10,8 +10,8 @@ use crate::error::Fault;
 use crate::ids::IdIndex;
 use crate::layout::Layout;
 use crate::parse::{INSTANCE_DUMP, OBJ_ARRAY_DUMP, OBJECT, RawDump, value_size};
-use crate::roots::RootKind;
 use memcity_heapgraph::HeapGraph;
+use memcity_heapgraph::RootKind;
 
 /// One parsed dump, ready to be grouped.
 #[derive(Debug, Clone)]

@@ -119,7 +119,7 @@ fn live_jvm_dumps_match_its_histograms_and_show_the_leak() {
         );
     }
     let options = ImportOptions {
-        snapshot: SnapshotOptions { classifiers: vec![Classifier::Type], retained: true },
+        snapshot: SnapshotOptions { classifiers: vec![Classifier::Type], ..SnapshotOptions::default() },
         ..ImportOptions::default()
     };
     let history = memcity_hprof::import(std::slice::from_ref(&dir), &options, &|_, _| {}).unwrap();

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 mod common;
 
 use common::{check_against_histogram, check_leak, leaf};
-use memcity_hprof::{Classifier, ImportOptions, Layout, SnapshotOptions};
+use memcity_heapgraph::{AnalysisOptions, Retained};
+use memcity_hprof::{ImportOptions, Layout, SnapshotOptions};
 use memcity_model::History;
 
 fn sample_dir() -> PathBuf {
@@ -17,8 +18,8 @@ fn import_sample(classifiers: &str) -> History {
     let options = ImportOptions {
         layout: Layout::default(),
         snapshot: SnapshotOptions {
-            classifiers: Classifier::parse_list(classifiers).unwrap(),
-            retained: true,
+            classifiers: memcity_hprof::parse_list(classifiers).unwrap(),
+            analysis: AnalysisOptions { retained: Retained::Closure, ..AnalysisOptions::default() },
         },
     };
     memcity_hprof::import(&[sample_dir()], &options, &|_, _| {}).unwrap()
@@ -54,8 +55,8 @@ fn package_and_root_kind_trees() {
     let tree = &history.snapshots[0].tree;
     let class = leaf(tree, "Heap#Type:java.lang.Class");
     assert!(class.children.iter().any(|c| c.name == "Sticky Class"), "{:?}", class.children);
-    assert!(class.children.iter().all(|c| c.role == "Root Kind"));
+    assert!(class.children.iter().all(|c| c.role == "GC Root Kind"));
     let person = leaf(tree, "Heap#Type:LeakApp$Person");
     assert_eq!(person.children.len(), 1);
-    assert_eq!(person.children[0].name, "Not a root");
+    assert_eq!(person.children[0].name, "not a root");
 }

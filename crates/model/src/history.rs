@@ -63,6 +63,36 @@ pub struct Snapshot {
     pub pointed_from: PointerMap,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heap: Option<HeapMetrics>,
+    /// Why each leaf group is alive: its retainer path, by leaf key, where the source knows it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub retainers: BTreeMap<String, RetainerPath>,
+}
+
+/// The chain of groups that keep a group's objects alive, from the group itself up to the
+/// group holding them closest to the GC roots (see docs/design.md, "Retainer paths").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetainerPath {
+    /// `steps[0]` is the group itself; each further step holds the previous one's objects.
+    pub steps: Vec<RetainerStep>,
+    /// How the last step's objects are rooted: GC root kinds ("Static Field"), or "several
+    /// roots" when no single root holds them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub roots: Vec<String>,
+}
+
+/// One group on a retainer path: how many of its objects are on the path and what they retain.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetainerStep {
+    /// The leaf key of the group.
+    pub key: String,
+    /// Objects of the group on the path (for step 0, the whole group).
+    pub objects: u64,
+    /// Their shallow bytes.
+    pub bytes: u64,
+    /// The bytes they dominate together.
+    pub retained_bytes: u64,
 }
 
 impl Snapshot {
@@ -76,6 +106,7 @@ impl Snapshot {
             points_to: PointerMap::new(),
             pointed_from: PointerMap::new(),
             heap: None,
+            retainers: BTreeMap::new(),
         }
     }
 
@@ -100,9 +131,15 @@ pub struct Node {
     pub role: String,
     pub objects: u64,
     pub bytes: u64,
-    /// Bytes freed if the whole group were freed (its GC closure), where the source knows it.
+    /// Bytes the group's objects dominate: freed if the group's objects were freed, counting
+    /// only what each of them holds alone or with other objects of the group on every path
+    /// (the dominator tree's union of their subtrees), where the source knows it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retained_bytes: Option<u64>,
+    /// Bytes of the group's exact GC closure: everything unreachable if the whole group were
+    /// freed, shared ownership counted (≥ `retained_bytes`), where the source computed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closure_bytes: Option<u64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<Node>,
 }
@@ -116,6 +153,7 @@ impl Node {
             objects,
             bytes,
             retained_bytes: None,
+            closure_bytes: None,
             children: Vec::new(),
         }
     }

@@ -11,7 +11,9 @@ pub mod validate;
 pub mod write;
 
 pub use error::LoadError;
-pub use history::{FORMAT, HeapMetrics, History, MetricNames, Node, PointerMap, Snapshot};
+pub use history::{
+    FORMAT, HeapMetrics, History, MetricNames, Node, PointerMap, RetainerPath, RetainerStep, Snapshot,
+};
 pub use meta::{Group, Growth, Metric, Pointers, Timeline, Values};
 pub use read::{attach_anttracks_pointer_maps, load_bytes, load_file, load_folder, load_path};
 pub use validate::{validate_append, validate_history};

@@ -108,6 +108,7 @@ fn from_anttracks(tree: AntTracksTree) -> Snapshot {
         points_to: PointerMap::new(),
         pointed_from: PointerMap::new(),
         heap: None,
+        retainers: Default::default(),
     }
 }
 

@@ -62,6 +62,7 @@ pub fn history(leaves: usize, snapshots: usize, seed: u64) -> History {
                 points_to: PointerMap::new(),
                 pointed_from: PointerMap::new(),
                 heap: None,
+                retainers: Default::default(),
             }
         })
         .collect();
@@ -69,7 +70,16 @@ pub fn history(leaves: usize, snapshots: usize, seed: u64) -> History {
 }
 
 fn inner(key: String, name: String, role: &str) -> Node {
-    Node { key, name, role: role.into(), objects: 0, bytes: 0, retained_bytes: None, children: Vec::new() }
+    Node {
+        key,
+        name,
+        role: role.into(),
+        objects: 0,
+        bytes: 0,
+        retained_bytes: None,
+        closure_bytes: None,
+        children: Vec::new(),
+    }
 }
 
 fn sum_up(node: &mut Node) {

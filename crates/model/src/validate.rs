@@ -53,6 +53,7 @@ pub fn validate_history(
         }
         check_pointer_keys(&snapshot.points_to, &keys, &join(&prefix, "points_to")).map_err(error)?;
         check_pointer_keys(&snapshot.pointed_from, &keys, &join(&prefix, "pointed_from")).map_err(error)?;
+        check_retainers(snapshot, &keys, &join(&prefix, "retainers")).map_err(error)?;
         if i > 0 && snapshot.time_ms < history.snapshots[i - 1].time_ms {
             return fail(
                 join(&prefix, "time_ms"),
@@ -131,6 +132,51 @@ fn check_pointer_keys(map: &PointerMap, keys: &KeyTable<'_>, path: &str) -> Resu
                 return Err((
                     format!("{path}[\"{from}\"][\"{to}\"]"),
                     format!("pointer-map key \"{to}\" names no node of this snapshot"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A retainer path starts at its own group and names only leaves of its snapshot, each holding
+/// no more objects than the leaf has.
+fn check_retainers(snapshot: &Snapshot, keys: &KeyTable<'_>, path: &str) -> Result<(), (String, String)> {
+    let mut leaves: HashMap<&str, &Node> = HashMap::new();
+    snapshot.tree.walk(&mut |n, _| {
+        if n.is_leaf() {
+            leaves.insert(&n.key, n);
+        }
+    });
+    for (key, retainer) in &snapshot.retainers {
+        let at = format!("{path}[\"{key}\"]");
+        match retainer.steps.first() {
+            None => return Err((format!("{at}.steps"), "a retainer path needs at least one step".into())),
+            Some(first) if first.key != *key => {
+                return Err((
+                    format!("{at}.steps[0].key"),
+                    format!("a retainer path starts at its own group \"{key}\", not \"{}\"", first.key),
+                ));
+            }
+            Some(_) => {}
+        }
+        for (i, step) in retainer.steps.iter().enumerate() {
+            let step_at = format!("{at}.steps[{i}]");
+            let Some(leaf) = leaves.get(step.key.as_str()) else {
+                let what =
+                    if keys.contains_key(step.key.as_str()) { "a district, not a leaf" } else { "no node" };
+                return Err((
+                    format!("{step_at}.key"),
+                    format!("retainer-path key \"{}\" names {what} of this snapshot", step.key),
+                ));
+            };
+            if step.objects > leaf.objects || step.bytes > leaf.bytes {
+                return Err((
+                    step_at,
+                    format!(
+                        "retainer-path step \"{}\" holds {} objects ({} bytes) but the group has only {} ({} bytes)",
+                        step.key, step.objects, step.bytes, leaf.objects, leaf.bytes
+                    ),
                 ));
             }
         }

@@ -208,3 +208,69 @@ fn pushing_snapshots_builds_the_same_timeline_as_new() {
         assert_eq!(pushed, Timeline::new(&history));
     }
 }
+
+fn with_retainers(retainers: &str) -> String {
+    let p = format!(
+        r#"{{"key": "Heap#P", "name": "P", "objects": 3, "bytes": 24, "children": [{}, {}]}}"#,
+        leaf("Heap#P#A", "2"),
+        leaf("Heap#P#B", "1")
+    );
+    format!(r#"{{"snapshots": [{{"time_ms": 1, "tree": {}, "retainers": {retainers}}}]}}"#, root(&[p]))
+}
+
+fn step(key: &str, objects: u64) -> String {
+    format!(r#"{{"key": "{key}", "objects": {objects}, "bytes": 8, "retained_bytes": 16}}"#)
+}
+
+#[test]
+fn retainer_paths_load_and_round_trip() {
+    let json = with_retainers(&format!(
+        r#"{{"Heap#P#A": {{"steps": [{}, {}], "roots": ["Static Field"]}}}}"#,
+        step("Heap#P#A", 2),
+        step("Heap#P#B", 1)
+    ));
+    let h = load_bytes(json.as_bytes(), "ok.json").unwrap();
+    let path = &h.snapshots[0].retainers["Heap#P#A"];
+    assert_eq!((path.steps.len(), path.roots[0].as_str()), (2, "Static Field"));
+    let mut out = Vec::new();
+    memcity_model::write_history(&h, &mut out).unwrap();
+    assert_eq!(load_bytes(&out, "again.json").unwrap(), h);
+}
+
+#[test]
+fn malformed_retainer_paths_are_refused_with_their_path() {
+    let cases = [
+        (r#"{"Heap#P#A": {"steps": []}}"#.to_string(), "at least one step", ".steps"),
+        (
+            format!(r#"{{"Heap#P#A": {{"steps": [{}]}}}}"#, step("Heap#P#B", 1)),
+            "starts at its own group",
+            ".steps[0].key",
+        ),
+        (
+            format!(r#"{{"Heap#P#A": {{"steps": [{}, {}]}}}}"#, step("Heap#P#A", 1), step("Heap#P", 1)),
+            "names a district, not a leaf",
+            ".steps[1].key",
+        ),
+        (
+            format!(r#"{{"Heap#P#A": {{"steps": [{}, {}]}}}}"#, step("Heap#P#A", 1), step("Heap#Z", 1)),
+            "names no node",
+            ".steps[1].key",
+        ),
+        (
+            format!(r#"{{"Heap#P#A": {{"steps": [{}]}}}}"#, step("Heap#P#A", 9)),
+            "holds 9 objects",
+            ".steps[0]",
+        ),
+        (
+            format!(r#"{{"Heap#P#A": {{"steps": [{}], "why": 1}}}}"#, step("Heap#P#A", 1)),
+            "unknown field `why`",
+            "",
+        ),
+    ];
+    for (retainers, message, at) in cases {
+        let e = rejects(&with_retainers(&retainers));
+        assert!(e.message.contains(message), "{e}");
+        assert!(e.path.starts_with("snapshots[0].retainers"), "{e}");
+        assert!(e.path.ends_with(at), "{at}: {e}");
+    }
+}

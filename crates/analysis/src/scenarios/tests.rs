@@ -3,8 +3,8 @@ use std::collections::BTreeMap;
 use memcity_model::History;
 
 use super::*;
-use crate::classify::Classifier;
 use crate::windows::{WindowKind, detect};
+use memcity_heapgraph::Classifier;
 
 fn by_type(name: &str) -> History {
     let options = ReplayOptions { classifiers: vec![Classifier::Type], ..Default::default() };
@@ -128,7 +128,7 @@ fn retained_size_of_the_leak_root_holds_the_leak() {
 fn window_verdicts_hold_for_other_seeds() {
     for seed in 1..6 {
         for s in SCENARIOS {
-            let options = ReplayOptions { retained: false, ..Default::default() };
+            let options = ReplayOptions::default().without_retained();
             let kinds: Vec<WindowKind> = detect(&s.history(&Params { seed, ..Params::default() }, options))
                 .iter()
                 .map(|w| w.kind)

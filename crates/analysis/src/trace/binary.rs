@@ -20,7 +20,8 @@ const GC: u8 = 0x14;
 const ALLOC_ARRAY: u8 = 0x15;
 const CLEAR: u8 = 0x16;
 
-const ROOT_KINDS: [RootKind; 4] = [RootKind::Static, RootKind::Local, RootKind::Jni, RootKind::Other];
+/// Root kinds by their code: `RootKind::ALL` (the first four are the format's original ones).
+const ROOT_KINDS: [RootKind; RootKind::ALL.len()] = RootKind::ALL;
 
 /// Whether `bytes` start like a binary trace.
 pub fn is_binary_trace(bytes: &[u8]) -> bool {

@@ -78,14 +78,11 @@ fn churn_finds_a_burst_and_ignores_steady_churn() {
 #[test]
 fn detect_falls_back_to_the_roots_bytes() {
     use memcity_model::{History, MetricNames, Node, Snapshot};
-    let snapshot = |i: u64| Snapshot {
-        time_ms: 1000 * i,
-        gc_id: None,
-        label: None,
-        tree: Node::leaf("Heap", "Heap", "Root", 10, 1000 + if i < 10 { 0 } else { 100 * i }),
-        points_to: Default::default(),
-        pointed_from: Default::default(),
-        heap: None,
+    let snapshot = |i: u64| {
+        Snapshot::new(
+            1000 * i,
+            Node::leaf("Heap", "Heap", "Root", 10, 1000 + if i < 10 { 0 } else { 100 * i }),
+        )
     };
     let history = History {
         format: memcity_model::FORMAT.into(),

@@ -77,15 +77,7 @@ pub fn snapshot(i: usize, leaves: usize) -> Snapshot {
         let first = &root.children[0].children;
         points_to.insert(first[0].key.clone(), [(first[1].key.clone(), i as u64 + 1)].into());
     }
-    Snapshot {
-        time_ms: 1000 * i as u64,
-        gc_id: Some(i as u64),
-        label: None,
-        tree: root,
-        points_to,
-        pointed_from: PointerMap::new(),
-        heap: None,
-    }
+    Snapshot { gc_id: Some(i as u64), points_to, ..Snapshot::new(1000 * i as u64, root) }
 }
 
 /// A fresh file path under the system's temporary folder.

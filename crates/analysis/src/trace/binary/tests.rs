@@ -67,7 +67,7 @@ fn bad_files_name_the_record_and_byte() {
     for (bad, needle) in [
         (vec![0x7f], "unknown record tag 0x7f"),
         (vec![ALLOC, 1, 5], "type #5 is not defined (only 1 so far)"),
-        ([vec![ROOT], varint(1), vec![9]].concat(), "unknown root kind 9"),
+        ([vec![ROOT], varint(1), vec![99]].concat(), "unknown root kind 99"),
         (vec![DEF_FIELD, 2, 0xff, 0xfe], "not UTF-8"),
         (vec![DEF_FIELD, 9, b'a'], "ends inside a string"),
         (vec![GC, 1, 2], "ends inside a record"),

@@ -1,0 +1,193 @@
+//! The one heap pipeline every source goes through: a heap graph whose objects carry their
+//! leaf group becomes what a snapshot shows — counts, pointer maps, retained sizes and retainer
+//! paths per group ([`group_heap`]) — and, once the history's groups are all known, a snapshot
+//! with keys ([`Grouper::snapshot`]).
+
+use std::collections::BTreeMap;
+use std::hash::Hash;
+
+use memcity_model::{HeapMetrics, PointerMap, RetainerPath, RetainerStep, Snapshot};
+use rustc_hash::FxHashMap as HashMap;
+
+use crate::classify::ObjectFacts;
+use crate::dominators::dominators;
+use crate::group::{GroupCounts, Grouper};
+use crate::retained::dominated_sizes;
+use crate::retainers::retainer_paths;
+use crate::roots::RootSet;
+use crate::{HeapGraph, PointerMaps, pointer_maps, retained_sizes};
+
+/// How much of "why is it alive" to compute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Retained {
+    None,
+    /// What each group dominates (one dominator tree per snapshot: fast).
+    Dominated,
+    /// Also every group's exact GC closure (one marking pass per group: slow on big heaps).
+    Closure,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AnalysisOptions {
+    pub pointer_maps: bool,
+    pub retained: Retained,
+    pub retainer_paths: bool,
+}
+
+impl Default for AnalysisOptions {
+    fn default() -> AnalysisOptions {
+        AnalysisOptions { pointer_maps: true, retained: Retained::Dominated, retainer_paths: true }
+    }
+}
+
+/// A retainer path in group ids, with the root kinds it ends at.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupPath {
+    pub steps: Vec<crate::retainers::RetainerStep>,
+    pub roots: Vec<String>,
+}
+
+/// One heap grouped, in group ids.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GroupedHeap {
+    pub counts: Vec<GroupCounts>,
+    pub maps: Option<PointerMaps>,
+    /// By group; `None` for groups without live objects or when paths are off.
+    pub paths: Vec<Option<GroupPath>>,
+    pub reachable_bytes: u64,
+}
+
+/// Groups a heap whose `g.group` holds each object's leaf group (`0..group_count`). `live`
+/// marks the reachable objects (see [`crate::reachable`]); `roots[o]` are the root kinds that hold
+/// object `o` directly.
+pub fn group_heap(
+    g: &HeapGraph,
+    group_count: usize,
+    live: &[bool],
+    roots: &[RootSet],
+    options: &AnalysisOptions,
+) -> GroupedHeap {
+    let mut counts = vec![GroupCounts::default(); group_count];
+    let mut reachable_bytes = 0;
+    for o in (0..g.object_count()).filter(|&o| live[o]) {
+        let c = &mut counts[g.group[o] as usize];
+        c.objects += 1;
+        c.bytes += g.shallow[o];
+        reachable_bytes += g.shallow[o];
+    }
+    let needs_tree = options.retained != Retained::None || options.retainer_paths;
+    let tree = needs_tree.then(|| dominators(g));
+    let mut paths = vec![None; group_count];
+    if let Some(tree) = &tree {
+        if options.retained != Retained::None {
+            for (c, (_, bytes)) in counts.iter_mut().zip(dominated_sizes(g, tree, group_count)) {
+                c.retained = (c.objects > 0).then_some(bytes);
+            }
+        }
+        if options.retainer_paths {
+            paths = retainer_paths(g, tree, group_count)
+                .into_iter()
+                .map(|p| p.map(|p| GroupPath { roots: root_labels(&p.rooted, roots), steps: p.steps }))
+                .collect();
+        }
+    }
+    if options.retained == Retained::Closure {
+        for (c, (_, bytes)) in counts.iter_mut().zip(retained_sizes(g, group_count, live)) {
+            c.closure = (c.objects > 0).then_some(bytes);
+        }
+    }
+    let maps = options.pointer_maps.then(|| pointer_maps(g, group_count, live));
+    GroupedHeap { counts, maps, paths, reachable_bytes }
+}
+
+/// The root kinds of the objects a path ends at; objects that no root holds alone are held
+/// jointly by several.
+fn root_labels(rooted: &[u32], roots: &[RootSet]) -> Vec<String> {
+    let direct = rooted.iter().fold(RootSet::NONE, |set, &o| set.union(roots[o as usize]));
+    let mut labels: Vec<String> = direct.kinds().map(|k| k.label().to_string()).collect();
+    if rooted.iter().any(|&o| roots[o as usize].is_empty()) {
+        labels.push(SEVERAL_ROOTS.into());
+    }
+    labels
+}
+
+/// How a retainer path names objects that only several roots together keep alive.
+pub const SEVERAL_ROOTS: &str = "several roots";
+
+/// What a snapshot says about its GC point besides the grouped heap.
+#[derive(Debug, Clone, Default)]
+pub struct SnapshotInfo {
+    pub time_ms: u64,
+    pub gc_id: Option<u64>,
+    pub label: Option<String>,
+    pub heap: Option<HeapMetrics>,
+}
+
+impl Grouper {
+    /// The snapshot of a grouped heap, with this grouper's keys (build it once the history's
+    /// groups are all known, so `(self)` keys are stable).
+    pub fn snapshot(&self, grouped: &GroupedHeap, info: SnapshotInfo) -> Snapshot {
+        let keyed = |maps: &[BTreeMap<u32, u64>]| -> PointerMap {
+            maps.iter()
+                .enumerate()
+                .filter(|(_, m)| !m.is_empty())
+                .map(|(g, m)| {
+                    let inner = m.iter().map(|(&h, &n)| (self.leaf_key(h), n)).collect();
+                    (self.leaf_key(g as u32), inner)
+                })
+                .collect()
+        };
+        let retainers = grouped
+            .paths
+            .iter()
+            .enumerate()
+            .filter_map(|(group, path)| Some((self.leaf_key(group as u32), self.keyed_path(path.as_ref()?))))
+            .collect();
+        Snapshot {
+            time_ms: info.time_ms,
+            gc_id: info.gc_id,
+            label: info.label,
+            tree: self.tree(&grouped.counts),
+            points_to: grouped.maps.as_ref().map(|m| keyed(&m.points_to)).unwrap_or_default(),
+            pointed_from: grouped.maps.as_ref().map(|m| keyed(&m.pointed_from)).unwrap_or_default(),
+            heap: info.heap,
+            retainers,
+        }
+    }
+
+    fn keyed_path(&self, path: &GroupPath) -> RetainerPath {
+        let steps = path
+            .steps
+            .iter()
+            .map(|s| RetainerStep {
+                key: self.leaf_key(s.group),
+                objects: s.objects,
+                bytes: s.bytes,
+                retained_bytes: s.retained_bytes,
+            })
+            .collect();
+        RetainerPath { steps, roots: path.roots.clone() }
+    }
+}
+
+/// Leaves by what a source knows of its objects: objects with equal keys share a leaf, so the
+/// level names are formatted once per key, not once per object.
+#[derive(Debug, Clone)]
+pub struct LeafMemo<K>(HashMap<K, u32>);
+
+impl<K> Default for LeafMemo<K> {
+    fn default() -> Self {
+        LeafMemo(HashMap::default())
+    }
+}
+
+impl<K: Hash + Eq> LeafMemo<K> {
+    pub fn leaf<'a>(
+        &mut self,
+        grouper: &mut Grouper,
+        key: K,
+        facts: impl FnOnce() -> ObjectFacts<'a>,
+    ) -> u32 {
+        *self.0.entry(key).or_insert_with(|| grouper.leaf(&facts()))
+    }
+}

@@ -1,0 +1,126 @@
+//! `memcity why`: the retainer path of one group — the chain of groups that keep its objects
+//! alive, from the group up to the GC roots.
+
+use anyhow::{Result, anyhow, bail};
+use memcity_model::{History, Node, RetainerPath, Snapshot};
+use serde::Serialize;
+
+#[derive(clap::Args, Debug)]
+pub struct WhyArgs {
+    /// What to open: anything `memcity` opens (history file or folder, heap dumps, a trace,
+    /// scenario:NAME).
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<String>,
+    /// The leaf group's key, e.g. `Heap#Type:char[]#Allocation Site:java.lang.String.<init>`.
+    #[arg(long)]
+    pub key: String,
+    /// The snapshot (0-based; default the last).
+    #[arg(long)]
+    pub time: Option<usize>,
+    /// Print a JSON array of steps, from the group itself to the root.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One step as `--json` prints it.
+#[derive(Debug, Serialize, PartialEq)]
+pub struct Step {
+    pub key: String,
+    pub name: String,
+    pub objects: u64,
+    pub bytes: u64,
+    pub retained_bytes: u64,
+    /// Retained bytes as a share of the snapshot's heap.
+    pub heap_share: f64,
+    /// On the last step: the GC root kinds that hold it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub roots: Option<Vec<String>>,
+}
+
+pub fn run(args: WhyArgs) -> Result<()> {
+    let history = crate::input::load_all(&args.inputs, &|_, _| {})?;
+    let steps = steps(&history, &args.key, args.time)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&steps)?);
+    } else {
+        print!("{}", text(&steps));
+    }
+    Ok(())
+}
+
+/// The retainer path of `key` at snapshot `time` (default the last), named and measured.
+pub fn steps(history: &History, key: &str, time: Option<usize>) -> Result<Vec<Step>> {
+    let last = history.snapshots.len().saturating_sub(1);
+    let index = time.unwrap_or(last);
+    let snapshot = history
+        .snapshots
+        .get(index)
+        .ok_or_else(|| anyhow!("--time {index} is out of range: the history has snapshots 0..={last}"))?;
+    let node = find(&snapshot.tree, key).ok_or_else(|| {
+        anyhow!("no group has the key \"{key}\" at snapshot {index} ({})", snapshot.display_label())
+    })?;
+    if !node.is_leaf() {
+        let example = node.children.first().map(|c| c.key.as_str()).unwrap_or_default();
+        bail!("\"{key}\" is a district, not a leaf group: name one of its buildings, e.g. \"{example}\"");
+    }
+    let path = snapshot.retainers.get(key).ok_or_else(|| {
+        anyhow!(
+            "snapshot {index} ({}) has no retainer path for \"{key}\": the input carries none (only heap \
+             dumps, traces and scenarios give them, or histories written from those)",
+            snapshot.display_label()
+        )
+    })?;
+    Ok(named(snapshot, path))
+}
+
+fn named(snapshot: &Snapshot, path: &RetainerPath) -> Vec<Step> {
+    let heap = snapshot.heap.as_ref().and_then(|h| h.reachable_bytes).unwrap_or(snapshot.tree.bytes).max(1);
+    let last = path.steps.len() - 1;
+    path.steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Step {
+            key: s.key.clone(),
+            name: find(&snapshot.tree, &s.key).map_or_else(|| s.key.clone(), |n| n.name.clone()),
+            objects: s.objects,
+            bytes: s.bytes,
+            retained_bytes: s.retained_bytes,
+            heap_share: s.retained_bytes as f64 / heap as f64,
+            roots: (i == last).then(|| path.roots.clone()),
+        })
+        .collect()
+}
+
+/// One line per step: the group, then each holder up to the roots.
+pub fn text(steps: &[Step]) -> String {
+    let mut out = String::new();
+    for (i, s) in steps.iter().enumerate() {
+        let lead = if i == 0 { "   " } else { "<- " };
+        out.push_str(&format!(
+            "{lead}{}  {} objects, {} B, retains {} B ({:.1}% of the heap)  [{}]\n",
+            s.name,
+            s.objects,
+            s.bytes,
+            s.retained_bytes,
+            100.0 * s.heap_share,
+            s.key
+        ));
+    }
+    if let Some(roots) = steps.last().and_then(|s| s.roots.as_ref()).filter(|r| !r.is_empty()) {
+        out.push_str(&format!("<- GC roots: {}\n", roots.join(", ")));
+    }
+    out
+}
+
+fn find<'a>(tree: &'a Node, key: &str) -> Option<&'a Node> {
+    let mut stack = vec![tree];
+    while let Some(n) = stack.pop() {
+        if n.key == key {
+            return Some(n);
+        }
+        if key.starts_with(n.key.as_str()) {
+            stack.extend(&n.children);
+        }
+    }
+    None
+}
