@@ -13,11 +13,13 @@ pub mod pipeline;
 pub mod retained;
 pub mod retainers;
 pub mod roots;
+pub mod series;
 
 pub use classify::{Classifier, FactUse, ObjectFacts, parse_list};
 pub use group::{GroupCounts, Grouper, ROOT_KEY};
 pub use pipeline::{AnalysisOptions, GroupPath, GroupedHeap, LeafMemo, Retained, SnapshotInfo, group_heap};
 pub use roots::{RootKind, RootSet, root_sets};
+pub use series::{SeriesHeap, history_of};
 
 use rayon::prelude::*;
 

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use memcity_heapgraph::{GroupedHeap, Grouper, SnapshotInfo};
-use memcity_model::{HeapMetrics, History};
+use memcity_heapgraph::{Grouper, SeriesHeap, history_of};
+use memcity_model::History;
 use rayon::prelude::*;
 
 use crate::error::HprofError;
@@ -19,13 +19,6 @@ use crate::source;
 pub struct ImportOptions {
     pub layout: Layout,
     pub snapshot: SnapshotOptions,
-}
-
-/// One dump, grouped: what its snapshot is built from once the series is read.
-struct Grouped {
-    time_ms: u64,
-    label: String,
-    heap: GroupedHeap,
 }
 
 /// Imports the dumps named by `paths` (files, or folders of `.hprof`/`.hprof.gz` files).
@@ -40,7 +33,7 @@ pub fn import(
     let total = sizes.iter().sum();
     let done = AtomicU64::new(0);
     let grouper = Mutex::new(Grouper::new(options.snapshot.classifiers.clone()));
-    let results: Vec<Result<Grouped, HprofError>> = files
+    let results: Vec<Result<SeriesHeap, HprofError>> = files
         .par_iter()
         .zip(&sizes)
         .map(|(file, &size)| {
@@ -56,28 +49,9 @@ pub fn import(
             import_one(file, options, &grouper, &on_bytes)
         })
         .collect();
-    let mut grouped = Vec::with_capacity(results.len());
-    for result in results {
-        grouped.push(result?);
-    }
-    // Stable: dumps with equal timestamps keep their file order.
-    grouped.sort_by_key(|g| g.time_ms);
+    let heaps = results.into_iter().collect::<Result<Vec<_>, _>>()?;
     let grouper = grouper.into_inner().unwrap_or_else(|e| e.into_inner());
-    let snapshots = grouped
-        .into_iter()
-        .map(|g| {
-            let heap =
-                HeapMetrics { reachable_bytes: Some(g.heap.reachable_bytes), ..HeapMetrics::default() };
-            let info =
-                SnapshotInfo { time_ms: g.time_ms, gc_id: None, label: Some(g.label), heap: Some(heap) };
-            grouper.snapshot(&g.heap, info)
-        })
-        .collect();
-    Ok(History {
-        format: memcity_model::FORMAT.to_string(),
-        metric_names: memcity_model::MetricNames::default(),
-        snapshots,
-    })
+    Ok(history_of(&grouper, heaps))
 }
 
 fn import_one(
@@ -85,7 +59,7 @@ fn import_one(
     options: &ImportOptions,
     grouper: &Mutex<Grouper>,
     progress: &dyn Fn(u64, u64),
-) -> Result<Grouped, HprofError> {
+) -> Result<SeriesHeap, HprofError> {
     let name = file.display().to_string();
     let bytes = source::open(file)?;
     let len = bytes.len() as u64;
@@ -98,7 +72,7 @@ fn import_one(
     // Groups other dumps add meanwhile have no objects here; the counts cover what exists now.
     let heap = group_dump(&dump, &roots, group_count, &options.snapshot.analysis);
     let label = file.file_name().map_or(name.clone(), |n| n.to_string_lossy().into_owned());
-    Ok(Grouped { time_ms: dump.timestamp_ms, label, heap })
+    Ok(SeriesHeap { time_ms: dump.timestamp_ms, label, heap, metrics: Default::default() })
 }
 
 /// The exact GC closure `(objects, bytes)` of the leaf group `key` in one dump, grouped the way
