@@ -360,6 +360,21 @@ impl Heap {
         Ok(())
     }
 
+    /// The names of the roots that hold each rooted slot ("app.Registry.people"), joined.
+    pub fn root_names(&self) -> HashMap<u32, String> {
+        let mut names: HashMap<u32, Vec<&str>> = HashMap::default();
+        for &(slot, name) in self.roots.keys() {
+            names.entry(slot).or_default().push(self.strings.root_names.get(name));
+        }
+        names
+            .into_iter()
+            .map(|(slot, mut n)| {
+                n.sort_unstable();
+                (slot, n.join(", "))
+            })
+            .collect()
+    }
+
     /// The root kinds that hold each slot directly.
     pub fn root_sets(&self) -> Vec<RootSet> {
         root_sets(self.objects.id.len(), self.roots.iter().map(|(&(slot, _), &kind)| (slot, kind)))

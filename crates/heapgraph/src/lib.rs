@@ -17,7 +17,9 @@ pub mod series;
 
 pub use classify::{Classifier, FactUse, ObjectFacts, parse_list};
 pub use group::{GroupCounts, Grouper, ROOT_KEY};
-pub use pipeline::{AnalysisOptions, GroupPath, GroupedHeap, LeafMemo, Retained, SnapshotInfo, group_heap};
+pub use pipeline::{
+    AnalysisOptions, GroupPath, GroupedHeap, LeafMemo, Retained, SnapshotInfo, group_heap, group_heap_named,
+};
 pub use roots::{RootKind, RootSet, root_sets};
 pub use series::{SeriesHeap, history_of};
 
