@@ -40,6 +40,10 @@ pub struct Settings {
     pub solid: usize,
     /// Opacity of all other buildings.
     pub opacity: f32,
+    /// Groups (by key) that pruning never hides, with the districts around them: the selection
+    /// and its retainer path are always shown.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeSet::is_empty")]
+    pub pinned: std::collections::BTreeSet<String>,
 }
 
 impl Default for Settings {
@@ -51,6 +55,7 @@ impl Default for Settings {
             street: 0.03,
             solid: 10,
             opacity: 0.4,
+            pinned: Default::default(),
         }
     }
 }
@@ -146,6 +151,7 @@ fn layout_in_order(timeline: &Timeline, settings: &Settings, rank: Option<&[u32]
     let n = timeline.groups.len();
     let mapped: Vec<f64> = max.iter().map(|&v| settings.area.map(v as f64)).collect();
     let mut kept = kept_children(timeline, &mapped, settings.children);
+    keep_pinned(timeline, &settings.pinned, &mut kept);
     if let Some(rank) = rank {
         // Stable sort: new groups (rank NONE) keep their largest-first order at the end.
         kept.iter_mut().for_each(|c| c.sort_by_key(|&g| rank[g as usize]));
@@ -206,6 +212,23 @@ fn kept_children(timeline: &Timeline, mapped: &[f64], n: usize) -> Vec<Vec<u32>>
             c
         })
         .collect()
+}
+
+/// Adds the pinned groups and their ancestors back where pruning dropped them.
+fn keep_pinned(timeline: &Timeline, pinned: &std::collections::BTreeSet<String>, kept: &mut [Vec<u32>]) {
+    for key in pinned {
+        let mut group = timeline.group(key);
+        while let Some(g) = group {
+            let Some(parent) = timeline.groups[g as usize].parent else { break };
+            if kept[parent as usize].contains(&g) {
+                // The rest of the chain up to the root is kept already or added by another key.
+                group = Some(parent);
+                continue;
+            }
+            kept[parent as usize].push(g);
+            group = Some(parent);
+        }
+    }
 }
 
 /// Area each node needs: its own mapped max for leaves, the sum of its kept children for

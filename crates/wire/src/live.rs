@@ -287,6 +287,37 @@ mod tests {
         assert_eq!(live.history(), &before);
     }
 
+    #[test]
+    fn retainer_paths_travel_and_bad_ones_are_refused_whole() {
+        use memcity_model::{RetainerPath, RetainerStep};
+        let step =
+            |key: &str, objects| RetainerStep { key: key.into(), objects, bytes: 8, retained_bytes: 8 };
+        let mut live = LiveHistory::new();
+        let mut good = snapshot(1, &[("A", 8), ("B", 8)]);
+        let path =
+            RetainerPath { steps: vec![step("Heap#A", 1), step("Heap#B", 1)], roots: vec!["Global".into()] };
+        good.retainers.insert("Heap#A".into(), path);
+        assert!(append(&mut live, good.clone()).reply.ok);
+        assert_eq!(live.history().snapshots[0].retainers, good.retainers);
+        let before = live.history().clone();
+        for (steps, needle) in [
+            (vec![step("Heap#B", 1)], "starts at its own group"),
+            (vec![step("Heap#A", 1), step("Heap#Z", 1)], "names no node"),
+            (vec![step("Heap#A", 5)], "holds 5 objects"),
+        ] {
+            let mut bad = snapshot(2, &[("A", 8), ("B", 8)]);
+            bad.retainers.insert("Heap#A".into(), RetainerPath { steps, roots: vec![] });
+            let refused = append(&mut live, bad);
+            assert!(!refused.changed, "{needle}");
+            let error = refused.reply.error.unwrap();
+            assert!(error.contains(needle) && error.contains("snapshot.retainers"), "{error}");
+        }
+        assert_eq!(live.history(), &before);
+        // Over the wire, an unknown field in a path is refused too.
+        let text = r#"{"type":"snapshot","snapshot":{"time_ms":3,"tree":{"key":"Heap","name":"Heap","objects":1,"bytes":8,"children":[{"key":"Heap#A","name":"A","objects":1,"bytes":8}]},"retainers":{"Heap#A":{"steps":[{"key":"Heap#A","objects":1,"bytes":8,"retained_bytes":8,"extra":1}]}}}}"#;
+        assert!(crate::protocol::parse_message(text.as_bytes()).is_err());
+    }
+
     /// The incremental check must accept and reject exactly as the model's `validate_append`,
     /// with the same error.
     #[test]
