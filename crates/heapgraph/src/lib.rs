@@ -6,6 +6,14 @@ use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 
+pub mod dominators;
+pub mod retained;
+pub mod retainers;
+
+pub use dominators::{DominatorTree, UNREACHABLE, VIRTUAL_ROOT, dominators};
+pub use retained::{closure_size, dominated_sizes};
+pub use retainers::{RetainerPath, RetainerStep, retainer_paths};
+
 /// A heap as a graph in compressed sparse row form; objects are `0..n`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HeapGraph {
