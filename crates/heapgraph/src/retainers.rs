@@ -36,7 +36,8 @@ pub struct RetainerPath {
     pub rooted: Vec<u32>,
 }
 
-/// The retainer path of every group with reachable objects (None for the others).
+/// The retainer path of every group with reachable objects (None for the others); every
+/// `g.group[o]` must be below `group_count`.
 ///
 /// Cost: O(n + Σ over groups of Σ over their steps of s·log s) for a step of s objects, where a
 /// step never has more objects than its group and a path at most MAX_STEPS steps, so at worst
