@@ -207,3 +207,19 @@ fn million_object_deep_tree_is_its_own_dominator_tree() {
     assert!((1..n as usize).all(|i| tree.idom[i] == parent[i]));
     assert_eq!(tree.retained, retained);
 }
+
+#[test]
+fn objects_below_a_deep_list_and_indexed_from_a_root_hang_below_the_virtual_root() {
+    // Root 0 → … → list tail → array → items, and a second root indexes every item: each item's
+    // DFS parent is 200,000 levels deep but its dominator is the virtual root. (The semi-NCA
+    // variant walks the whole list for every item here: quadratic.)
+    let (length, items) = (200_000u32, 200_000u32);
+    let (array, index) = (length, length + items + 1);
+    let mut refs: Vec<(u32, u32)> = (0..length).map(|i| (i, i + 1)).collect();
+    refs.extend((array + 1..index).flat_map(|x| [(array, x), (index, x)]));
+    let n = index as usize + 1;
+    let tree = dominators(&graph(vec![0; n], vec![1; n], &refs, vec![0, index]));
+    assert!((1..=array).all(|i| tree.idom[i as usize] == i - 1));
+    assert!((array + 1..index).all(|x| tree.idom[x as usize] == VIRTUAL_ROOT));
+    assert_eq!((tree.retained[0], tree.retained[array as usize]), (length as u64 + 1, 1));
+}
