@@ -41,9 +41,10 @@ pub struct RetainerPath {
 ///
 /// Cost: O(n + Σ over groups of Σ over their steps of s·log s) for a step of s objects, where a
 /// step never has more objects than its group and a path at most MAX_STEPS steps, so at worst
-/// O(MAX_STEPS · n log n) and in practice a few times n: the exits of all objects are computed
-/// once in one preorder pass, and each step only looks at its own objects (no per-group walk of
-/// the heap; the scratch arrays are reset by stamps, not cleared).
+/// O(MAX_STEPS · n log n) and in practice a few times n: the exits (and top-most same-group
+/// holders) of all objects are computed once in one preorder pass, and each step only looks at
+/// its own objects (no per-group walk of the heap or of a list; the scratch arrays are reset
+/// by stamps, not cleared). Memory: about 8 `u32`s per object.
 pub fn retainer_paths(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> Vec<Option<RetainerPath>> {
     let climb = Climb::new(g, tree, group_count);
     let (start, members) = members_by_group(g, tree, group_count);
@@ -82,6 +83,9 @@ struct Climb<'a> {
     tree: &'a DominatorTree,
     /// The nearest dominator in another group, or VIRTUAL_ROOT.
     exit: Vec<u32>,
+    /// Where the exit is VIRTUAL_ROOT: the top-most dominator in the object's own group (or
+    /// the object itself), the one hanging below the virtual root.
+    top: Vec<u32>,
     pos: Vec<u32>,
     subtree: Vec<u32>,
 }
@@ -116,14 +120,19 @@ impl<'a> Climb<'a> {
     fn new(g: &'a HeapGraph, tree: &'a DominatorTree, group_count: usize) -> Climb<'a> {
         debug_assert!(g.group.iter().all(|&h| (h as usize) < group_count));
         let mut exit = vec![VIRTUAL_ROOT; g.object_count()];
+        let mut top: Vec<u32> = (0..g.object_count() as u32).collect();
         for &o in &tree.preorder {
-            let d = tree.idom[o as usize];
-            if d != VIRTUAL_ROOT {
-                let same = g.group[d as usize] == g.group[o as usize];
-                exit[o as usize] = if same { exit[d as usize] } else { d };
+            let (o, d) = (o as usize, tree.idom[o as usize] as usize);
+            if d == VIRTUAL_ROOT as usize {
+                continue;
+            }
+            if g.group[d] == g.group[o] {
+                (exit[o], top[o]) = (exit[d], top[d]);
+            } else {
+                exit[o] = d as u32;
             }
         }
-        Climb { g, tree, exit, pos: tree.positions(), subtree: tree.subtree_objects() }
+        Climb { g, tree, exit, top, pos: tree.positions(), subtree: tree.subtree_objects() }
     }
 
     fn path(&self, group: u32, members: &[u32], scratch: &mut Scratch) -> RetainerPath {
@@ -199,21 +208,14 @@ impl<'a> Climb<'a> {
     }
 
     /// The top-most same-group holders, directly below the virtual root, of the objects whose
-    /// exit is the virtual root. Stamps stop each climb where an earlier one passed.
+    /// exit is the virtual root (each once).
     fn rooted(&self, objects: &[u32], scratch: &mut Scratch) -> Vec<u32> {
         scratch.current += 1;
         let mut rooted = Vec::new();
         for &o in objects.iter().filter(|&&o| self.exit[o as usize] == VIRTUAL_ROOT) {
-            let mut x = o;
-            while scratch.stamp[x as usize] != scratch.current {
-                scratch.stamp[x as usize] = scratch.current;
-                match self.tree.idom[x as usize] {
-                    VIRTUAL_ROOT => {
-                        rooted.push(x);
-                        break;
-                    }
-                    d => x = d,
-                }
+            let top = self.top[o as usize];
+            if std::mem::replace(&mut scratch.stamp[top as usize], scratch.current) != scratch.current {
+                rooted.push(top);
             }
         }
         rooted
