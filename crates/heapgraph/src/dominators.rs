@@ -185,7 +185,9 @@ fn immediate_dominators(parent: &[u32], pred_start: &[u32], preds: &[u32]) -> Ve
     for w in (1..count).rev() {
         let mut s = parent[w];
         for &v in &preds[pred_start[w] as usize..pred_start[w + 1] as usize] {
-            s = s.min(eval(v, w as u32 + 1, &mut forest, &mut path).semi);
+            // A number below `w` is not processed yet: its own number is its semi-dominator.
+            let candidate = if v < w as u32 { v } else { eval(v, w as u32 + 1, &mut forest, &mut path).semi };
+            s = s.min(candidate);
         }
         semi[w] = s;
         forest[w].semi = s;
