@@ -32,7 +32,8 @@ pub struct RetainerPath {
     /// The objects of the last step that hang directly below the virtual root (the GC roots, or
     /// objects held jointly by several roots), so the caller can name their root kinds. Where a
     /// last-step object is held through others of its group (a list's later nodes through its
-    /// head), the top-most of them is listed. Empty only when the path stopped at MAX_STEPS.
+    /// head), the top-most of them is listed. Empty only when the path stopped at MAX_STEPS
+    /// before reaching them.
     pub rooted: Vec<u32>,
 }
 
@@ -152,7 +153,7 @@ impl<'a> Climb<'a> {
             objects.sort_unstable_by_key(|&x| self.pos[x as usize]);
             steps.push(self.step(next, &objects));
         }
-        RetainerPath { steps, rooted: Vec::new() }
+        RetainerPath { steps, rooted: self.rooted(&objects, scratch) }
     }
 
     /// `objects` sorted by preorder position: nested subtrees are then skipped in one sweep.

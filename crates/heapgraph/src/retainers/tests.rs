@@ -186,7 +186,8 @@ fn the_holder_of_more_bytes_wins_then_of_more_objects() {
 
 #[test]
 fn a_path_through_alternating_groups_stops_at_the_cap() {
-    // A chain of 200 objects alternating between groups 0 and 1: each step climbs one level.
+    // A chain of 200 objects alternating between groups 0 and 1 from root 0: each step climbs
+    // one level, and each step of group 0 still holds the root, the only rooted object.
     let n = 200u32;
     let refs: Vec<(u32, u32)> = (0..n - 1).map(|i| (i, i + 1)).collect();
     let g = graph((0..n).map(|i| i % 2).collect(), vec![1; n as usize], &refs, vec![0]);
@@ -196,7 +197,9 @@ fn a_path_through_alternating_groups_stops_at_the_cap() {
         path.steps[..3].iter().map(|s| (s.group, s.objects)).collect::<Vec<_>>(),
         [(1, 100), (0, 100), (1, 99)]
     );
-    assert!(path.rooted.is_empty());
+    assert_eq!((path.steps[MAX_STEPS - 1].group, path.rooted), (0, vec![0]));
+    let path = retainer_paths(&g, &dominators(&g), 2)[0].clone().unwrap();
+    assert_eq!((path.steps.len(), path.steps[MAX_STEPS - 1].group, path.rooted), (MAX_STEPS, 1, vec![]));
 }
 
 #[test]
