@@ -25,6 +25,10 @@ pub use series::{SeriesHeap, history_of};
 
 use rayon::prelude::*;
 
+pub use dominators::{DominatorTree, UNREACHABLE, VIRTUAL_ROOT, dominators};
+pub use retained::{closure_size, dominated_sizes};
+pub use retainers::{RetainerPath, RetainerStep, retainer_paths};
+
 /// A heap as a graph in compressed sparse row form; objects are `0..n`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HeapGraph {
@@ -162,20 +166,7 @@ pub fn retained_sizes(g: &HeapGraph, group_count: usize, live: &[bool]) -> Vec<(
     }
     (0..group_count)
         .into_par_iter()
-        .map(|group| {
-            if !occupied[group] {
-                return (0, 0);
-            }
-            let without = mark(g, |o| live[o as usize] && g.group[o as usize] as usize != group);
-            let mut retained = (0, 0);
-            for o in 0..g.object_count() {
-                if live[o] && !without[o] {
-                    retained.0 += 1;
-                    retained.1 += g.shallow[o];
-                }
-            }
-            retained
-        })
+        .map(|group| if occupied[group] { closure_size(g, live, group as u32) } else { (0, 0) })
         .collect()
 }
 
