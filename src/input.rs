@@ -97,6 +97,7 @@ pub fn load_all(specs: &[String], progress: &(dyn Fn(u64, u64) + Sync)) -> Resul
     }
 }
 
+#[cfg_attr(not(feature = "app"), allow(dead_code))] // the window computes closures on demand
 /// The exact GC closure `(objects, bytes)` of the leaf group `key` at snapshot `index` (labelled
 /// `label`) of the city loaded from `specs`: the heap is read again (a dump) or replayed up to that
 /// GC (a trace, a scenario), so nothing is kept in memory meanwhile. Other inputs carry groups,

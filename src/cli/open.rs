@@ -93,7 +93,7 @@ pub fn run(args: OpenArgs) -> Result<()> {
     } else if interactive && slow && args.time.is_none() && args.select.is_none() {
         // The window opens at once and shows the import's progress.
         crate::input::check_all(&specs)?;
-        background = Some(specs);
+        background = Some(specs.clone());
         empty_history()
     } else if specs.len() > 1 || crate::input::is_heap_dumps(std::path::Path::new(&specs[0])) {
         crate::input::check_all(&specs)?;
@@ -114,7 +114,9 @@ pub fn run(args: OpenArgs) -> Result<()> {
         Some(addr) => Some(listen(addr)?),
         None => None,
     };
-    launch(args, history, settings, background, listen)
+    let from_inputs = !args.bench_render && args.connect.is_none() && background.is_none();
+    let source = if from_inputs && !history.snapshots.is_empty() { specs } else { Vec::new() };
+    launch(args, history, settings, background, listen, source)
 }
 
 fn empty_history() -> memcity_model::History {
@@ -144,6 +146,7 @@ fn launch(
     mut settings: memcity_layout::Settings,
     load_in_background: Option<Vec<String>>,
     listen: Option<memcity_wire::Server>,
+    source: Vec<String>,
 ) -> Result<()> {
     use crate::app::{AppOptions, Mode, camera::View};
     let mode = if args.bench_render {
@@ -174,6 +177,7 @@ fn launch(
         view,
         load_in_background,
         listen,
+        source,
     })
 }
 
@@ -184,6 +188,7 @@ fn launch(
     _: memcity_layout::Settings,
     _: Option<Vec<String>>,
     _: Option<memcity_wire::Server>,
+    _: Vec<String>,
 ) -> Result<()> {
     bail!("this memcity was built without the `app` feature: only the headless subcommands work")
 }
