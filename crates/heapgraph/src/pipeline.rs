@@ -88,30 +88,36 @@ pub fn group_heap_named(
         c.bytes += g.shallow[o];
         reachable_bytes += g.shallow[o];
     }
-    let needs_tree = options.retained != Retained::None || options.retainer_paths;
-    let tree = needs_tree.then(|| dominators(g));
-    let mut paths = vec![None; group_count];
-    if let Some(tree) = &tree {
-        if options.retained != Retained::None {
-            for (c, (_, bytes)) in counts.iter_mut().zip(dominated_sizes(g, tree, group_count)) {
-                c.retained = (c.objects > 0).then_some(bytes);
+    // Pointer maps and the dominator tree (then retained sizes and paths) are independent.
+    let want_retained = options.retained != Retained::None;
+    let (maps, (dominated, paths)) = rayon::join(
+        || options.pointer_maps.then(|| pointer_maps(g, group_count, live)),
+        || {
+            if !want_retained && !options.retainer_paths {
+                return (None, None);
             }
-        }
-        if options.retainer_paths {
-            paths = retainer_paths(g, tree, group_count)
-                .into_iter()
-                .map(|p| {
-                    p.map(|p| GroupPath { roots: root_labels(&p.rooted, roots, holder), steps: p.steps })
-                })
-                .collect();
-        }
+            let tree = dominators(g);
+            rayon::join(
+                || want_retained.then(|| dominated_sizes(g, &tree, group_count)),
+                || options.retainer_paths.then(|| retainer_paths(g, &tree, group_count)),
+            )
+        },
+    );
+    for (c, (_, bytes)) in counts.iter_mut().zip(dominated.unwrap_or_default()) {
+        c.retained = (c.objects > 0).then_some(bytes);
     }
+    let paths = match paths {
+        Some(paths) => paths
+            .into_iter()
+            .map(|p| p.map(|p| GroupPath { roots: root_labels(&p.rooted, roots, holder), steps: p.steps }))
+            .collect(),
+        None => vec![None; group_count],
+    };
     if options.retained == Retained::Closure {
         for (c, (_, bytes)) in counts.iter_mut().zip(retained_sizes(g, group_count, live)) {
             c.closure = (c.objects > 0).then_some(bytes);
         }
     }
-    let maps = options.pointer_maps.then(|| pointer_maps(g, group_count, live));
     GroupedHeap { counts, maps, paths, reachable_bytes }
 }
 
