@@ -187,14 +187,16 @@ fn check_parents(
     tree: &Node,
     n: usize,
 ) -> Result<(), LoadError> {
-    // `at` holds the child indices down to `node`; the path string is built only on error.
-    fn visit(
-        parents: &HashMap<String, (Option<String>, usize)>,
-        node: &Node,
-        parent: Option<&str>,
-        at: &mut Vec<usize>,
-        n: usize,
-    ) -> Result<(), LoadError> {
+    // (node, parent, depth, index in parent), pre-order without recursion (trees may be deep);
+    // `at` holds the child indices down to the current node, the path string is built only on
+    // error.
+    let mut stack: Vec<(&Node, Option<&str>, usize, usize)> = vec![(tree, None, 0, 0)];
+    let mut at: Vec<usize> = Vec::new();
+    while let Some((node, parent, depth, index)) = stack.pop() {
+        at.truncate(depth.saturating_sub(1));
+        if depth > 0 {
+            at.push(index);
+        }
         if let Some((earlier, j)) = parents.get(&node.key)
             && earlier.as_deref() != parent
         {
@@ -207,14 +209,11 @@ fn check_parents(
             );
             return Err(LoadError::new(SOURCE, message).in_snapshot(n).at(format!("snapshot.tree{path}")));
         }
-        for (c, child) in node.children.iter().enumerate() {
-            at.push(c);
-            visit(parents, child, Some(&node.key), at, n)?;
-            at.pop();
+        for (c, child) in node.children.iter().enumerate().rev() {
+            stack.push((child, Some(&node.key), depth + 1, c));
         }
-        Ok(())
     }
-    visit(parents, tree, None, &mut Vec::new(), n)
+    Ok(())
 }
 
 fn show(parent: Option<&str>) -> String {

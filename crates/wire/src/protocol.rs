@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use memcity_model::error::parse_json;
+use memcity_model::error::{from_slice_deep, parse_json};
 use memcity_model::validate::validate_file_history;
 use memcity_model::{FORMAT, History, LoadError, MetricNames, PointerMap, Snapshot};
 use serde::de::IgnoredAny;
@@ -113,7 +113,7 @@ struct Bare {
 /// `history` message is checked like a loaded file, other checks need the live history.
 pub fn parse_message(bytes: &[u8]) -> Result<Message, LoadError> {
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
-    if first != Some(&b'{') && serde_json::from_slice::<IgnoredAny>(bytes).is_ok() {
+    if first != Some(&b'{') && from_slice_deep::<IgnoredAny>(bytes).is_ok() {
         return Err(LoadError::new(SOURCE, "not a JSON object: a message is {\"type\": ..., ...}"));
     }
     let Kind { kind } = parse_json(bytes, SOURCE)?;
@@ -149,7 +149,7 @@ pub fn parse_message(bytes: &[u8]) -> Result<Message, LoadError> {
 
 /// The known message type a message names, if it names one (for replies to bad messages).
 pub fn type_of(bytes: &[u8]) -> Option<&'static str> {
-    let Kind { kind } = serde_json::from_slice(bytes).ok()?;
+    let Kind { kind } = from_slice_deep(bytes).ok()?;
     TYPES.into_iter().find(|t| *t == kind)
 }
 
