@@ -10,10 +10,11 @@ mod fetch;
 pub mod import;
 pub mod layout;
 pub mod open;
+pub mod paths;
 mod push;
 mod record;
 mod scenarios;
-mod serve;
+pub mod serve;
 mod trace;
 mod windows;
 

@@ -18,6 +18,11 @@ pub struct LiveHistory {
     /// Every key seen so far, with its parent and the snapshot it first appeared in, so an
     /// append is checked in time proportional to its own tree rather than the whole history.
     parents: HashMap<String, (Option<String>, usize)>,
+    /// The history's estimated size in memory ([`History::memory_estimate`]), kept up to date
+    /// change by change.
+    bytes: u64,
+    /// Changes that would make `bytes` larger than this are refused.
+    budget: u64,
 }
 
 /// What applying a change did.
@@ -29,7 +34,13 @@ pub struct Applied {
 
 impl Default for LiveHistory {
     fn default() -> Self {
-        LiveHistory { history: Arc::new(empty_history()), version: 0, parents: HashMap::new() }
+        LiveHistory {
+            history: Arc::new(empty_history()),
+            version: 0,
+            parents: HashMap::new(),
+            bytes: 0,
+            budget: u64::MAX,
+        }
     }
 }
 
@@ -40,6 +51,33 @@ fn empty_history() -> History {
 impl LiveHistory {
     pub fn new() -> LiveHistory {
         LiveHistory::default()
+    }
+
+    /// A live history that refuses changes which would make it take more than `bytes` of
+    /// memory (estimated).
+    pub fn with_budget(bytes: u64) -> LiveHistory {
+        LiveHistory { budget: bytes, ..LiveHistory::default() }
+    }
+
+    /// The history's estimated size in memory.
+    pub fn memory_bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Refuses a change that would bring the history to `after` bytes.
+    fn fits(&self, after: u64) -> Result<(), LoadError> {
+        if after <= self.budget {
+            return Ok(());
+        }
+        Err(LoadError::new(
+            SOURCE,
+            format!(
+                "refused: the history would take about {} MiB of memory, over the server's budget of {} MiB \
+                 (memcity serve --max-memory-mib)",
+                crate::budget::mib(after),
+                crate::budget::mib(self.budget)
+            ),
+        ))
     }
 
     /// The current history; it has no snapshots before the first change and after `clear`.
@@ -57,6 +95,11 @@ impl LiveHistory {
         let kind = change_kind(&change);
         let result = match change {
             Change::History(history) => {
+                let bytes = history.memory_estimate();
+                if let Err(error) = self.fits(bytes) {
+                    return Applied { reply: Reply::error(Some(kind), error), changed: false };
+                }
+                self.bytes = bytes;
                 self.parents.clear();
                 for (i, snapshot) in history.snapshots.iter().enumerate() {
                     index_keys(&mut self.parents, &snapshot.tree, i);
@@ -71,6 +114,7 @@ impl LiveHistory {
                 if changed {
                     self.history = Arc::new(empty_history());
                     self.parents.clear();
+                    self.bytes = 0;
                 }
                 Ok((None, changed))
             }
@@ -129,8 +173,11 @@ impl LiveHistory {
                 ),
             );
         }
+        let bytes = snapshot.memory_estimate();
+        self.fits(self.bytes.saturating_add(bytes)).map_err(|e| e.in_snapshot(n))?;
         index_keys(&mut self.parents, &snapshot.tree, n);
         Arc::make_mut(&mut self.history).snapshots.push(snapshot);
+        self.bytes += bytes;
         Ok(n)
     }
 
@@ -151,7 +198,11 @@ impl LiveHistory {
         validate_history(&alone, &|_| SOURCE.to_string(), &|_| String::new())
             .map_err(|e| LoadError { snapshot: Some(index), ..e })?;
         let [snapshot] = <[Snapshot; 1]>::try_from(alone.snapshots).expect("one snapshot");
+        let before = self.history.snapshots[index].memory_estimate();
+        let after = (self.bytes - before).saturating_add(snapshot.memory_estimate());
+        self.fits(after).map_err(|e| e.in_snapshot(index))?;
         Arc::make_mut(&mut self.history).snapshots[index] = snapshot;
+        self.bytes = after;
         Ok(index)
     }
 
@@ -370,6 +421,27 @@ mod tests {
         let missing = live.apply(add(SnapshotRef::TimeMs(9), maps("Heap#A", "Heap#B")));
         assert!(missing.reply.error.unwrap().contains("at time_ms: no snapshot was taken at 9 ms"));
         assert_eq!(live.history(), &before);
+    }
+
+    #[test]
+    fn changes_beyond_the_memory_budget_are_refused() {
+        let one = snapshot(1, &[("A", 8)]).memory_estimate();
+        let mut live = LiveHistory::with_budget(2 * one + one / 2);
+        assert!(append(&mut live, snapshot(1, &[("A", 8)])).changed);
+        assert!(append(&mut live, snapshot(2, &[("A", 8)])).changed);
+        assert_eq!(live.memory_bytes(), 2 * one);
+        let third = append(&mut live, snapshot(3, &[("A", 8)]));
+        assert!(!third.changed);
+        let error = third.reply.error.unwrap();
+        assert!(error.contains("snapshot 2: refused: the history would take about"), "{error}");
+        assert!(error.contains("over the server's budget"), "{error}");
+        let big =
+            History { snapshots: (0..3).map(|t| snapshot(t, &[("A", 8)])).collect(), ..empty_history() };
+        assert!(!live.apply(Change::History(big)).changed);
+        assert_eq!(live.history().snapshots.len(), 2, "nothing changed");
+        live.apply(Change::Clear);
+        assert_eq!(live.memory_bytes(), 0);
+        assert!(append(&mut live, snapshot(3, &[("A", 8)])).changed);
     }
 
     #[test]
