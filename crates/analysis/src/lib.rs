@@ -4,6 +4,8 @@
 //! and generates deterministic teaching scenarios.
 
 pub mod classify;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod group;
 pub mod heap;
 pub mod replay;

@@ -10,6 +10,8 @@
 mod budget;
 pub mod client;
 mod connection;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod live;
 pub mod protocol;
 pub mod server;
