@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 use memcity_wire::{
-    DEFAULT_ADDR, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CLIENTS, DEFAULT_MAX_MEMORY_BYTES, Server, ServerConfig,
+    DEFAULT_ADDR, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CLIENTS, DEFAULT_MAX_MEMORY_BYTES,
+    DEFAULT_MAX_MESSAGE_BYTES, Server, ServerConfig,
 };
 
 #[derive(clap::Args, Debug)]
@@ -32,7 +33,8 @@ pub struct LimitArgs {
           value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub max_clients: u64,
     /// Reject messages larger than this many MiB.
-    #[arg(long, default_value_t = 256, value_name = "M", value_parser = clap::value_parser!(u64).range(1..=4096))]
+    #[arg(long, default_value_t = (DEFAULT_MAX_MESSAGE_BYTES >> 20) as u64, value_name = "M",
+          value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub max_message_mib: u64,
     /// Memory for the history plus every message in transit, all clients together, in MiB.
     #[arg(long, default_value_t = DEFAULT_MAX_MEMORY_BYTES >> 20, value_name = "M",

@@ -18,8 +18,8 @@ pub struct LiveHistory {
     /// Every key seen so far, with its parent and the snapshot it first appeared in, so an
     /// append is checked in time proportional to its own tree rather than the whole history.
     parents: HashMap<String, (Option<String>, usize)>,
-    /// The history's estimated size in memory ([`History::memory_estimate`]), kept up to date
-    /// change by change.
+    /// The history's estimated size in memory ([`History::memory_estimate`]) plus that of
+    /// `parents`, kept up to date change by change.
     bytes: u64,
     /// Changes that would make `bytes` larger than this are refused.
     budget: u64,
@@ -95,15 +95,16 @@ impl LiveHistory {
         let kind = change_kind(&change);
         let result = match change {
             Change::History(history) => {
-                let bytes = history.memory_estimate();
+                let mut parents = HashMap::new();
+                let mut bytes = history.memory_estimate();
+                for (i, snapshot) in history.snapshots.iter().enumerate() {
+                    bytes += index_keys(&mut parents, &snapshot.tree, i);
+                }
                 if let Err(error) = self.fits(bytes) {
                     return Applied { reply: Reply::error(Some(kind), error), changed: false };
                 }
                 self.bytes = bytes;
-                self.parents.clear();
-                for (i, snapshot) in history.snapshots.iter().enumerate() {
-                    index_keys(&mut self.parents, &snapshot.tree, i);
-                }
+                self.parents = parents;
                 self.history = Arc::new(history);
                 Ok((None, true))
             }
@@ -173,7 +174,7 @@ impl LiveHistory {
                 ),
             );
         }
-        let bytes = snapshot.memory_estimate();
+        let bytes = snapshot.memory_estimate() + new_keys_cost(&self.parents, &snapshot.tree);
         self.fits(self.bytes.saturating_add(bytes)).map_err(|e| e.in_snapshot(n))?;
         index_keys(&mut self.parents, &snapshot.tree, n);
         Arc::make_mut(&mut self.history).snapshots.push(snapshot);
@@ -223,12 +224,33 @@ impl LiveHistory {
 }
 
 /// Records the parent of every key of `tree` not seen before.
-fn index_keys(parents: &mut HashMap<String, (Option<String>, usize)>, tree: &Node, snapshot: usize) {
+/// Records the parent of every key of `tree` not seen before; returns what the new entries
+/// cost in memory (estimated).
+fn index_keys(parents: &mut HashMap<String, (Option<String>, usize)>, tree: &Node, snapshot: usize) -> u64 {
+    let mut cost = 0;
     tree.walk(&mut |node, parent| {
         if !parents.contains_key(&node.key) {
+            cost += key_cost(&node.key, parent.map(|p| p.key.as_str()));
             parents.insert(node.key.clone(), (parent.map(|p| p.key.clone()), snapshot));
         }
     });
+    cost
+}
+
+/// What [`index_keys`] would add for `tree`, without adding it.
+fn new_keys_cost(parents: &HashMap<String, (Option<String>, usize)>, tree: &Node) -> u64 {
+    let mut cost = 0;
+    tree.walk(&mut |node, parent| {
+        if !parents.contains_key(&node.key) {
+            cost += key_cost(&node.key, parent.map(|p| p.key.as_str()));
+        }
+    });
+    cost
+}
+
+/// One entry of the parents index: two strings, the tuple, and the hash table's slack.
+fn key_cost(key: &str, parent: Option<&str>) -> u64 {
+    (key.len() + parent.map_or(0, str::len) + 128) as u64
 }
 
 /// Rejects the first key of `tree` (in pre-order) whose parent differs from the one it had
@@ -426,10 +448,12 @@ mod tests {
     #[test]
     fn changes_beyond_the_memory_budget_are_refused() {
         let one = snapshot(1, &[("A", 8)]).memory_estimate();
-        let mut live = LiveHistory::with_budget(2 * one + one / 2);
+        let keys = key_cost("Heap", None) + key_cost("Heap#A", Some("Heap"));
+        let mut live = LiveHistory::with_budget(2 * one + keys + one / 2);
         assert!(append(&mut live, snapshot(1, &[("A", 8)])).changed);
+        assert_eq!(live.memory_bytes(), one + keys);
         assert!(append(&mut live, snapshot(2, &[("A", 8)])).changed);
-        assert_eq!(live.memory_bytes(), 2 * one);
+        assert_eq!(live.memory_bytes(), 2 * one + keys, "known keys cost nothing more");
         let third = append(&mut live, snapshot(3, &[("A", 8)]));
         assert!(!third.changed);
         let error = third.reply.error.unwrap();

@@ -24,8 +24,9 @@ use crate::protocol::{Change, Message, Reply, kind_of, parse_message, type_of};
 pub const DEFAULT_ADDR: &str = "127.0.0.1:7878";
 /// Enough for a class pushing to one teacher's city.
 pub const DEFAULT_MAX_CLIENTS: usize = 64;
-/// The largest message accepted (256 MiB): a large history in one `history` message.
-pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 256 << 20;
+/// The largest message accepted (128 MiB): a large history in one `history` message. Its
+/// parsed form takes 2 to 4 times as much, which must fit in the memory budget.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 128 << 20;
 /// Memory for the history and every message being received or sent, all clients together.
 pub const DEFAULT_MAX_MEMORY_BYTES: u64 = 1 << 30;
 /// A client that neither sends nor receives for this long is disconnected, freeing its slot.
