@@ -65,8 +65,13 @@ pub(crate) fn mib(n: u64) -> u64 {
 pub(crate) struct Metered<'a> {
     pub(crate) stream: TcpStream,
     budget: &'a Budget,
-    /// What this client has charged for the message it is sending now.
+    /// What this client has charged: for the message it is sending now, plus `retained`.
     charged: u64,
+    /// Bytes received of the message being sent now.
+    message: u64,
+    /// The largest message this connection received: tungstenite keeps a read buffer of that
+    /// capacity (touched, so resident) for as long as the connection lives, so it stays charged.
+    retained: u64,
     deadline: Option<Instant>,
     /// Set when a read was refused because the budget was spent.
     pub(crate) over_budget: bool,
@@ -74,7 +79,15 @@ pub(crate) struct Metered<'a> {
 
 impl<'a> Metered<'a> {
     pub(crate) fn new(stream: TcpStream, budget: &'a Budget, handshake: Duration) -> Metered<'a> {
-        Metered { stream, budget, charged: 0, deadline: Some(Instant::now() + handshake), over_budget: false }
+        Metered {
+            stream,
+            budget,
+            charged: 0,
+            message: 0,
+            retained: 0,
+            deadline: Some(Instant::now() + handshake),
+            over_budget: false,
+        }
     }
 
     /// After the handshake: reads wait at most `idle` for the next byte.
@@ -83,15 +96,18 @@ impl<'a> Metered<'a> {
         self.stream.set_read_timeout(Some(idle))
     }
 
-    /// The message was handled: what it charged is free again.
+    /// The message was handled: what it charged is free again, except the read buffer that
+    /// holds it.
     pub(crate) fn release(&mut self) {
-        self.budget.release(std::mem::take(&mut self.charged));
+        self.retained = self.retained.max(std::mem::take(&mut self.message));
+        self.budget.release(self.charged - self.retained);
+        self.charged = self.retained;
     }
 }
 
 impl Drop for Metered<'_> {
     fn drop(&mut self) {
-        self.release();
+        self.budget.release(self.charged);
     }
 }
 
@@ -111,6 +127,7 @@ impl Read for Metered<'_> {
             return Err(io::Error::other("the server's memory budget is spent"));
         }
         self.charged += cost;
+        self.message += n as u64;
         Ok(n)
     }
 }
@@ -128,6 +145,34 @@ impl Write for Metered<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_connection_keeps_its_largest_message_charged_until_it_closes() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut peer = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let budget = Budget::new(1 << 20);
+        let mut metered = Metered::new(listener.accept().unwrap().0, &budget, Duration::from_secs(5));
+        let mut read = |metered: &mut Metered, n: usize| {
+            peer.write_all(&vec![b'x'; n]).unwrap();
+            let mut buf = vec![0; n];
+            metered.read_exact(&mut buf).unwrap();
+        };
+        read(&mut metered, 1000);
+        assert_eq!(budget.in_flight(), 1000 * CHARGE_PER_BYTE);
+        metered.release();
+        assert_eq!(budget.in_flight(), 1000, "the read buffer stays");
+        read(&mut metered, 10);
+        metered.release();
+        assert_eq!(budget.in_flight(), 1000, "a smaller message fits in it");
+        read(&mut metered, 200_000);
+        metered.release();
+        assert_eq!(budget.in_flight(), 200_000, "the buffer grew");
+        peer.write_all(&vec![b'x'; 300_000]).unwrap();
+        let mut buf = vec![0; 300_000];
+        assert!(metered.read_exact(&mut buf).is_err() && metered.over_budget, "4 x 300 kB do not fit");
+        drop(metered);
+        assert_eq!(budget.in_flight(), 0);
+    }
 
     #[test]
     fn charges_fit_beside_the_history_or_are_refused_whole() {

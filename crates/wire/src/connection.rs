@@ -120,7 +120,7 @@ fn serve_client(shared: &Shared, stream: Metered<'_>) {
     ws.get_mut().release();
     loop {
         let reply = match ws.read() {
-            Ok(Frame::Text(text)) => shared.handle(text.as_bytes(), Instant::now()),
+            Ok(Frame::Text(text)) => shared.handle(tungstenite::Bytes::from(text), Instant::now()),
             Ok(Frame::Binary(_)) => {
                 Reply::error(None, "message: a binary frame: send each JSON message as a text frame")
             }

@@ -95,16 +95,17 @@ impl LiveHistory {
         let kind = change_kind(&change);
         let result = match change {
             Change::History(history) => {
-                let mut parents = HashMap::new();
-                let mut bytes = history.memory_estimate();
-                for (i, snapshot) in history.snapshots.iter().enumerate() {
-                    bytes += index_keys(&mut parents, &snapshot.tree, i);
-                }
+                // Checked before the index is built: a history refused for its size must not
+                // first take the memory it is refused for.
+                let bytes = history.memory_estimate() + keys_cost(&history);
                 if let Err(error) = self.fits(bytes) {
                     return Applied { reply: Reply::error(Some(kind), error), changed: false };
                 }
+                self.parents.clear();
+                for (i, snapshot) in history.snapshots.iter().enumerate() {
+                    index_keys(&mut self.parents, &snapshot.tree, i);
+                }
                 self.bytes = bytes;
-                self.parents = parents;
                 self.history = Arc::new(history);
                 Ok((None, true))
             }
@@ -245,6 +246,20 @@ fn new_keys_cost(parents: &HashMap<String, (Option<String>, usize)>, tree: &Node
             cost += key_cost(&node.key, parent.map(|p| p.key.as_str()));
         }
     });
+    cost
+}
+
+/// What [`index_keys`] adds for every snapshot of `history` into an empty index.
+fn keys_cost(history: &History) -> u64 {
+    let mut seen = std::collections::HashSet::new();
+    let mut cost = 0;
+    for snapshot in &history.snapshots {
+        snapshot.tree.walk(&mut |node, parent| {
+            if seen.insert(node.key.as_str()) {
+                cost += key_cost(&node.key, parent.map(|p| p.key.as_str()));
+            }
+        });
+    }
     cost
 }
 

@@ -234,12 +234,14 @@ impl Shared {
         }
     }
 
-    /// Parses and carries out one message; always produces a reply.
-    pub(crate) fn handle(&self, bytes: &[u8], received: Instant) -> Reply {
-        let message = match parse_message(bytes) {
+    /// Parses and carries out one message; always produces a reply. The text is dropped once
+    /// parsed, before the change is checked and applied, so the two are not held together.
+    pub(crate) fn handle(&self, bytes: impl AsRef<[u8]>, received: Instant) -> Reply {
+        let message = match parse_message(bytes.as_ref()) {
             Ok(message) => message,
-            Err(error) => return Reply::error(type_of(bytes), error),
+            Err(error) => return Reply::error(type_of(bytes.as_ref()), error),
         };
+        drop(bytes);
         let kind = kind_of(&message);
         match message {
             Message::Change(change) => {
