@@ -1,6 +1,6 @@
 //! The trace format: JSON Lines, one event per line (see docs/trace-format.md).
 
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 use serde::{Deserialize, Serialize};
 
@@ -47,6 +47,9 @@ fn main_thread() -> String {
 /// (`MaxJavaStackTraceDepth`), profilers 2048; a longer chain is more likely a broken or hostile
 /// trace, whose frames would each cost a string in memory.
 pub const MAX_SITE_FRAMES: usize = 4096;
+/// The longest line of a JSON Lines trace: an event with a site of [`MAX_SITE_FRAMES`] frames
+/// of 1,000 characters each still fits.
+pub const MAX_LINE_BYTES: usize = 4 << 20;
 /// The most frames all distinct sites of a trace may have together: about 400 MiB of strings at
 /// worst (empty frames), where a real trace has well under a million.
 pub const MAX_TRACE_FRAMES: usize = 1 << 23;
@@ -160,23 +163,33 @@ pub fn read_trace(input: impl BufRead, source_name: &str) -> Result<Trace, Trace
 
 /// [`read_trace`] into any sink.
 pub fn read_trace_into(
-    input: impl BufRead,
+    mut input: impl BufRead,
     source_name: &str,
     sink: &mut impl OpSink,
 ) -> Result<(), TraceError> {
     let mut budget = FrameBudget::default();
-    for (i, line) in input.lines().enumerate() {
+    let mut line = Vec::new();
+    for i in 0.. {
         let error = |message: String| TraceError {
             source_name: source_name.into(),
             unit: "line",
             line: i + 1,
             message,
         };
-        let line = line.map_err(|e| error(format!("cannot read: {e}")))?;
+        line.clear();
+        // Bounded: serde buffers a whole event (its tag is inside) before checking its fields.
+        let read = (&mut input).take(MAX_LINE_BYTES as u64 + 1).read_until(b'\n', &mut line);
+        if read.map_err(|e| error(format!("cannot read: {e}")))? == 0 {
+            break;
+        }
+        if line.len() > MAX_LINE_BYTES {
+            return Err(error(format!("the line is longer than {MAX_LINE_BYTES} bytes")));
+        }
+        let line = std::str::from_utf8(&line).map_err(|e| error(format!("cannot read: {e}")))?;
         if line.trim().is_empty() {
             continue;
         }
-        let event = serde_json::from_str(&line).map_err(|e| error(format!("bad event: {e}")))?;
+        let event = serde_json::from_str(line).map_err(|e| error(format!("bad event: {e}")))?;
         let op = sink.strings().intern(&event);
         budget.check(sink.strings()).map_err(error)?;
         sink.op(i + 1, op)?;
@@ -240,5 +253,15 @@ mod tests {
             assert!(err.to_string().starts_with("t.jsonl: line 2: bad event: "), "{err}");
             assert!(err.message.contains(needle), "{err}");
         }
+    }
+
+    #[test]
+    fn lines_are_bounded_and_must_be_utf8() {
+        let long = format!(r#"{{"e":"alloc","id":1,"type":"{}","size":3}}"#, "A".repeat(MAX_LINE_BYTES));
+        let err = read(&format!("\n{long}\n")).unwrap_err();
+        assert_eq!(err.to_string(), "t.jsonl: line 2: the line is longer than 4194304 bytes");
+        let err =
+            read_trace(&b"{\"e\":\"gc\",\"id\":1,\"start\":5,\"end\":6}\n\xff\n"[..], "t.jsonl").unwrap_err();
+        assert!(err.to_string().starts_with("t.jsonl: line 2: cannot read: invalid utf-8"), "{err}");
     }
 }

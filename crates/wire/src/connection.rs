@@ -146,7 +146,7 @@ fn serve_client(shared: &Shared, stream: Metered<'_>) {
                     mib(shared.budget.held()),
                     mib(shared.budget.in_flight()),
                 );
-                ws.get_mut().release();
+                ws.get_mut().release_all();
                 return close(ws, error, CloseCode::Again, "server memory budget in use");
             }
             Err(tungstenite::Error::Io(e))
