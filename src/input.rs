@@ -26,6 +26,7 @@ pub fn load_with_progress(spec: &str, progress: &(dyn Fn(u64, u64) + Sync)) -> R
         return scenario(name);
     }
     let path = Path::new(spec);
+    crate::cli::paths::check_input(path)?;
     if is_heap_dumps(path) {
         return Ok(memcity_hprof::import(&[path.to_path_buf()], &Default::default(), progress)?);
     }
@@ -43,6 +44,7 @@ pub fn is_trace(path: &Path) -> bool {
 
 /// Reads a JSON Lines or binary trace (told apart by the binary format's magic) whole.
 pub fn read_trace_file(path: &Path) -> Result<Trace> {
+    crate::cli::paths::check_input(path)?;
     let binary = is_binary_trace_file(path)?;
     let mut trace = Trace { unit: unit(binary), ..Trace::default() };
     read_trace_file_into(path, binary, &mut trace)?;
@@ -51,6 +53,7 @@ pub fn read_trace_file(path: &Path) -> Result<Trace> {
 
 /// Replays a trace file while reading it, so the trace is never held whole.
 pub fn replay_trace_file(path: &Path, options: ReplayOptions) -> Result<History> {
+    crate::cli::paths::check_input(path)?;
     let binary = is_binary_trace_file(path)?;
     let source = path.display().to_string();
     let mut streaming = Streaming::new(options, &source, unit(binary));
@@ -186,7 +189,7 @@ pub fn check(spec: &str) -> Result<()> {
     if !Path::new(spec).exists() {
         anyhow::bail!("{spec}: no such file or folder");
     }
-    Ok(())
+    crate::cli::paths::check_input(Path::new(spec))
 }
 
 /// Heap dumps and traces take long enough to deserve a progress bar.

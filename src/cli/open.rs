@@ -68,6 +68,13 @@ pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
 
 pub fn run(args: OpenArgs) -> Result<()> {
     let settings = args.settings.to_settings()?;
+    if let Some(path) = &args.screenshot {
+        crate::cli::paths::check_output_file(path, "--screenshot")?;
+    }
+    // clap's `requires` is not enforced on these flattened arguments.
+    if args.tab.is_some() && args.connect.is_none() {
+        bail!("--tab picks a tab of an AntTracks server: give --connect ws://HOST:PORT too");
+    }
     if args.bench_render && args.screenshot.is_some() {
         bail!("--bench-render and --screenshot cannot be combined");
     }
@@ -101,6 +108,11 @@ pub fn run(args: OpenArgs) -> Result<()> {
     } else {
         crate::input::load(&specs[0])?
     };
+    if let Some(t) = args.time
+        && history.snapshots.is_empty()
+    {
+        bail!("--time {t}: the city starts empty (--listen without INPUT), so there is no snapshot to show");
+    }
     if let Some(t) = args.time
         && t >= history.snapshots.len()
     {

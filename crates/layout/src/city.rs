@@ -246,23 +246,27 @@ fn subtree_areas(timeline: &Timeline, mapped: &[f64], kept: &[Vec<u32>]) -> Vec<
     area
 }
 
-fn place(timeline: &Timeline, kept: &[Vec<u32>], area: &[f64], id: u32, rect: Rect, city: &mut CityLayout) {
-    let group = &timeline.groups[id as usize];
-    city.placed.push(id);
-    if group.is_leaf() {
-        // It stands on its parent's slab, whose top is at depth(parent) + 1 = depth(self).
-        let base = group.depth as f64 * SLAB;
-        city.building_of_group[id as usize] = city.buildings.len() as u32;
-        city.buildings.push(Building { group: id, cell: rect, base, solid: false });
-        return;
-    }
-    city.district_of_group[id as usize] = city.districts.len() as u32;
-    city.districts.push(District { group: id, depth: group.depth, rect, color: [0.0; 3] });
-    let inner = rect.inset(city.settings.street * rect.w.min(rect.d));
-    let children: Vec<u32> = kept[id as usize].iter().copied().filter(|&c| area[c as usize] > 0.0).collect();
-    let values: Vec<f64> = children.iter().map(|&c| area[c as usize]).collect();
-    for (child, cell) in children.iter().zip(squarify(&values, inner)) {
-        place(timeline, kept, area, *child, cell, city);
+/// Places the subtree of `root` in `rect`, in pre-order (iteratively: trees may be deep).
+fn place(timeline: &Timeline, kept: &[Vec<u32>], area: &[f64], root: u32, rect: Rect, city: &mut CityLayout) {
+    let mut stack = vec![(root, rect)];
+    while let Some((id, rect)) = stack.pop() {
+        let group = &timeline.groups[id as usize];
+        city.placed.push(id);
+        if group.is_leaf() {
+            // It stands on its parent's slab, whose top is at depth(parent) + 1 = depth(self).
+            let base = group.depth as f64 * SLAB;
+            city.building_of_group[id as usize] = city.buildings.len() as u32;
+            city.buildings.push(Building { group: id, cell: rect, base, solid: false });
+            continue;
+        }
+        city.district_of_group[id as usize] = city.districts.len() as u32;
+        city.districts.push(District { group: id, depth: group.depth, rect, color: [0.0; 3] });
+        let inner = rect.inset(city.settings.street * rect.w.min(rect.d));
+        let children: Vec<u32> =
+            kept[id as usize].iter().copied().filter(|&c| area[c as usize] > 0.0).collect();
+        let values: Vec<f64> = children.iter().map(|&c| area[c as usize]).collect();
+        let cells: Vec<(u32, Rect)> = children.into_iter().zip(squarify(&values, inner)).collect();
+        stack.extend(cells.into_iter().rev());
     }
 }
 
