@@ -198,6 +198,7 @@ impl Clone for Node {
             objects: self.objects,
             bytes: self.bytes,
             retained_bytes: self.retained_bytes,
+            closure_bytes: self.closure_bytes,
             children: with_stack(|| self.children.clone()),
         }
     }
