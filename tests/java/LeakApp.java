@@ -47,7 +47,7 @@ public class LeakApp {
 
         Session(String id) {
             this.id = id;
-            attributes.put("user", "user-" + id);
+            attributes.put("user", id);
         }
     }
 
@@ -96,7 +96,8 @@ public class LeakApp {
                 PEOPLE.add(new Person("person-" + serial, "p" + serial + "@example.org", (int) (serial % 90)));
             }
             for (int i = 0; i < people / 10; i++) {
-                SESSIONS.create("s" + serial + "-" + i);
+                // No string concatenation: a new call site would bootstrap while the JVM pauses.
+                SESSIONS.create(String.valueOf(serial * 1000 + i));
             }
             for (int i = 0; i < searches; i++) {
                 SearchKey key = new SearchKey("city-" + (i % 10), new Date(1_700_000_000_000L + i % 7));
