@@ -129,6 +129,25 @@ fn selected_building_shows_reference_frustums() {
     assert!(shot.count(is_purple) < 10, "no frustums without a selection");
 }
 
+fn is_gold(p: [u8; 3]) -> bool {
+    p[0] > 220 && p[1] > 200 && p[2] < 90
+}
+
+#[test]
+fn a_selected_building_shows_its_retainer_path_even_when_pruned() {
+    // With one child per district the char[] building and most of its holders are pruned;
+    // selecting it pins them and draws the gold arcs from holder to held.
+    let key = "Heap#Type:char[]#Allocation Site:app.model.Person.<init>";
+    let base = ["scenario:linked-list", "--time", "29", "--size", "320x180", "--children", "1"];
+    let png = out("why");
+    let Some(shot) = screenshot(&[&base[..], &["--select", key]].concat(), &png) else { return };
+    let gold = shot.count(is_gold);
+    assert!(gold > 40, "the retainer path is drawn in gold ({gold} pixels)");
+    let png = out("why-plain");
+    let shot = screenshot(&base, &png).unwrap();
+    assert!(shot.count(is_gold) < 10, "no arcs without a selection");
+}
+
 #[test]
 fn bad_screenshot_flags_are_rejected_before_rendering() {
     for (args, needle) in [

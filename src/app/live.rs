@@ -68,6 +68,7 @@ pub struct LivePlugin;
 impl Plugin for LivePlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<LayoutMorph>()
+            .init_resource::<crate::app::why::CitySource>()
             .add_systems(PreUpdate, take_updates.before(crate::app::model::load_history))
             .add_systems(Update, advance_morph)
             .add_systems(Last, measure_latency);
@@ -81,6 +82,7 @@ fn take_updates(
     mut cursor: ResMut<TimeCursor>,
     mut morph: ResMut<LayoutMorph>,
     mut load: MessageWriter<LoadHistory>,
+    mut source: ResMut<crate::app::why::CitySource>,
 ) {
     let updates: Vec<Update> = match live.updates.lock() {
         Ok(receiver) => receiver.try_iter().collect(),
@@ -119,6 +121,7 @@ fn take_updates(
                 model.replace_keeping_layout((*history).clone(), &settings);
                 *morph = LayoutMorph { from: Some(previous), generation: model.generation, t: 0.0 };
             } else {
+                source.0.clear();
                 load.write(LoadHistory(history));
             }
         }

@@ -16,6 +16,8 @@ mod tests;
 mod tests_sources;
 pub mod time;
 pub mod ui;
+pub mod why;
+pub mod why_pane;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -57,6 +59,8 @@ pub struct AppOptions {
     pub load_in_background: Option<Vec<String>>,
     /// A running WebSocket server whose pushes change the city (`--listen`).
     pub listen: Option<memcity_wire::Server>,
+    /// The inputs `history` was loaded from (exact GC closures are computed again from them).
+    pub source: Vec<String>,
 }
 
 pub fn run(options: AppOptions) -> anyhow::Result<()> {
@@ -103,6 +107,7 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
         .add_plugins(load::LoadPlugin)
         .add_plugins(time::TimePlugin)
         .add_plugins(inspect::InspectPlugin)
+        .add_plugins(why::WhyPlugin)
         .add_plugins(camera::CameraPlugin { interactive: !headless, view: options.view });
     let baseline = matches!(options.mode, Mode::Bench { baseline: true, .. });
     if baseline {
@@ -120,10 +125,12 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
     cursor.jump_to(options.time.unwrap_or(0), snapshots);
     app.insert_resource(cursor);
     app.insert_resource(inspect::Selection { selected: options.select, hovered: None });
+    app.insert_resource(why::CitySource(options.source));
     match options.mode {
         Mode::Window(shot) => {
             app.add_plugins(bevy_egui::EguiPlugin::default())
                 .add_plugins(ui::UiPlugin)
+                .add_plugins(why_pane::WhyPanePlugin)
                 .add_systems(Update, save_screenshot_on_f12);
             if let Some(path) = shot {
                 app.insert_resource(ScreenshotJob {

@@ -4,6 +4,8 @@
 
 pub mod frustums;
 pub mod pipeline;
+pub mod retainer_arcs;
+pub mod tubes;
 
 use bevy::core_pipeline::core_3d::Transparent3d;
 use bevy::prelude::*;
@@ -40,6 +42,7 @@ impl Plugin for CityRenderPlugin {
             .init_resource::<InstanceInputs>()
             .add_plugins(ExtractResourcePlugin::<CityInstances>::default())
             .add_plugins(frustums::FrustumPlugin)
+            .add_plugins(retainer_arcs::RetainerArcPlugin)
             .add_systems(PostUpdate, build_instances);
         let Some(render_app) = app.get_sub_app_mut(RenderApp) else { return };
         render_app
