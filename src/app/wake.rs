@@ -25,7 +25,7 @@ impl Plugin for WakePlugin {
             unfocused_mode: UpdateMode::reactive_low_power(Duration::from_secs(30)),
         })
         .add_systems(Startup, wake_on_live_pushes)
-        .add_systems(Last, keep_drawing_while_moving);
+        .add_systems(Last, (keep_drawing_while_moving, count_frames));
     }
 }
 
@@ -64,5 +64,16 @@ fn wake_on_live_pushes(live: Option<ResMut<LiveServer>>, proxy: Option<Res<Event
         live.wake_on_update(move || {
             let _ = proxy.send_event(WinitUserEvent::WakeUp);
         });
+    }
+}
+
+/// Frames per 5 s at debug level, to see the window rest.
+fn count_frames(mut frames: Local<(u32, Option<std::time::Instant>)>) {
+    let (count, since) = &mut *frames;
+    *count += 1;
+    let since = since.get_or_insert_with(std::time::Instant::now);
+    if since.elapsed() >= Duration::from_secs(5) {
+        debug!("{count} frames in the last {:.1} s", since.elapsed().as_secs_f32());
+        (*count, *since) = (0, std::time::Instant::now());
     }
 }

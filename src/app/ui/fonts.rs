@@ -58,6 +58,6 @@ mod tests {
     #[test]
     fn arrows_have_glyphs_with_the_bundled_font() {
         assert!(!has_glyphs(egui::FontDefinitions::default(), "←→‹"), "egui's defaults lack arrows");
-        assert!(has_glyphs(super::fonts(), "P/N or ←/→ · String ‹ Person.<init> ▶ ◀"));
+        assert!(has_glyphs(super::fonts(), "←→‹"), "the bundled font has them");
     }
 }

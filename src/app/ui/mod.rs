@@ -80,7 +80,8 @@ impl Plugin for UiPlugin {
             .init_resource::<Room>()
             .init_resource::<UiFocus>()
             .configure_sets(EguiPrimaryContextPass, (UiSystems::Panels, UiSystems::Panes).chain())
-            .add_systems(PreUpdate, ui_focus.after(EguiPreUpdateSet::ProcessInput))
+            .add_systems(PreUpdate, (drop_repeated_modifiers, ui_focus).after(EguiPreUpdateSet::ProcessInput))
+            .add_systems(EguiPrimaryContextPass, why_repaint.after(UiSystems::Panes))
             .add_plugins((
                 fonts::FontsPlugin,
                 toolbar::ToolbarPlugin,
@@ -118,5 +119,29 @@ fn ui_focus(
         UiFocus { pointer: over || ctx.egui_is_using_pointer(), keyboard: ctx.egui_wants_keyboard_input() };
     if *focus != now {
         *focus = now;
+    }
+}
+
+/// bevy_egui reports the modifier keys as an input event every frame, and egui repaints on
+/// every input event: the window would never rest. Only a change of the modifiers is passed on.
+fn drop_repeated_modifiers(
+    mut inputs: Query<&mut bevy_egui::EguiInput>,
+    mut last: Local<Option<egui::Modifiers>>,
+) {
+    for mut input in &mut inputs {
+        input.events.retain(|event| match event {
+            egui::Event::ModifiersChanged(now) => last.replace(*now) != Some(*now),
+            _ => true,
+        });
+    }
+}
+
+/// At debug level: why egui asked for another frame (a window that should rest must not).
+fn why_repaint(mut contexts: EguiContexts) {
+    if let Ok(ctx) = contexts.ctx_mut()
+        && ctx.has_requested_repaint()
+    {
+        let events = ctx.input(|i| i.events.clone());
+        debug!("egui asks for a repaint: {:?}, input events {events:?}", ctx.repaint_causes());
     }
 }
