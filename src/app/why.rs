@@ -109,6 +109,10 @@ pub struct Closures {
 }
 
 impl Closures {
+    pub fn is_computing(&self) -> bool {
+        self.running.is_some()
+    }
+
     pub fn get(&self, snapshot: usize, key: &str) -> Option<&Closure> {
         self.cache.get(&(snapshot, key.to_string()))
     }

@@ -2,20 +2,24 @@
 //! its building) with its retained sizes and exact GC closure, and the leak suspects.
 
 use bevy::prelude::*;
+use bevy::window::RequestRedraw;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use crate::app::camera::FlyTo;
 use crate::app::inspect::Selection;
 use crate::app::model::CityModel;
+use crate::app::names::GroupNames;
 use crate::app::render::retainer_arcs::RETAINER;
 use crate::app::time::{DisplayedFrame, TimeCursor};
+use crate::app::ui::{Room, UiSystems};
 use crate::app::why::{Closure, Closures, RetainerView, leak_suspects, orbit_for_group, step_lines};
 
 pub struct WhyPanePlugin;
 
 impl Plugin for WhyPanePlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(EguiPrimaryContextPass, (retainer_pane, suspects_pane));
+        app.add_systems(EguiPrimaryContextPass, (retainer_pane, suspects_pane).in_set(UiSystems::Panes))
+            .add_systems(Last, redraw_while_computing);
     }
 }
 
@@ -24,8 +28,17 @@ fn gold() -> egui::Color32 {
     egui::Color32::from_rgb(r, g, b)
 }
 
+/// The window rests when idle: a closure computed in the background must still show up.
+fn redraw_while_computing(closures: Res<Closures>, mut redraw: MessageWriter<RequestRedraw>) {
+    if closures.is_computing() {
+        redraw.write(RequestRedraw);
+    }
+}
+
 fn retainer_pane(
     mut contexts: EguiContexts,
+    room: Res<Room>,
+    names: Res<GroupNames>,
     model: Res<CityModel>,
     frame: Res<DisplayedFrame>,
     cursor: Res<TimeCursor>,
@@ -34,9 +47,11 @@ fn retainer_pane(
     mut fly: MessageWriter<FlyTo>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
+    let room = room.rect(ctx);
     let Some(key) = &view.key else { return Ok(()) };
     egui::Window::new("Why is it alive?")
-        .anchor(egui::Align2::RIGHT_BOTTOM, [-8.0, -150.0])
+        .constrain_to(room)
+        .anchor(egui::Align2::RIGHT_BOTTOM, [-8.0, -8.0])
         .resizable(false)
         .show(ctx, |ui| {
             let Some((lines, roots)) = step_lines(&model, &view, cursor.current) else {
@@ -48,7 +63,7 @@ fn retainer_pane(
                 let text = format!(
                     "{}{}  {} obj, retains {} ({:.1}% of heap)",
                     if i == 0 { "" } else { "← " },
-                    line.name,
+                    line.group.map_or(line.name.as_str(), |g| names.get(g)),
                     line.objects,
                     bytes(line.retained_bytes),
                     100.0 * line.share
@@ -85,6 +100,8 @@ fn retainer_pane(
 
 fn suspects_pane(
     mut contexts: EguiContexts,
+    room: Res<Room>,
+    names: Res<GroupNames>,
     model: Res<CityModel>,
     frame: Res<DisplayedFrame>,
     cursor: Res<TimeCursor>,
@@ -92,19 +109,21 @@ fn suspects_pane(
     mut fly: MessageWriter<FlyTo>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
+    let room = room.rect(ctx);
     let suspects = leak_suspects(&model, cursor.current, 6);
     if suspects.is_empty() {
         return Ok(());
     }
     egui::Window::new("Leak suspects")
+        .constrain_to(room)
         .default_open(false)
-        .anchor(egui::Align2::LEFT_BOTTOM, [8.0, -150.0])
+        .anchor(egui::Align2::LEFT_BOTTOM, [8.0, -8.0])
         .show(ctx, |ui| {
             ui.label("groups whose retained bytes grow most:");
             for s in &suspects {
-                let name = model.timeline.path_label(s.group);
+                let name = names.get(s.group);
                 let holder = s.holder.map(|(h, share)| {
-                    let name = &model.timeline.groups[h as usize].name;
+                    let name = names.get(h);
                     format!(", held by {name} (retains {:.0}% of the heap)", 100.0 * share)
                 });
                 let text = format!(

@@ -27,7 +27,7 @@ pub struct OpenArgs {
     /// Camera: overview, bird (from above) or street (low over the city).
     #[arg(long, default_value = "overview", value_parser = ["overview", "bird", "street"])]
     pub view: String,
-    /// Image size for --screenshot and --bench-render, WIDTHxHEIGHT.
+    /// Size of the window, or of the image for --screenshot and --bench-render: WIDTHxHEIGHT.
     #[arg(long, default_value = "1280x720", value_parser = parse_size)]
     pub size: (u32, u32),
     /// Render a synthetic city offscreen, animating time every frame, and print frame times.
@@ -49,6 +49,10 @@ pub struct OpenArgs {
     /// Open the trees and pointer maps of an AntTracks server (ws://HOST:PORT) instead of INPUT.
     #[arg(long, value_name = "URL", conflicts_with = "inputs")]
     pub connect: Option<String>,
+    /// Start the guided tour of a teaching scenario (opens scenario:NAME): linked-list,
+    /// http-client or easytravel.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["inputs", "connect", "listen"])]
+    pub tour: Option<String>,
     /// With --connect: the AntTracks tab to open (default: the first of its tab list).
     #[arg(long, value_name = "N", requires = "connect")]
     pub tab: Option<i64>,
@@ -82,7 +86,10 @@ pub fn run(args: OpenArgs) -> Result<()> {
         bail!("--bench-render needs --buildings and --frames of at least 1");
     }
     let interactive = args.screenshot.is_none() && !args.bench_render;
-    let specs = if args.inputs.is_empty() {
+    let specs = if let Some(name) = &args.tour {
+        tour_scenario(name)?;
+        vec![format!("scenario:{name}")]
+    } else if args.inputs.is_empty() {
         vec![crate::input::DEFAULT_INPUT.to_string()]
     } else {
         args.inputs.clone()
@@ -129,6 +136,17 @@ pub fn run(args: OpenArgs) -> Result<()> {
     let from_inputs = !args.bench_render && args.connect.is_none() && background.is_none();
     let source = if from_inputs && !history.snapshots.is_empty() { specs } else { Vec::new() };
     launch(args, history, settings, background, listen, source)
+}
+
+/// The scenario a tour is about, or why there is no such tour.
+fn tour_scenario(name: &str) -> Result<&'static memcity_analysis::scenarios::Scenario> {
+    use memcity_analysis::scenarios::SCENARIOS;
+    let tours =
+        || SCENARIOS.iter().filter(|s| s.lesson.is_some()).map(|s| s.name).collect::<Vec<_>>().join(", ");
+    match memcity_analysis::scenarios::find(name) {
+        Some(s) if s.lesson.is_some() => Ok(s),
+        _ => bail!("--tour {name}: no such tour (tours: {})", tours()),
+    }
 }
 
 fn empty_history() -> memcity_model::History {
@@ -180,6 +198,7 @@ fn launch(
         "street" => View::Street,
         _ => View::Overview,
     };
+    let tour = args.tour.as_deref().and_then(crate::app::tour::Tour::of);
     crate::app::run(AppOptions {
         history,
         settings,
@@ -190,6 +209,8 @@ fn launch(
         load_in_background,
         listen,
         source,
+        tour,
+        size: Some(args.size),
     })
 }
 

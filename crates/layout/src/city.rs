@@ -1,4 +1,4 @@
-//! The city layout (DESIGN §4): a squarified treemap over the max tree, computed once per history
+//! The city layout (docs/design.md, "Layout"): a squarified treemap over the max tree, computed once per history
 //! and setting. Every building gets the cell it needs at its largest size, so no building moves
 //! when time changes; districts are flat slabs stacked by depth with a street around their
 //! children.
@@ -27,6 +27,33 @@ impl AreaMode {
     }
 }
 
+/// What growth is measured against when it becomes a color (docs/design.md, "Growth color").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GrowthScale {
+    /// Against the heap: full red from [`RED_HEAP_SHARE`] of the peak heap (or the largest
+    /// grower, if it grew more), so a program without a leak stays gray.
+    #[default]
+    Heap,
+    /// The paper's: against the largest grower, which is always red.
+    Relative,
+}
+
+/// Growth of this share of the peak heap (in the layout's metric) is drawn full red in
+/// [`GrowthScale::Heap`]; half of it orange.
+pub const RED_HEAP_SHARE: f64 = 0.1;
+
+impl std::str::FromStr for GrowthScale {
+    type Err = String;
+    fn from_str(s: &str) -> Result<GrowthScale, String> {
+        match s {
+            "heap" => Ok(GrowthScale::Heap),
+            "relative" => Ok(GrowthScale::Relative),
+            _ => Err(format!("unknown growth scale \"{s}\" (expected heap or relative)")),
+        }
+    }
+}
+
 /// Everything the layout and the frames depend on.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Settings {
@@ -44,6 +71,9 @@ pub struct Settings {
     /// and its retainer path are always shown.
     #[serde(default, skip_serializing_if = "std::collections::BTreeSet::is_empty")]
     pub pinned: std::collections::BTreeSet<String>,
+    /// What growth colors are relative to.
+    #[serde(default)]
+    pub growth: GrowthScale,
 }
 
 impl Default for Settings {
@@ -56,6 +86,7 @@ impl Default for Settings {
             solid: 10,
             opacity: 0.4,
             pinned: Default::default(),
+            growth: GrowthScale::Heap,
         }
     }
 }
@@ -110,6 +141,9 @@ pub struct CityLayout {
     pub values: Vec<Vec<f32>>,
     /// The largest positive overall growth among buildings (1 where none grows).
     pub max_growth: f64,
+    /// The growth drawn full red: `max_growth`, or in [`GrowthScale::Heap`] at least
+    /// [`RED_HEAP_SHARE`] of the peak heap.
+    pub full_red: f64,
     /// Group ids in the order they were placed (depth first, siblings in squarify order), so a
     /// later layout can keep siblings in the same order ([`relayout`]).
     pub placed: Vec<u32>,
@@ -167,6 +201,7 @@ fn layout_in_order(timeline: &Timeline, settings: &Settings, rank: Option<&[u32]
         inv_max_value: Vec::new(),
         values: Vec::new(),
         max_growth: 1.0,
+        full_red: 1.0,
         placed: Vec::new(),
     };
     if n > 0 && area[0] > 0.0 {
@@ -278,6 +313,11 @@ pub fn district_color(depth: u32, deepest: u32) -> [f32; 3] {
     [0, 1, 2].map(|i| ROOT[i] + (DEEPEST[i] - ROOT[i]) * t)
 }
 
+/// The largest root value over all snapshots: the heap at its largest.
+pub fn peak_heap(timeline: &Timeline, metric: Metric) -> f64 {
+    timeline.values.iter().map(|v| v.get(metric).first().copied().unwrap_or(0) as f64).fold(0.0, f64::max)
+}
+
 /// The `solid` strongest positive overall growers are solid; `max_growth` is the largest.
 fn mark_solid(timeline: &Timeline, city: &mut CityLayout) {
     let growth = timeline.growth.get(city.settings.metric);
@@ -287,6 +327,10 @@ fn mark_solid(timeline: &Timeline, city: &mut CityLayout) {
         (std::cmp::Reverse(growth[city.buildings[b].group as usize]), city.buildings[b].group)
     });
     city.max_growth = growers.first().map_or(1.0, |&b| growth[city.buildings[b].group as usize] as f64);
+    city.full_red = match city.settings.growth {
+        GrowthScale::Relative => city.max_growth,
+        GrowthScale::Heap => city.max_growth.max(RED_HEAP_SHARE * peak_heap(timeline, city.settings.metric)),
+    };
     for &b in growers.iter().take(city.settings.solid) {
         city.buildings[b].solid = true;
     }
@@ -316,6 +360,7 @@ impl CityLayout {
             inv_max_value: Vec::new(),
             values: Vec::new(),
             max_growth: 1.0,
+            full_red: 1.0,
             placed: Vec::new(),
         }
     }

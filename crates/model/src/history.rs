@@ -1,5 +1,5 @@
 //! The history: snapshots of grouping trees, with optional pointer maps and heap metrics.
-//! These types are the `memcity/1` JSON interface (DESIGN §2), serialized as written.
+//! These types are the `memcity/1` JSON interface (docs/design.md, "Data model"), serialized as written.
 
 use std::collections::BTreeMap;
 

@@ -1,4 +1,4 @@
-//! Meta trees (DESIGN §3): the union of all snapshot trees by key, each snapshot's values on it,
+//! Meta trees (docs/design.md, "Meta trees"): the union of all snapshot trees by key, each snapshot's values on it,
 //! the max tree and the growth tree. Flat arrays indexed by group id, so the layout and the
 //! per-snapshot frames work on plain slices.
 

@@ -1,4 +1,4 @@
-//! The rules a history must follow before the city uses it (DESIGN §2).
+//! The rules a history must follow before the city uses it (docs/design.md, "Data model").
 
 use std::collections::HashMap;
 

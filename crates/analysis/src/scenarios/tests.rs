@@ -209,3 +209,24 @@ fn cache_leaks_end_at_the_map_that_is_never_cleaned() {
         assert_eq!(roots, [root], "{scenario}: {types:?}");
     }
 }
+
+#[test]
+fn every_leak_has_a_lesson_whose_fixed_variant_stays_flat() {
+    for s in SCENARIOS.iter().filter(|s| !s.leak_types.is_empty()) {
+        let lesson = s.lesson.unwrap_or_else(|| panic!("{} has no lesson", s.name));
+        let fixed = find(lesson.fixed).unwrap_or_else(|| panic!("{}: no scenario {}", s.name, lesson.fixed));
+        assert!(fixed.leak_types.is_empty() && fixed.lesson.is_none(), "{}", fixed.name);
+        // Same program: the leak's types are there, but none of them keeps growing.
+        let (leaky, flat) = (growth(&by_type(s.name)), growth(&by_type(fixed.name)));
+        for t in s.leak_types {
+            assert!(flat.contains_key(*t), "{}: {t} is missing", fixed.name);
+            assert!(
+                flat[*t] * 20 < leaky[*t],
+                "{}: {t} grows by {} (leak: {})",
+                fixed.name,
+                flat[*t],
+                leaky[*t]
+            );
+        }
+    }
+}
