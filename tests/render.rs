@@ -138,7 +138,7 @@ fn a_selected_building_shows_its_retainer_path_even_when_pruned() {
     // With one child per district the char[] building and most of its holders are pruned;
     // selecting it pins them and draws the gold arcs from holder to held.
     let key = "Heap#Type:char[]#Allocation Site:app.model.Person.<init>";
-    let base = ["scenario:linked-list", "--time", "29", "--size", "320x180", "--children", "1"];
+    let base = ["scenario:linked-list", "--time", "29", "--size", "640x360", "--children", "1"];
     let png = out("why");
     let Some(shot) = screenshot(&[&base[..], &["--select", key]].concat(), &png) else { return };
     let gold = shot.count(is_gold);

@@ -68,9 +68,8 @@ fn update_arcs(
     shown.0 = key;
     let mut geometry = Tubes::default();
     if options.show_pointers && frame.frame.states.len() == model.layout.buildings.len() {
-        let thickness = (model.layout.buildings.iter().map(|b| b.cell.w.min(b.cell.d)).fold(0.0, f64::max)
-            * 0.03)
-            .clamp(0.4, 3.0) as f32;
+        // A fixed share of the city, so the chain reads at any zoom-out and city size.
+        let thickness = (memcity_layout::city::CITY_SIZE * 0.005) as f32;
         for arc in retainer_arcs(&model.layout, &frame.frame, &groups) {
             let path: Vec<Vec3> = arc_points(&arc, 32)
                 .into_iter()
