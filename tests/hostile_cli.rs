@@ -43,30 +43,11 @@ fn refused(args: &[&str], needle: &str) {
     );
 }
 
-/// A memcity/1 document whose tree is a chain `depth` levels deep.
-fn deep_document(depth: usize) -> String {
-    let mut text = String::from(r#"{"format":"memcity/1","snapshots":[{"time_ms":1,"tree":"#);
-    for level in 0..depth {
-        text.push_str(&format!(r#"{{"key":"k{level}","name":"n{level}","objects":1,"bytes":8"#));
-        if level + 1 < depth {
-            text.push_str(r#","children":["#);
-        }
-    }
-    for level in (0..depth).rev() {
-        text.push('}');
-        if level > 0 {
-            text.push(']');
-        }
-    }
-    text.push_str("}]}");
-    text
-}
-
 #[test]
 fn deep_trees_lay_out_end_to_end() {
     for depth in [1_000, 10_000] {
         let input = temp(&format!("deep-{depth}.json"));
-        std::fs::write(&input, deep_document(depth)).unwrap();
+        std::fs::write(&input, memcity_model::synthetic::deep_document(depth)).unwrap();
         let out = temp(&format!("deep-{depth}-city.json"));
         let o = memcity(&["layout", input.to_str().unwrap(), "--out", out.to_str().unwrap()]);
         assert!(o.status.success(), "{depth}: {}", String::from_utf8_lossy(&o.stderr));

@@ -105,11 +105,10 @@ fn jcmd(args: &RecordArgs, command: &[&str]) -> Result<String> {
 /// The line of jcmd's output that says what went wrong, without the `PID:` line and stack
 /// frames it adds, so an error stays one line.
 fn one_line(said: &str) -> String {
-    let mut lines = said.lines().map(str::trim).filter(|l| {
-        !l.is_empty()
-            && !l.starts_with("at ")
-            && !(l.ends_with(':') && l[..l.len() - 1].parse::<u64>().is_ok())
-    });
+    // Neither blank lines, stack frames (`at …`) nor jcmd's `PID:` header say what went wrong.
+    let pid_header = |l: &str| l.strip_suffix(':').is_some_and(|n| n.parse::<u64>().is_ok());
+    let mut lines =
+        said.lines().map(str::trim).filter(|l| !(l.is_empty() || l.starts_with("at ") || pid_header(l)));
     let first = lines.clone().next();
     let cause = lines.find(|l| l.contains("Exception") || l.contains("Error"));
     let line = cause.or(first).unwrap_or("no output");

@@ -39,10 +39,10 @@ fn replay_checked(trace: Trace) {
     if trace.ops.len() > REPLAY_OPS {
         return;
     }
-    if let Ok(history) = replay(trace, ReplayOptions::default(), "fuzz") {
-        if !history.snapshots.is_empty() {
-            memcity_model::validate::validate_file_history(&history, "fuzz")
-                .expect("a replayed history is valid");
-        }
+    if let Ok(history) = replay(trace, ReplayOptions::default(), "fuzz")
+        && !history.snapshots.is_empty()
+    {
+        memcity_model::validate::validate_file_history(&history, "fuzz")
+            .expect("a replayed history is valid");
     }
 }

@@ -36,3 +36,20 @@ fn assert_round_trip(history: &History) {
     let again = load_bytes(&text, "again.json").expect("what was written loads again");
     assert_eq!(&again, history);
 }
+
+/// Runs `check` on every seed in `dir` (a fuzz target's committed seeds), for the crates'
+/// `tests/fuzz_seeds.rs`: none may panic, and some must be accepted and some refused, so both
+/// paths are exercised.
+pub fn replay_seeds(dir: &std::path::Path, check: fn(&[u8]) -> bool) {
+    let (mut accepted, mut refused) = (0, 0);
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.expect("a readable folder").path();
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        match std::panic::catch_unwind(|| check(&bytes)) {
+            Ok(true) => accepted += 1,
+            Ok(false) => refused += 1,
+            Err(_) => panic!("{} panicked", path.display()),
+        }
+    }
+    assert!(accepted >= 2 && refused >= 2, "{}: {accepted} accepted, {refused} refused", dir.display());
+}

@@ -92,3 +92,23 @@ fn sum_up(node: &mut Node) {
     node.objects = node.children.iter().map(|c| c.objects).sum();
     node.bytes = node.children.iter().map(|c| c.bytes).sum();
 }
+
+/// A memcity/1 document whose one snapshot is a chain `depth` levels deep (keys `k0`, `k1`, …),
+/// written as text so that making it needs no deep `Node` (for the deep-tree tests).
+pub fn deep_document(depth: usize) -> String {
+    let mut text = String::from(r#"{"format":"memcity/1","snapshots":[{"time_ms":1,"tree":"#);
+    for level in 0..depth {
+        text.push_str(&format!(r#"{{"key":"k{level}","name":"n{level}","objects":1,"bytes":8"#));
+        if level + 1 < depth {
+            text.push_str(r#","children":["#);
+        }
+    }
+    for level in (0..depth).rev() {
+        text.push('}');
+        if level > 0 {
+            text.push(']');
+        }
+    }
+    text.push_str("}]}");
+    text
+}

@@ -3,26 +3,6 @@
 
 use memcity_model::{History, Node, Snapshot, Timeline, load_bytes, write_history};
 
-/// `{"snapshots":[{"time_ms":1,"tree":{... depth levels, one leaf at the bottom ...}}]}` written
-/// by hand, so building the input does not itself need a deep `Node`.
-fn deep_document(depth: usize) -> String {
-    let mut text = String::from(r#"{"format":"memcity/1","snapshots":[{"time_ms":1,"tree":"#);
-    for level in 0..depth {
-        text.push_str(&format!(r#"{{"key":"k{level}","name":"n{level}","objects":1,"bytes":8"#));
-        if level + 1 < depth {
-            text.push_str(r#","children":["#);
-        }
-    }
-    for level in (0..depth).rev() {
-        text.push('}');
-        if level > 0 {
-            text.push(']');
-        }
-    }
-    text.push_str("}]}");
-    text
-}
-
 fn depth_of(tree: &Node) -> usize {
     let mut deepest = 0;
     let mut stack = vec![(tree, 1)];
@@ -41,7 +21,7 @@ fn on_small_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> 
 #[test]
 fn ten_thousand_levels_load_index_copy_write_and_drop() {
     on_small_stack(|| {
-        let text = deep_document(10_000);
+        let text = memcity_model::synthetic::deep_document(10_000);
         let history = load_bytes(text.as_bytes(), "deep.json").expect("a deep tree is valid");
         assert_eq!(depth_of(&history.snapshots[0].tree), 10_000);
         let timeline = Timeline::new(&history);
@@ -61,7 +41,8 @@ fn ten_thousand_levels_load_index_copy_write_and_drop() {
 #[test]
 fn errors_deep_in_a_tree_name_their_path() {
     on_small_stack(|| {
-        let text = deep_document(3_000).replace(r#""key":"k2999""#, r#""key":"k5""#);
+        let text =
+            memcity_model::synthetic::deep_document(3_000).replace(r#""key":"k2999""#, r#""key":"k5""#);
         let error = load_bytes(text.as_bytes(), "deep.json").unwrap_err().to_string();
         let expected = format!("snapshots[0].tree{}.key: duplicate key \"k5\"", ".children[0]".repeat(2_999));
         assert!(error.contains(&expected), "{}", &error[..200.min(error.len())]);
