@@ -9,9 +9,9 @@ use std::sync::mpsc::{Receiver, channel};
 use bevy::prelude::*;
 use memcity_model::RetainerPath;
 
-use crate::app::inspect::{Selection, Target, orbit_for};
+use crate::app::inspect::{Selection, Target};
 use crate::app::model::{CityModel, LayoutSettings};
-use crate::app::time::{DisplayedFrame, TimeCursor};
+use crate::app::time::TimeCursor;
 
 pub struct WhyPlugin;
 
@@ -248,18 +248,13 @@ pub fn leak_suspects(model: &CityModel, snapshot: usize, limit: usize) -> Vec<Su
     suspects
 }
 
-/// Where the camera goes for a step: its building, if the city shows it.
-pub fn orbit_for_group(
-    model: &CityModel,
-    frame: &DisplayedFrame,
-    group: u32,
-) -> Option<crate::app::camera::Orbit> {
-    let target = if model.layout.building(group).is_some() {
-        Target::Building(group)
+/// Where the camera goes for a step: its building, else its district.
+pub fn target_of(model: &CityModel, group: u32) -> Option<Target> {
+    if model.layout.building(group).is_some() {
+        Some(Target::Building(group))
     } else {
-        Target::District(group)
-    };
-    orbit_for(model, frame, target, 0.55)
+        model.layout.district(group).map(|_| Target::District(group))
+    }
 }
 
 #[cfg(test)]

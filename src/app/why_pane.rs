@@ -10,9 +10,9 @@ use crate::app::inspect::Selection;
 use crate::app::model::CityModel;
 use crate::app::names::GroupNames;
 use crate::app::render::retainer_arcs::RETAINER;
-use crate::app::time::{DisplayedFrame, TimeCursor};
+use crate::app::time::TimeCursor;
 use crate::app::ui::{Room, UiSystems};
-use crate::app::why::{Closure, Closures, RetainerView, leak_suspects, orbit_for_group, step_lines};
+use crate::app::why::{Closure, Closures, RetainerView, leak_suspects, step_lines, target_of};
 
 pub struct WhyPanePlugin;
 
@@ -40,7 +40,6 @@ fn retainer_pane(
     room: Res<Room>,
     names: Res<GroupNames>,
     model: Res<CityModel>,
-    frame: Res<DisplayedFrame>,
     cursor: Res<TimeCursor>,
     view: Res<RetainerView>,
     closures: Res<Closures>,
@@ -70,8 +69,8 @@ fn retainer_pane(
                 );
                 let clicked =
                     ui.add(egui::Button::new(text).frame(false)).on_hover_text("fly there").clicked();
-                if clicked && let Some(orbit) = line.group.and_then(|g| orbit_for_group(&model, &frame, g)) {
-                    fly.write(FlyTo(orbit));
+                if clicked && let Some(target) = line.group.and_then(|g| target_of(&model, g)) {
+                    fly.write(FlyTo::Target { target, with_references: false });
                 }
             }
             if !roots.is_empty() {
@@ -103,7 +102,6 @@ fn suspects_pane(
     room: Res<Room>,
     names: Res<GroupNames>,
     model: Res<CityModel>,
-    frame: Res<DisplayedFrame>,
     cursor: Res<TimeCursor>,
     mut selection: ResMut<Selection>,
     mut fly: MessageWriter<FlyTo>,
@@ -138,8 +136,8 @@ fn suspects_pane(
                     .clicked()
                 {
                     selection.selected = Some(model.timeline.groups[s.group as usize].key.clone());
-                    if let Some(orbit) = orbit_for_group(&model, &frame, s.group) {
-                        fly.write(FlyTo(orbit));
+                    if let Some(target) = target_of(&model, s.group) {
+                        fly.write(FlyTo::Target { target, with_references: true });
                     }
                 }
             }
