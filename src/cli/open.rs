@@ -8,7 +8,8 @@ use crate::cli::layout::SettingsArgs;
 #[derive(clap::Args, Debug, Clone)]
 pub struct OpenArgs {
     /// A history (memcity/1 file, snapshot folder, AntTracks export), `scenario:NAME`, or heap
-    /// dumps: one or more .hprof/.hprof.gz files or folders of them, one snapshot per dump.
+    /// dumps: one or more .hprof/.hprof.gz files or folders of them, one snapshot per dump, or
+    /// V8 heap snapshots (.heapsnapshot[.gz] from Node or Chromium) likewise.
     /// Without one, the built-in teaching city.
     pub inputs: Vec<String>,
     /// Render one frame to this PNG and exit (no window needed).
@@ -95,9 +96,18 @@ pub fn run(args: OpenArgs) -> Result<()> {
         crate::input::check_all(&specs)?;
         background = Some(specs);
         empty_history()
-    } else if specs.len() > 1 || crate::input::is_heap_dumps(std::path::Path::new(&specs[0])) {
+    } else if specs.len() > 1
+        || crate::input::is_heap_dumps(std::path::Path::new(&specs[0]))
+        || memcity_v8::is_snapshots(std::path::Path::new(&specs[0]))
+    {
         crate::input::check_all(&specs)?;
-        crate::cli::import::import_with_progress(&crate::input::dump_paths(&specs)?, &Default::default())?
+        let paths: Vec<std::path::PathBuf> = specs.iter().map(Into::into).collect();
+        crate::cli::import::import_series_with_progress(
+            &paths,
+            None,
+            &Default::default(),
+            Default::default(),
+        )?
     } else {
         crate::input::load(&specs[0])?
     };
