@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod analyze;
 mod fetch;
 pub mod import;
+mod inspect;
 pub mod layout;
 pub mod open;
 mod push;
@@ -49,7 +50,8 @@ pub enum Command {
     Windows(windows::WindowsArgs),
     /// Import a series of JVM heap dumps (HPROF, .hprof or .hprof.gz) as a history file.
     Import(import::ImportArgs),
-    /// Take a series of heap dumps (and class histograms) from a running JVM with jcmd.
+    /// Take a series of heap dumps (and class histograms) from a running JVM with jcmd, or V8
+    /// heap snapshots from a Node or Chromium inspector (--inspect HOST:PORT).
     Record(record::RecordArgs),
     /// Why is a group alive? Its retainer path: the groups that keep its objects alive, up to
     /// the GC roots.

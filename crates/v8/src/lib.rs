@@ -7,7 +7,7 @@
 //! edge arrays go straight into compact tables, and sizes are bounded by what the file holds.
 //! See docs/javascript.md for how V8's nodes, edges and roots map onto the heap graph.
 
-// pub mod cdp;
+pub mod cdp;
 pub mod error;
 pub mod graph;
 pub mod import;
@@ -15,6 +15,7 @@ pub mod json;
 pub mod meta;
 pub mod names;
 pub mod read;
+pub mod recorder;
 pub mod source;
 pub mod strings;
 pub mod trace;
