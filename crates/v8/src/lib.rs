@@ -27,3 +27,5 @@ pub use source::{is_snapshot_file, is_snapshot_name, is_snapshots};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_malformed;
