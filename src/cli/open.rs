@@ -47,6 +47,18 @@ pub struct OpenArgs {
     /// without ADDR on 127.0.0.1:7878. Without INPUT the city starts empty and waits.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = memcity_wire::DEFAULT_ADDR)]
     pub listen: Option<String>,
+    /// A live city of V8 heap snapshots taken from a Node (`--inspect`) or Chromium
+    /// (`--remote-debugging-port`) inspector at HOST:PORT (a bare port means 127.0.0.1), one
+    /// every --every; it grows while the program runs, as with --listen.
+    #[arg(long, value_name = "HOST:PORT", conflicts_with_all = ["inputs", "connect", "listen"])]
+    pub inspect: Option<String>,
+    /// With --inspect: time between snapshots, e.g. `2s`, `500ms`.
+    #[arg(long, default_value = "2s", value_parser = crate::cli::record::parse_duration, requires = "inspect")]
+    pub every: std::time::Duration,
+    /// With --inspect: the target whose URL or title contains this (default: Node's target or
+    /// the first page).
+    #[arg(long = "target", value_name = "URL-SUBSTRING", requires = "inspect")]
+    pub inspect_target: Option<String>,
     /// Open the trees and pointer maps of an AntTracks server (ws://HOST:PORT) instead of INPUT.
     #[arg(long, value_name = "URL", conflicts_with = "inputs")]
     pub connect: Option<String>,
@@ -89,7 +101,7 @@ pub fn run(args: OpenArgs) -> Result<()> {
         let timeout = memcity_wire::client::DEFAULT_TIMEOUT;
         memcity_wire::fetch_anttracks(url, args.tab, timeout)
             .map_err(|e| anyhow::anyhow!("--connect: {e}"))?
-    } else if args.listen.is_some() && args.inputs.is_empty() {
+    } else if (args.listen.is_some() || args.inspect.is_some()) && args.inputs.is_empty() {
         empty_history()
     } else if interactive && slow && args.time.is_none() && args.select.is_none() {
         // The window opens at once and shows the import's progress.
@@ -120,9 +132,10 @@ pub fn run(args: OpenArgs) -> Result<()> {
             history.snapshots.len() - 1
         );
     }
-    let listen = match &args.listen {
-        Some(addr) => Some(listen(addr)?),
-        None => None,
+    let listen = match (&args.listen, &args.inspect) {
+        (Some(addr), _) => Some(listen(addr)?),
+        (None, Some(inspector)) => Some(inspect(inspector, &args)?),
+        (None, None) => None,
     };
     launch(args, history, settings, background, listen)
 }
@@ -144,6 +157,21 @@ fn listen(addr: &str) -> Result<memcity_wire::Server> {
     if !bound.ip().is_loopback() {
         eprintln!("memcity: listening beyond loopback: anyone who can reach {bound} can replace the city");
     }
+    Ok(server)
+}
+
+/// `--inspect`: the city listens on a loopback port of its own, and a thread feeds it the
+/// inspector's snapshots; an error there is reported and the city keeps what it has.
+fn inspect(inspector: &str, args: &OpenArgs) -> Result<memcity_wire::Server> {
+    crate::cli::inspect::inspector_addr(inspector)?;
+    let server = listen("127.0.0.1:0")?;
+    let ws = format!("ws://{}", server.local_addr());
+    let (inspector, target, every) = (inspector.to_string(), args.inspect_target.clone(), args.every);
+    std::thread::spawn(move || {
+        if let Err(e) = crate::cli::inspect::feed(&inspector, target, every, &ws, None) {
+            eprintln!("memcity: --inspect: {e:#}");
+        }
+    });
     Ok(server)
 }
 

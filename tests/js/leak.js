@@ -1,6 +1,7 @@
 // A Node service that leaks: every request's context is remembered in a long-lived store and
 // never removed. Writes a heap snapshot (Node's default file name, in the working directory)
-// after each round, with short-lived garbage in between. Usage: node leak.js ROUNDS PER_ROUND
+// after each round, with short-lived garbage in between. Usage: node leak.js ROUNDS PER_ROUND;
+// `node --inspect=127.0.0.1:0 leak.js serve` keeps handling requests (500 every 100 ms) instead.
 'use strict';
 const v8 = require('v8');
 
@@ -27,6 +28,12 @@ function handle(id) {
   store.remember(ctx);
   // Garbage: freed at once.
   return JSON.stringify({ id, items: [1, 2, 3].map((x) => x * id) }).length;
+}
+
+if (process.argv[2] === 'serve') {
+  let id = 0;
+  setInterval(() => { for (let i = 0; i < 500; i++) handle(id++); }, 100);
+  return;
 }
 
 const rounds = Number(process.argv[2] || 4);

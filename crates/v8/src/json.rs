@@ -206,53 +206,79 @@ impl<R: Read> Lexer<R> {
     /// Reads an array of unsigned integers, calling `each(value)` for each; `each` may fail
     /// (its fault gets this offset). Returns how many there were.
     pub fn uints(&mut self, mut each: impl FnMut(u64) -> Result<(), String>) -> Result<u64, Fault> {
+        self.records(1, |batch| batch.iter().try_for_each(|&v| each(v)))
+    }
+
+    /// Reads an array of unsigned integers as records of `stride` values: `each` gets batches
+    /// of whole records (a fault it returns gets the offset reached). Returns how many numbers
+    /// there were; a last partial record is counted but not passed on.
+    pub fn records(
+        &mut self,
+        stride: usize,
+        mut each: impl FnMut(&[u64]) -> Result<(), String>,
+    ) -> Result<u64, Fault> {
         self.expect(b'[', "`[`")?;
+        let stride = stride.max(1);
+        let batch_len = stride * 4096;
+        let mut batch: Vec<u64> = Vec::with_capacity(batch_len);
         let mut count = 0u64;
         let mut value = 0u64;
-        let mut in_number = false;
+        // Digits of the number being read (it may continue in the next buffer); 0 between numbers.
+        let mut digits = 0usize;
         // After `[` or `,` a number must come (or `]` right after `[`).
         let mut need = true;
         loop {
             if !self.fill()? {
                 return Err(self.unexpected(None, "a number, `,` or `]`"));
             }
-            let mut i = self.pos;
             let end = self.end;
-            let buf = &self.buf[..end];
+            let mut i = self.pos;
             while i < end {
-                let b = buf[i];
-                let digit = b.wrapping_sub(b'0');
-                if digit < 10 {
-                    if !in_number {
+                let b = self.buf[i];
+                if b.wrapping_sub(b'0') < 10 {
+                    if digits == 0 {
                         if !need {
                             self.pos = i;
                             return Err(self.fault("expected `,` or `]` between numbers"));
                         }
-                        in_number = true;
                         need = false;
                         value = 0;
                     }
-                    value = match value.checked_mul(10).and_then(|v| v.checked_add(digit as u64)) {
-                        Some(v) => v,
-                        None => {
-                            self.pos = i;
-                            return Err(self.fault("number too large"));
+                    // The digit run, in a tight loop.
+                    let start = i;
+                    let buf = &self.buf[..end];
+                    while i < end {
+                        let d = buf[i].wrapping_sub(b'0');
+                        if d >= 10 {
+                            break;
                         }
-                    };
-                    i += 1;
+                        value = value.wrapping_mul(10).wrapping_add(d as u64);
+                        i += 1;
+                    }
+                    digits += i - start;
+                    // 19 digits always fit in a u64; longer numbers are not sizes or indices.
+                    if digits > 19 {
+                        self.pos = i;
+                        return Err(self.fault("number too large"));
+                    }
                     continue;
                 }
-                if in_number {
-                    in_number = false;
-                    if let Err(message) = each(value) {
-                        self.pos = i;
-                        return Err(self.fault(message));
-                    }
+                if digits > 0 {
+                    digits = 0;
+                    batch.push(value);
                     count += 1;
+                    if batch.len() == batch_len {
+                        self.pos = i;
+                        each(&batch).map_err(|m| self.fault(m))?;
+                        batch.clear();
+                    }
                 }
                 match b {
                     b',' if !need => need = true,
                     b']' if !need || count == 0 => {
+                        self.pos = i;
+                        let whole = batch.len() - batch.len() % stride;
+                        each(&batch[..whole]).map_err(|m| self.fault(m))?;
                         self.pos = i + 1;
                         return Ok(count);
                     }

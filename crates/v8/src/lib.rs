@@ -12,6 +12,7 @@ pub mod error;
 pub mod graph;
 pub mod import;
 pub mod json;
+pub mod live;
 pub mod meta;
 pub mod names;
 pub mod read;

@@ -120,74 +120,48 @@ fn reserve(claimed: Option<u64>, size_hint: Option<u64>, min_bytes_each: u64) ->
     claimed.unwrap_or(0).min(by_size).min(MAX_RESERVE) as usize
 }
 
-#[derive(Clone, Copy)]
-enum NodeField {
-    Type,
-    Name,
-    SelfSize,
-    EdgeCount,
-    Trace,
-    Detachedness,
-    Other,
-}
-
 fn read_nodes(
     lx: &mut Lexer<impl Read>,
     m: &Meta,
     options: ReadOptions,
     heap: &mut RawHeap,
 ) -> Result<(), Fault> {
-    let roles: Vec<NodeField> = (0..m.node_fields)
-        .map(|f| match f {
-            _ if f == m.node_type => NodeField::Type,
-            _ if f == m.node_name => NodeField::Name,
-            _ if f == m.self_size => NodeField::SelfSize,
-            _ if f == m.edge_count => NodeField::EdgeCount,
-            _ if Some(f) == m.trace_node_id && options.traces => NodeField::Trace,
-            _ if Some(f) == m.detachedness => NodeField::Detachedness,
-            _ => NodeField::Other,
-        })
-        .collect();
     let cap = reserve(m.node_count, options.size_hint, 2 * m.node_fields as u64);
     heap.node_type.reserve(cap);
     heap.name.reserve(cap);
     heap.shallow.reserve(cap);
-    heap.edge_start.reserve(cap + 1);
     // Edge counts go into `edge_start` until the edges are read.
+    heap.edge_start.reserve(cap + 1);
+    let trace = m.trace_node_id.filter(|_| options.traces);
     let type_count = m.node_types.len() as u64;
-    let (mut field, mut node) = (0usize, 0u64);
+    let mut node = 0u64;
     let mut edge_sum = 0u64;
-    let numbers = lx.uints(|v| {
-        match roles[field] {
-            NodeField::Type if v >= type_count => {
-                return Err(format!("node {node}: type {v} is not one of the {type_count} node types"));
+    let numbers = lx.records(m.node_fields, |batch| {
+        for record in batch.chunks_exact(m.node_fields) {
+            let (t, name, count) = (record[m.node_type], record[m.node_name], record[m.edge_count]);
+            if t >= type_count {
+                return Err(format!("node {node}: type {t} is not one of the {type_count} node types"));
             }
-            NodeField::Type => heap.node_type.push(v as u8),
-            NodeField::Name => {
-                heap.name.push(u32::try_from(v).map_err(|_| format!("node {node}: name {v} too large"))?)
-            }
-            NodeField::SelfSize => heap.shallow.push(v),
-            NodeField::EdgeCount => {
-                edge_sum += v;
-                let count =
-                    usize::try_from(v).map_err(|_| format!("node {node}: edge_count {v} too large"))?;
-                heap.edge_start.push(count);
-            }
-            NodeField::Trace => heap.trace_node.push(v.min(u32::MAX as u64) as u32),
-            NodeField::Detachedness => heap.detachedness.push(v.min(255) as u8),
-            NodeField::Other => {}
-        }
-        field += 1;
-        if field == roles.len() {
-            field = 0;
-            node += 1;
-            if node >= u32::MAX as u64 {
+            let name = u32::try_from(name).map_err(|_| format!("node {node}: name {name} too large"))?;
+            if node >= u32::MAX as u64 - 1 {
                 return Err(format!("more than {} nodes", u32::MAX - 1));
             }
+            heap.node_type.push(t as u8);
+            heap.name.push(name);
+            heap.shallow.push(record[m.self_size]);
+            edge_sum += count;
+            heap.edge_start.push(count as usize);
+            if let Some(f) = trace {
+                heap.trace_node.push(record[f].min(u32::MAX as u64) as u32);
+            }
+            if let Some(f) = m.detachedness {
+                heap.detachedness.push(record[f].min(255) as u8);
+            }
+            node += 1;
         }
         Ok(())
     })?;
-    if field != 0 {
+    if numbers % m.node_fields as u64 != 0 {
         return Err(lx.fault(format!(
             "nodes: {numbers} numbers are not whole nodes of {} fields each",
             m.node_fields
@@ -219,18 +193,18 @@ fn read_edges(
         heap.edge_names.reserve(cap);
     }
     heap.edge_start.reserve_exact(n + 1);
-    let (weak, shortcut, internal) =
-        (m.edge_type_named("weak"), m.edge_type_named("shortcut"), m.edge_type_named("internal"));
+    // Types that are not there match no edge.
+    let named = |t: &str| m.edge_type_named(t).map_or(u64::MAX, u64::from);
+    let (weak, shortcut, internal) = (named("weak"), named("shortcut"), named("internal"));
     let type_count = m.edge_types.len() as u64;
-    let limit = n as u64 * m.node_fields as u64;
-    let (mut field, mut edge) = (0usize, 0u64);
+    let fields = m.node_fields as u64;
+    let limit = n as u64 * fields;
+    let mut edge = 0u64;
     let (mut source, mut left) = (0usize, 0usize);
-    let (mut kind, mut name) = (0u8, 0u32);
-    let mut to = 0u32;
     heap.edge_start.push(0);
-    let numbers = lx.uints(|v| {
-        if field == 0 {
-            // The next edge belongs to the next node that has edges left.
+    let numbers = lx.records(m.edge_fields, |batch| {
+        for record in batch.chunks_exact(m.edge_fields) {
+            // The edge belongs to the next node that has edges left.
             while left == 0 {
                 if source == n {
                     return Err(format!("edge {edge} has no source node: the nodes' edge counts add up to {total}"));
@@ -241,37 +215,27 @@ fn read_edges(
                     heap.edge_start.push(heap.edges.len());
                 }
             }
-        }
-        if field == m.edge_type {
-            if v >= type_count {
-                return Err(format!("edge {edge}: type {v} is not one of the {type_count} edge types"));
+            let (kind, to) = (record[m.edge_type], record[m.to_node]);
+            if kind >= type_count {
+                return Err(format!("edge {edge}: type {kind} is not one of the {type_count} edge types"));
             }
-            kind = v as u8;
-        } else if field == m.edge_name {
-            name = v.min(NO_NAME as u64 - 1) as u32;
-        } else if field == m.to_node {
-            if v >= limit || v % m.node_fields as u64 != 0 {
+            let node = node_of(to, fields);
+            if to >= limit || node * fields != to {
                 return Err(format!(
-                    "edge {edge} (from node {}): to_node {v} is not a node (the nodes array has {limit} numbers, {} per node)",
-                    source - 1,
-                    m.node_fields
+                    "edge {edge} (from node {}): to_node {to} is not a node (the nodes array has {limit} numbers, {fields} per node)",
+                    source - 1
                 ));
             }
-            to = (v / m.node_fields as u64) as u32;
-        }
-        field += 1;
-        if field == m.edge_fields {
-            field = 0;
-            edge += 1;
             // Weak edges do not keep objects alive; shortcuts only at the root mark user roots
             // (as DevTools computes retained sizes).
-            let keep = Some(kind) != weak && (Some(kind) != shortcut || source == 1);
-            if keep {
-                heap.edges.push(to);
+            if kind != weak && (kind != shortcut || source == 1) {
+                heap.edges.push(node as u32);
                 if options.edge_names {
-                    heap.edge_names.push(if Some(kind) == internal { name } else { NO_NAME });
+                    let name = record[m.edge_name].min(NO_NAME as u64 - 1) as u32;
+                    heap.edge_names.push(if kind == internal { name } else { NO_NAME });
                 }
             }
+            edge += 1;
             left -= 1;
             if left == 0 {
                 heap.edge_start.push(heap.edges.len());
@@ -279,7 +243,7 @@ fn read_edges(
         }
         Ok(())
     })?;
-    if field != 0 {
+    if numbers % m.edge_fields as u64 != 0 {
         return Err(lx.fault(format!(
             "edges: {numbers} numbers are not whole edges of {} fields each",
             m.edge_fields
@@ -291,6 +255,16 @@ fn read_edges(
     // Nodes after the last one with edges have none.
     heap.edge_start.resize(n + 1, heap.edges.len());
     Ok(())
+}
+
+/// `to / fields`, with the divisions V8's field counts need done by constants (fast).
+fn node_of(to: u64, fields: u64) -> u64 {
+    match fields {
+        7 => to / 7,
+        6 => to / 6,
+        5 => to / 5,
+        f => to / f,
+    }
 }
 
 /// Every node name must be a string of the table.

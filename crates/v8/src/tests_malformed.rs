@@ -117,7 +117,8 @@ fn thousands_of_mutated_snapshots_never_panic() {
             Ok(raw) => {
                 accepted += 1;
                 // Whatever is accepted goes through the whole pipeline.
-                let mut grouper = Grouper::new(parse_list("script,detached,type,allocation-site,root-kind").unwrap());
+                let mut grouper =
+                    Grouper::new(parse_list("script,detached,type,allocation-site,root-kind").unwrap());
                 let js = into_graph(raw, &mut grouper);
                 let live = reachable(&js.graph);
                 group_heap(&js.graph, grouper.group_count(), &live, &js.roots, &Default::default());

@@ -144,7 +144,8 @@ fn a_series_is_recorded_whole_and_imports() {
     assert_eq!(std::fs::read_to_string(&written[0]).unwrap(), SNAPSHOT);
     let names = files(&options.out);
     assert!(names.iter().all(|n| n.starts_with("Heap.") && n.ends_with(".heapsnapshot")), "{names:?}");
-    let history = memcity_v8::import(std::slice::from_ref(&options.out), &Default::default(), &|_, _| {}).unwrap();
+    let history =
+        memcity_v8::import(std::slice::from_ref(&options.out), &Default::default(), &|_, _| {}).unwrap();
     assert_eq!(history.snapshots.len(), 3);
     assert_eq!(history.snapshots[2].tree.objects, 1);
     std::fs::remove_dir_all(&options.out).unwrap();
