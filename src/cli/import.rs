@@ -38,10 +38,10 @@ pub struct LayoutArgs {
     #[arg(long)]
     pub uncompressed_oops: bool,
     /// Instance header bytes (default 12, or 16 without compressed oops).
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(4..=64))]
     pub object_header: Option<u64>,
     /// Array header bytes, length included (default 16, or 24 without compressed oops).
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(8..=64))]
     pub array_header: Option<u64>,
     /// Reference size in bytes (default 4, or 8 without compressed oops).
     #[arg(long, value_name = "BYTES")]
@@ -68,6 +68,7 @@ pub fn options(classifiers: &str, layout: &LayoutArgs, analysis: AnalysisOptions
 }
 
 pub fn run(args: ImportArgs) -> Result<()> {
+    crate::cli::paths::check_output_file(&args.out, "--out")?;
     let history = import_series_with_progress(
         &args.dumps,
         args.classifiers.as_deref(),

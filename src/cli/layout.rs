@@ -58,6 +58,7 @@ impl SettingsArgs {
 
 pub fn run(args: LayoutArgs) -> Result<()> {
     let settings = args.settings.to_settings()?;
+    crate::cli::paths::check_output_file(&args.out, "--out")?;
     let history = crate::input::load(&args.input)?;
     let timeline = Timeline::new(&history);
     let city = layout(&timeline, &settings);

@@ -81,6 +81,13 @@ pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
 
 pub fn run(args: OpenArgs) -> Result<()> {
     let settings = args.settings.to_settings()?;
+    if let Some(path) = &args.screenshot {
+        crate::cli::paths::check_output_file(path, "--screenshot")?;
+    }
+    // clap's `requires` is not enforced on these flattened arguments.
+    if args.tab.is_some() && args.connect.is_none() {
+        bail!("--tab picks a tab of an AntTracks server: give --connect ws://HOST:PORT too");
+    }
     if args.bench_render && args.screenshot.is_some() {
         bail!("--bench-render and --screenshot cannot be combined");
     }
@@ -106,7 +113,7 @@ pub fn run(args: OpenArgs) -> Result<()> {
     } else if interactive && slow && args.time.is_none() && args.select.is_none() {
         // The window opens at once and shows the import's progress.
         crate::input::check_all(&specs)?;
-        background = Some(specs);
+        background = Some(specs.clone());
         empty_history()
     } else if specs.len() > 1
         || crate::input::is_heap_dumps(std::path::Path::new(&specs[0]))
@@ -124,6 +131,11 @@ pub fn run(args: OpenArgs) -> Result<()> {
         crate::input::load(&specs[0])?
     };
     if let Some(t) = args.time
+        && history.snapshots.is_empty()
+    {
+        bail!("--time {t}: the city starts empty (--listen without INPUT), so there is no snapshot to show");
+    }
+    if let Some(t) = args.time
         && t >= history.snapshots.len()
     {
         bail!(
@@ -137,7 +149,9 @@ pub fn run(args: OpenArgs) -> Result<()> {
         (None, Some(inspector)) => Some(inspect(inspector, &args)?),
         (None, None) => None,
     };
-    launch(args, history, settings, background, listen)
+    let from_inputs = !args.bench_render && args.connect.is_none() && background.is_none();
+    let source = if from_inputs && !history.snapshots.is_empty() { specs } else { Vec::new() };
+    launch(args, history, settings, background, listen, source)
 }
 
 fn empty_history() -> memcity_model::History {
@@ -182,6 +196,7 @@ fn launch(
     mut settings: memcity_layout::Settings,
     load_in_background: Option<Vec<String>>,
     listen: Option<memcity_wire::Server>,
+    source: Vec<String>,
 ) -> Result<()> {
     use crate::app::{AppOptions, Mode, camera::View};
     let mode = if args.bench_render {
@@ -212,6 +227,7 @@ fn launch(
         view,
         load_in_background,
         listen,
+        source,
     })
 }
 
@@ -222,6 +238,7 @@ fn launch(
     _: memcity_layout::Settings,
     _: Option<Vec<String>>,
     _: Option<memcity_wire::Server>,
+    _: Vec<String>,
 ) -> Result<()> {
     bail!("this memcity was built without the `app` feature: only the headless subcommands work")
 }

@@ -3,6 +3,8 @@
 //! history, with pointer maps, heap metrics and retained sizes; finds suspicious time windows;
 //! and generates deterministic teaching scenarios.
 
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod group;
 pub mod heap;
 pub mod replay;

@@ -29,6 +29,8 @@ pub fn import(
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<History, HprofError> {
     let files = source::expand(paths)?;
+    // A bad file is reported before the good ones are read.
+    files.par_iter().try_for_each(|f| crate::precheck::precheck(f))?;
     let sizes: Vec<u64> = files.iter().map(|f| f.metadata().map(|m| m.len()).unwrap_or(0)).collect();
     let total = sizes.iter().sum();
     let done = AtomicU64::new(0);

@@ -3,8 +3,8 @@
 //! maps, retained sizes and retainer paths per group.
 
 use memcity_heapgraph::{
-    AnalysisOptions, Classifier, GroupedHeap, Grouper, LeafMemo, ObjectFacts, RootSet, group_heap, reachable,
-    root_sets,
+    AnalysisOptions, Classifier, GroupedHeap, Grouper, LeafMemo, ObjectFacts, RootSet, group_heap_named,
+    reachable, root_sets,
 };
 
 use crate::resolve::Dump;
@@ -54,5 +54,5 @@ pub fn group_dump(
     options: &AnalysisOptions,
 ) -> GroupedHeap {
     let live = reachable(&dump.graph);
-    group_heap(&dump.graph, group_count, &live, roots, options)
+    group_heap_named(&dump.graph, group_count, &live, roots, &|node| dump.holder_name(node), options)
 }

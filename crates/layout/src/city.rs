@@ -40,6 +40,10 @@ pub struct Settings {
     pub solid: usize,
     /// Opacity of all other buildings.
     pub opacity: f32,
+    /// Groups (by key) that pruning never hides, with the districts around them: the selection
+    /// and its retainer path are always shown.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeSet::is_empty")]
+    pub pinned: std::collections::BTreeSet<String>,
 }
 
 impl Default for Settings {
@@ -51,6 +55,7 @@ impl Default for Settings {
             street: 0.03,
             solid: 10,
             opacity: 0.4,
+            pinned: Default::default(),
         }
     }
 }
@@ -146,6 +151,7 @@ fn layout_in_order(timeline: &Timeline, settings: &Settings, rank: Option<&[u32]
     let n = timeline.groups.len();
     let mapped: Vec<f64> = max.iter().map(|&v| settings.area.map(v as f64)).collect();
     let mut kept = kept_children(timeline, &mapped, settings.children);
+    keep_pinned(timeline, &settings.pinned, &mut kept);
     if let Some(rank) = rank {
         // Stable sort: new groups (rank NONE) keep their largest-first order at the end.
         kept.iter_mut().for_each(|c| c.sort_by_key(|&g| rank[g as usize]));
@@ -208,6 +214,23 @@ fn kept_children(timeline: &Timeline, mapped: &[f64], n: usize) -> Vec<Vec<u32>>
         .collect()
 }
 
+/// Adds the pinned groups and their ancestors back where pruning dropped them.
+fn keep_pinned(timeline: &Timeline, pinned: &std::collections::BTreeSet<String>, kept: &mut [Vec<u32>]) {
+    for key in pinned {
+        let mut group = timeline.group(key);
+        while let Some(g) = group {
+            let Some(parent) = timeline.groups[g as usize].parent else { break };
+            if kept[parent as usize].contains(&g) {
+                // The rest of the chain up to the root is kept already or added by another key.
+                group = Some(parent);
+                continue;
+            }
+            kept[parent as usize].push(g);
+            group = Some(parent);
+        }
+    }
+}
+
 /// Area each node needs: its own mapped max for leaves, the sum of its kept children for
 /// districts (so children fit in proportion).
 fn subtree_areas(timeline: &Timeline, mapped: &[f64], kept: &[Vec<u32>]) -> Vec<f64> {
@@ -223,23 +246,27 @@ fn subtree_areas(timeline: &Timeline, mapped: &[f64], kept: &[Vec<u32>]) -> Vec<
     area
 }
 
-fn place(timeline: &Timeline, kept: &[Vec<u32>], area: &[f64], id: u32, rect: Rect, city: &mut CityLayout) {
-    let group = &timeline.groups[id as usize];
-    city.placed.push(id);
-    if group.is_leaf() {
-        // It stands on its parent's slab, whose top is at depth(parent) + 1 = depth(self).
-        let base = group.depth as f64 * SLAB;
-        city.building_of_group[id as usize] = city.buildings.len() as u32;
-        city.buildings.push(Building { group: id, cell: rect, base, solid: false });
-        return;
-    }
-    city.district_of_group[id as usize] = city.districts.len() as u32;
-    city.districts.push(District { group: id, depth: group.depth, rect, color: [0.0; 3] });
-    let inner = rect.inset(city.settings.street * rect.w.min(rect.d));
-    let children: Vec<u32> = kept[id as usize].iter().copied().filter(|&c| area[c as usize] > 0.0).collect();
-    let values: Vec<f64> = children.iter().map(|&c| area[c as usize]).collect();
-    for (child, cell) in children.iter().zip(squarify(&values, inner)) {
-        place(timeline, kept, area, *child, cell, city);
+/// Places the subtree of `root` in `rect`, in pre-order (iteratively: trees may be deep).
+fn place(timeline: &Timeline, kept: &[Vec<u32>], area: &[f64], root: u32, rect: Rect, city: &mut CityLayout) {
+    let mut stack = vec![(root, rect)];
+    while let Some((id, rect)) = stack.pop() {
+        let group = &timeline.groups[id as usize];
+        city.placed.push(id);
+        if group.is_leaf() {
+            // It stands on its parent's slab, whose top is at depth(parent) + 1 = depth(self).
+            let base = group.depth as f64 * SLAB;
+            city.building_of_group[id as usize] = city.buildings.len() as u32;
+            city.buildings.push(Building { group: id, cell: rect, base, solid: false });
+            continue;
+        }
+        city.district_of_group[id as usize] = city.districts.len() as u32;
+        city.districts.push(District { group: id, depth: group.depth, rect, color: [0.0; 3] });
+        let inner = rect.inset(city.settings.street * rect.w.min(rect.d));
+        let children: Vec<u32> =
+            kept[id as usize].iter().copied().filter(|&c| area[c as usize] > 0.0).collect();
+        let values: Vec<f64> = children.iter().map(|&c| area[c as usize]).collect();
+        let cells: Vec<(u32, Rect)> = children.into_iter().zip(squarify(&values, inner)).collect();
+        stack.extend(cells.into_iter().rev());
     }
 }
 

@@ -6,6 +6,7 @@ pub mod export;
 pub mod frame;
 pub mod pick;
 pub mod references;
+pub mod retainers;
 pub mod squarify;
 
 pub use city::{AreaMode, Building, CityLayout, District, Settings, layout, relayout};

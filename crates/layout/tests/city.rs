@@ -97,6 +97,23 @@ fn pruning_keeps_the_n_largest_children() {
 }
 
 #[test]
+fn pinned_groups_survive_pruning_with_their_districts() {
+    let t = sample();
+    let util = t.group("Heap#java.util").unwrap();
+    let mut kids: Vec<u32> = t.groups[util as usize].children.clone();
+    kids.sort_by_key(|&c| std::cmp::Reverse(t.max.objects[c as usize]));
+    let smallest = *kids.last().unwrap();
+    let key = t.groups[smallest as usize].key.clone();
+    let pruned = Settings { children: 1, area: AreaMode::Linear, ..Settings::default() };
+    assert!(layout(&t, &pruned).building(smallest).is_none());
+    let pinned = Settings { pinned: [key].into(), ..pruned };
+    let city = layout(&t, &pinned);
+    assert!(city.building(smallest).is_some(), "a pinned group is shown");
+    assert!(city.building(kids[0]).is_some(), "the largest child stays");
+    assert!(city.district(util).is_some());
+}
+
+#[test]
 fn zero_and_equal_values_and_determinism() {
     let mut h = synthetic::history(50, 2, 1);
     for s in &mut h.snapshots {

@@ -3,6 +3,8 @@
 //! rules a history must follow; and the meta trees (max, growth) the city is laid out from.
 
 pub mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod history;
 pub mod meta;
 pub mod read;
