@@ -1,6 +1,7 @@
 // A synthetic Node heap of about N orders (each with a customer, items, a note and a closure) in a
 // few long-lived containers; writes its heap snapshot to PATH.
-// Usage: node --max-old-space-size=8192 synthetic.js N PATH
+// Usage: node --max-old-space-size=8192 synthetic.js N PATH; with PATH `serve` it keeps running
+// instead (for `memcity record --inspect`: node --inspect=127.0.0.1:9229 synthetic.js N serve).
 'use strict';
 const v8 = require('v8');
 
@@ -30,5 +31,9 @@ for (let i = 0; i < n; i++) {
   if (i % 100 === 0) index['k' + i] = order;
 }
 globalThis.store = { byId, recent, index };
-v8.writeHeapSnapshot(path);
-console.log(path);
+if (path === 'serve') {
+  setInterval(() => {}, 1000);
+} else {
+  v8.writeHeapSnapshot(path);
+  console.log(path);
+}
