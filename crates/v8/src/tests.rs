@@ -107,3 +107,42 @@ fn a_snapshot_groups_and_explains_why_objects_are_alive() {
     assert_eq!(names, ["Heap#Type:RequestContext", "Heap#Type:Holder"]);
     assert_eq!(path.roots, ["Stack Frame"]);
 }
+
+#[test]
+fn gzipped_unnamed_and_node_named_files_import_as_one_series_in_time_order() {
+    use std::io::Write;
+    let dir = std::env::temp_dir().join(format!("memcity-v8-series-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = sample();
+    // Node's names: the later one is given first; one is gzipped, one has no telling extension.
+    let later = dir.join("Heap.20240102.030410.7.0.002.heapsnapshot.gz");
+    let mut gz = flate2::write::GzEncoder::new(std::fs::File::create(&later).unwrap(), Default::default());
+    gz.write_all(text.as_bytes()).unwrap();
+    gz.finish().unwrap();
+    let earlier = dir.join("Heap.20240102.030405.7.0.001.heapsnapshot");
+    std::fs::write(&earlier, &text).unwrap();
+    let unnamed = dir.join("heap.json");
+    std::fs::write(&unnamed, &text).unwrap();
+    assert!(crate::is_snapshot_file(&later) && crate::is_snapshot_file(&unnamed));
+    assert!(!crate::is_snapshot_name(&unnamed) && crate::is_snapshots(&dir));
+
+    let history = crate::import(&[later.clone(), earlier.clone()], &Default::default(), &|_, _| {}).unwrap();
+    let shown: Vec<_> = history.snapshots.iter().map(|s| (s.label.clone().unwrap(), s.time_ms)).collect();
+    assert_eq!(shown[0], ("Heap.20240102.030405.7.0.001.heapsnapshot".to_string(), 0));
+    assert_eq!(shown[1], ("Heap.20240102.030410.7.0.002.heapsnapshot.gz".to_string(), 5000));
+    assert_eq!(history.snapshots[0].tree, history.snapshots[1].tree);
+    // A folder holds all three (the unnamed one by content); without Node names throughout, the
+    // order is the folder's (by name).
+    let all = crate::import(std::slice::from_ref(&dir), &Default::default(), &|_, _| {}).unwrap();
+    assert_eq!(all.snapshots.len(), 3);
+    assert_eq!(all.snapshots[2].label.as_deref(), Some("heap.json"));
+
+    // Broken gzip names the file and where the text broke off.
+    let bytes = std::fs::read(&later).unwrap();
+    let broken = dir.join("broken.heapsnapshot.gz");
+    std::fs::write(&broken, &bytes[..bytes.len() / 2]).unwrap();
+    let e = crate::import(&[broken], &Default::default(), &|_, _| {}).unwrap_err().to_string();
+    assert!(e.contains("broken.heapsnapshot.gz: at byte "), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
