@@ -120,6 +120,9 @@ pub fn series(paths: &[std::path::PathBuf]) -> Result<Series> {
     let snapshots = |p: &Path| !is_heap_dumps(p) && memcity_v8::is_snapshots(p);
     let wanted = snapshots(first);
     for path in paths {
+        if !path.exists() {
+            anyhow::bail!("{}: no such file or folder", path.display());
+        }
         if !is_heap_dumps(path) && !memcity_v8::is_snapshots(path) {
             anyhow::bail!(
                 "{}: not a heap dump (.hprof, .hprof.gz), V8 heap snapshot (.heapsnapshot) or folder of them",
