@@ -26,7 +26,8 @@ fn main() {
     println!("leaves      {:>8.3} s", t.elapsed().as_secs_f64());
     let t = Instant::now();
     let live = reachable(&js.graph);
-    println!("reachable   {:>8.3} s", t.elapsed().as_secs_f64());
+    let alive = live.iter().filter(|&&l| l).count();
+    println!("reachable   {:>8.3} s  ({alive} live objects)", t.elapsed().as_secs_f64());
     for (name, analysis) in [
         ("counts", AnalysisOptions { pointer_maps: false, retained: Retained::None, retainer_paths: false }),
         ("+maps", AnalysisOptions { pointer_maps: true, retained: Retained::None, retainer_paths: false }),
