@@ -30,6 +30,9 @@ pub fn load_with_progress(spec: &str, progress: &(dyn Fn(u64, u64) + Sync)) -> R
     if is_heap_dumps(path) {
         return Ok(memcity_hprof::import(&[path.to_path_buf()], &Default::default(), progress)?);
     }
+    if memcity_v8::is_snapshots(path) {
+        return Ok(memcity_v8::import(&[path.to_path_buf()], &Default::default(), progress)?);
+    }
     if is_trace(path) {
         return replay_trace_file(path, ReplayOptions::default());
     }
@@ -96,8 +99,44 @@ fn read_trace_file_into(path: &Path, binary: bool, sink: &mut impl OpSink) -> Re
 pub fn load_all(specs: &[String], progress: &(dyn Fn(u64, u64) + Sync)) -> Result<History> {
     match specs {
         [one] => load_with_progress(one, progress),
-        _ => Ok(memcity_hprof::import(&dump_paths(specs)?, &Default::default(), progress)?),
+        _ => match series(&specs.iter().map(std::path::PathBuf::from).collect::<Vec<_>>())? {
+            Series::Snapshots(paths) => Ok(memcity_v8::import(&paths, &Default::default(), progress)?),
+            Series::Dumps(paths) => Ok(memcity_hprof::import(&paths, &Default::default(), progress)?),
+        },
     }
+}
+
+/// A list of heap files of one kind: JVM heap dumps or V8 heap snapshots (files or folders).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Series {
+    Dumps(Vec<std::path::PathBuf>),
+    Snapshots(Vec<std::path::PathBuf>),
+}
+
+/// Tells a list of heap files apart (by name, and V8 snapshots also by content); a list that
+/// mixes kinds or holds anything else is an error.
+pub fn series(paths: &[std::path::PathBuf]) -> Result<Series> {
+    let Some(first) = paths.first() else { anyhow::bail!("no input given") };
+    let snapshots = |p: &Path| !is_heap_dumps(p) && memcity_v8::is_snapshots(p);
+    let wanted = snapshots(first);
+    for path in paths {
+        if !path.exists() {
+            anyhow::bail!("{}: no such file or folder", path.display());
+        }
+        if !is_heap_dumps(path) && !memcity_v8::is_snapshots(path) {
+            anyhow::bail!(
+                "{}: not a heap dump (.hprof, .hprof.gz), V8 heap snapshot (.heapsnapshot) or folder of them",
+                path.display()
+            );
+        }
+        if snapshots(path) != wanted {
+            anyhow::bail!(
+                "{}: JVM heap dumps and V8 heap snapshots cannot be mixed in one series",
+                path.display()
+            );
+        }
+    }
+    Ok(if wanted { Series::Snapshots(paths.to_vec()) } else { Series::Dumps(paths.to_vec()) })
 }
 
 #[cfg_attr(not(feature = "app"), allow(dead_code))] // the window computes closures on demand
@@ -150,6 +189,7 @@ pub fn closure(specs: &[String], index: usize, label: Option<&str>, key: &str) -
 }
 
 /// The paths of a list of heap dump inputs; anything else in a list is an error.
+#[cfg_attr(not(feature = "app"), allow(dead_code))] // closures of dumps, in the window
 pub fn dump_paths(specs: &[String]) -> Result<Vec<std::path::PathBuf>> {
     if specs.is_empty() {
         anyhow::bail!("no input given");
@@ -175,7 +215,8 @@ pub fn check_all(specs: &[String]) -> Result<()> {
         check(spec)?;
     }
     if specs.len() != 1 {
-        dump_paths(specs)?;
+        let paths: Vec<_> = specs.iter().map(std::path::PathBuf::from).collect();
+        series(&paths)?;
     }
     Ok(())
 }
@@ -194,7 +235,9 @@ pub fn check(spec: &str) -> Result<()> {
 
 /// Heap dumps and traces take long enough to deserve a progress bar.
 pub fn is_slow(spec: &str) -> bool {
-    !spec.starts_with("scenario:") && (is_heap_dumps(Path::new(spec)) || is_trace(Path::new(spec)))
+    let path = Path::new(spec);
+    !spec.starts_with("scenario:")
+        && (is_heap_dumps(path) || memcity_v8::is_snapshots(path) || is_trace(path))
 }
 
 /// A `.hprof`/`.hprof.gz` file, or a folder that holds such files.

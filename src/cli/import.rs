@@ -1,4 +1,5 @@
-//! `memcity import`: a series of JVM heap dumps (HPROF, plain or gzipped) becomes a history file.
+//! `memcity import`: a series of JVM heap dumps (HPROF, plain or gzipped) or of V8 heap
+//! snapshots (Node, Chromium) becomes a history file.
 
 use std::path::PathBuf;
 
@@ -11,13 +12,15 @@ use super::retained::RetainedArgs;
 
 #[derive(clap::Args, Debug)]
 pub struct ImportArgs {
-    /// Heap dumps (.hprof or .hprof.gz, e.g. from `jcmd PID GC.heap_dump`) or folders of them.
-    /// One snapshot per dump, ordered by the time each dump was taken.
+    /// Heap dumps (.hprof or .hprof.gz, e.g. from `jcmd PID GC.heap_dump`) or V8 heap snapshots
+    /// (.heapsnapshot[.gz] from Node or Chromium), or folders of them. One snapshot per file,
+    /// ordered by the time each dump was taken (snapshots: by Node's file names, else as given).
     #[arg(required = true)]
     pub dumps: Vec<PathBuf>,
-    /// How objects are grouped, outermost first: e.g. `package,type`, `type`, `type,root-kind`.
-    #[arg(long, default_value = "package,type")]
-    pub classifiers: String,
+    /// How objects are grouped, outermost first: e.g. `package,type`, `type`, `type,root-kind`
+    /// [default: package,type for dumps, node-type,type for V8 snapshots].
+    #[arg(long)]
+    pub classifiers: Option<String>,
     /// Where the history is written (memcity/1 JSON).
     #[arg(long, short, default_value = "history.json")]
     pub out: PathBuf,
@@ -65,27 +68,52 @@ pub fn options(classifiers: &str, layout: &LayoutArgs, analysis: AnalysisOptions
 }
 
 pub fn run(args: ImportArgs) -> Result<()> {
-    let options = options(&args.classifiers, &args.layout, args.retained.analysis())?;
     crate::cli::paths::check_output_file(&args.out, "--out")?;
-    let history = import_with_progress(&args.dumps, &options)?;
+    let history = import_series_with_progress(
+        &args.dumps,
+        args.classifiers.as_deref(),
+        &args.layout,
+        args.retained.analysis(),
+    )?;
     memcity_model::save_history(&history, &args.out).map_err(anyhow::Error::msg)?;
     println!("wrote {} snapshots to {}", history.snapshots.len(), args.out.display());
     Ok(())
 }
 
-/// Imports with a progress bar on the terminal (hidden when stderr is not one).
-pub fn import_with_progress(dumps: &[PathBuf], options: &ImportOptions) -> Result<memcity_model::History> {
-    let bar = ProgressBar::new(0).with_style(
-        ProgressStyle::with_template(
-            "{spinner} reading heap dumps [{bar:40}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
-        )
-        .expect("valid template")
-        .progress_chars("=> "),
+/// Imports a series of dumps or of V8 snapshots (told apart by [`crate::input::series`]) with a
+/// progress bar; `classifiers` default by kind.
+pub fn import_series_with_progress(
+    paths: &[PathBuf],
+    classifiers: Option<&str>,
+    layout: &LayoutArgs,
+    analysis: AnalysisOptions,
+) -> Result<memcity_model::History> {
+    match crate::input::series(paths)? {
+        crate::input::Series::Dumps(dumps) => {
+            let options = options(classifiers.unwrap_or("package,type"), layout, analysis)?;
+            with_progress("heap dumps", |report| Ok(memcity_hprof::import(&dumps, &options, report)?))
+        }
+        crate::input::Series::Snapshots(snapshots) => {
+            let classifiers =
+                memcity_heapgraph::parse_list(classifiers.unwrap_or(memcity_v8::DEFAULT_CLASSIFIERS))
+                    .map_err(|e| anyhow::anyhow!("--classifiers: {e}"))?;
+            let options = memcity_v8::ImportOptions { classifiers, analysis };
+            with_progress("heap snapshots", |report| Ok(memcity_v8::import(&snapshots, &options, report)?))
+        }
+    }
+}
+
+/// Runs an import with a progress bar on the terminal (hidden when stderr is not one).
+fn with_progress<T>(what: &str, import: impl FnOnce(&(dyn Fn(u64, u64) + Sync)) -> Result<T>) -> Result<T> {
+    let template = format!(
+        "{{spinner}} reading {what} [{{bar:40}}] {{bytes}}/{{total_bytes}} ({{bytes_per_sec}}, {{eta}})"
     );
-    let history = memcity_hprof::import(dumps, options, &|done, total| {
+    let bar = ProgressBar::new(0)
+        .with_style(ProgressStyle::with_template(&template).expect("valid template").progress_chars("=> "));
+    let result = import(&|done, total| {
         bar.set_length(total);
         bar.set_position(done);
     });
     bar.finish_and_clear();
-    Ok(history?)
+    result
 }

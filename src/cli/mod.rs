@@ -8,11 +8,12 @@ use clap::{Parser, Subcommand};
 mod analyze;
 mod fetch;
 pub mod import;
+pub mod inspect;
 pub mod layout;
 pub mod open;
 pub mod paths;
 mod push;
-mod record;
+pub mod record;
 mod retained;
 mod scenarios;
 pub mod serve;
@@ -50,7 +51,8 @@ pub enum Command {
     Windows(windows::WindowsArgs),
     /// Import a series of JVM heap dumps (HPROF, .hprof or .hprof.gz) as a history file.
     Import(import::ImportArgs),
-    /// Take a series of heap dumps (and class histograms) from a running JVM with jcmd.
+    /// Take a series of heap dumps (and class histograms) from a running JVM with jcmd, or V8
+    /// heap snapshots from a Node or Chromium inspector (--inspect HOST:PORT).
     Record(record::RecordArgs),
     /// Why is a group alive? Its retainer path: the groups that keep its objects alive, up to
     /// the GC roots.

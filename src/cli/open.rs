@@ -8,7 +8,8 @@ use crate::cli::layout::SettingsArgs;
 #[derive(clap::Args, Debug, Clone)]
 pub struct OpenArgs {
     /// A history (memcity/1 file, snapshot folder, AntTracks export), `scenario:NAME`, or heap
-    /// dumps: one or more .hprof/.hprof.gz files or folders of them, one snapshot per dump.
+    /// dumps: one or more .hprof/.hprof.gz files or folders of them, one snapshot per dump, or
+    /// V8 heap snapshots (.heapsnapshot[.gz] from Node or Chromium) likewise.
     /// Without one, the built-in teaching city.
     pub inputs: Vec<String>,
     /// Render one frame to this PNG and exit (no window needed).
@@ -46,6 +47,18 @@ pub struct OpenArgs {
     /// without ADDR on 127.0.0.1:7878. Without INPUT the city starts empty and waits.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = memcity_wire::DEFAULT_ADDR)]
     pub listen: Option<String>,
+    /// A live city of V8 heap snapshots taken from a Node (`--inspect`) or Chromium
+    /// (`--remote-debugging-port`) inspector at HOST:PORT (a bare port means 127.0.0.1), one
+    /// every --every; it grows while the program runs, as with --listen.
+    #[arg(long, value_name = "HOST:PORT", conflicts_with_all = ["inputs", "connect", "listen"])]
+    pub inspect: Option<String>,
+    /// With --inspect: time between snapshots, e.g. `2s`, `500ms`.
+    #[arg(long, default_value = "2s", value_parser = crate::cli::record::parse_duration, requires = "inspect")]
+    pub every: std::time::Duration,
+    /// With --inspect: the target whose URL or title contains this (default: Node's target or
+    /// the first page).
+    #[arg(long = "target", value_name = "URL-SUBSTRING", requires = "inspect")]
+    pub inspect_target: Option<String>,
     /// Open the trees and pointer maps of an AntTracks server (ws://HOST:PORT) instead of INPUT.
     #[arg(long, value_name = "URL", conflicts_with = "inputs")]
     pub connect: Option<String>,
@@ -102,16 +115,25 @@ pub fn run(args: OpenArgs) -> Result<()> {
         let timeout = memcity_wire::client::DEFAULT_TIMEOUT;
         memcity_wire::fetch_anttracks(url, args.tab, timeout)
             .map_err(|e| anyhow::anyhow!("--connect: {e}"))?
-    } else if args.listen.is_some() && args.inputs.is_empty() {
+    } else if (args.listen.is_some() || args.inspect.is_some()) && args.inputs.is_empty() {
         empty_history()
     } else if interactive && slow && args.time.is_none() && args.select.is_none() {
         // The window opens at once and shows the import's progress.
         crate::input::check_all(&specs)?;
         background = Some(specs.clone());
         empty_history()
-    } else if specs.len() > 1 || crate::input::is_heap_dumps(std::path::Path::new(&specs[0])) {
+    } else if specs.len() > 1
+        || crate::input::is_heap_dumps(std::path::Path::new(&specs[0]))
+        || memcity_v8::is_snapshots(std::path::Path::new(&specs[0]))
+    {
         crate::input::check_all(&specs)?;
-        crate::cli::import::import_with_progress(&crate::input::dump_paths(&specs)?, &Default::default())?
+        let paths: Vec<std::path::PathBuf> = specs.iter().map(Into::into).collect();
+        crate::cli::import::import_series_with_progress(
+            &paths,
+            None,
+            &Default::default(),
+            Default::default(),
+        )?
     } else {
         crate::input::load(&specs[0])?
     };
@@ -129,9 +151,10 @@ pub fn run(args: OpenArgs) -> Result<()> {
             history.snapshots.len() - 1
         );
     }
-    let listen = match &args.listen {
-        Some(addr) => Some(listen(addr)?),
-        None => None,
+    let listen = match (&args.listen, &args.inspect) {
+        (Some(addr), _) => Some(listen(addr)?),
+        (None, Some(inspector)) => Some(inspect(inspector, &args)?),
+        (None, None) => None,
     };
     let from_inputs = !args.bench_render && args.connect.is_none() && background.is_none();
     let source = if from_inputs && !history.snapshots.is_empty() { specs } else { Vec::new() };
@@ -166,6 +189,21 @@ fn listen(addr: &str) -> Result<memcity_wire::Server> {
     if !bound.ip().is_loopback() {
         eprintln!("memcity: listening beyond loopback: anyone who can reach {bound} can replace the city");
     }
+    Ok(server)
+}
+
+/// `--inspect`: the city listens on a loopback port of its own, and a thread feeds it the
+/// inspector's snapshots; an error there is reported and the city keeps what it has.
+fn inspect(inspector: &str, args: &OpenArgs) -> Result<memcity_wire::Server> {
+    crate::cli::inspect::inspector_addr(inspector)?;
+    let server = listen("127.0.0.1:0")?;
+    let ws = format!("ws://{}", server.local_addr());
+    let (inspector, target, every) = (inspector.to_string(), args.inspect_target.clone(), args.every);
+    std::thread::spawn(move || {
+        if let Err(e) = crate::cli::inspect::feed(&inspector, target, every, &ws, None) {
+            eprintln!("memcity: --inspect: {e:#}");
+        }
+    });
     Ok(server)
 }
 

@@ -1,5 +1,6 @@
 //! `memcity record`: takes a series of heap dumps (and the JVM's class histograms beside them)
-//! from a running JVM with jcmd, ready for `memcity import DIR`.
+//! from a running JVM with jcmd, or of V8 heap snapshots over the DevTools protocol
+//! (`--inspect`, see `inspect.rs`), ready for `memcity import DIR`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -10,8 +11,19 @@ use anyhow::{Context, Result, bail};
 #[derive(clap::Args, Debug)]
 pub struct RecordArgs {
     /// Process id of the JVM (see `jcmd -l`).
-    #[arg(long)]
-    pub pid: u32,
+    #[arg(long, required_unless_present = "inspect", conflicts_with = "inspect")]
+    pub pid: Option<u32>,
+    /// Record V8 heap snapshots instead: the DevTools inspector at HOST:PORT (a Node started
+    /// with `--inspect`, a Chromium with `--remote-debugging-port`).
+    #[arg(long, value_name = "HOST:PORT")]
+    pub inspect: Option<String>,
+    /// With --inspect: the target whose URL or title contains this (default: Node's target or
+    /// the first page).
+    #[arg(long, value_name = "URL-SUBSTRING", requires = "inspect")]
+    pub target: Option<String>,
+    /// With --inspect: the longest wait for the inspector to say anything.
+    #[arg(long, default_value = "60s", value_parser = parse_duration, requires = "inspect")]
+    pub stall: Duration,
     /// Time between dumps, e.g. `500ms`, `2s`, `1m`.
     #[arg(long, default_value = "2s", value_parser = parse_duration)]
     pub every: Duration,
@@ -46,6 +58,9 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 pub fn run(args: RecordArgs) -> Result<()> {
     if args.count == 0 {
         bail!("--count must be at least 1");
+    }
+    if args.inspect.is_some() {
+        return super::inspect::record(&args);
     }
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
     // jcmd resolves a relative dump path against the JVM's working directory, not ours.
@@ -86,8 +101,9 @@ fn next_number(out: &Path) -> Result<u32> {
 /// Runs one jcmd command against the JVM and returns its output; jcmd's own error text (e.g. no
 /// such process) becomes the error.
 fn jcmd(args: &RecordArgs, command: &[&str]) -> Result<String> {
+    let pid = args.pid.context("--pid is required")?;
     let output = Command::new(&args.jcmd)
-        .arg(args.pid.to_string())
+        .arg(pid.to_string())
         .args(command)
         .output()
         .with_context(|| format!("cannot run {} (is a JDK installed?)", args.jcmd.display()))?;
@@ -97,7 +113,7 @@ fn jcmd(args: &RecordArgs, command: &[&str]) -> Result<String> {
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         let said = format!("{stdout}\n{stderr}");
-        bail!("jcmd {} {} failed: {}", args.pid, command.join(" "), one_line(&said));
+        bail!("jcmd {pid} {} failed: {}", command.join(" "), one_line(&said));
     }
     Ok(stdout)
 }

@@ -26,13 +26,17 @@ pub enum RootKind {
     Global,
     /// A frame of a running function (JavaScript, Python).
     StackFrame,
-    /// The engine's own roots (V8's strong roots, handles; the interpreter state).
+    /// The engine's own roots (V8's strong roots, builtins; the interpreter state).
     Internal,
+    /// Handles the embedder holds into the engine (V8's global, eternal and traced handles).
+    Handle,
+    /// The embedder's own object graph (Node's environment, Blink's DOM roots).
+    Embedder,
 }
 
 impl RootKind {
     /// Every kind, in the order of their codes (the binary trace format uses the first four).
-    pub const ALL: [RootKind; 14] = [
+    pub const ALL: [RootKind; 16] = [
         RootKind::Static,
         RootKind::Local,
         RootKind::Jni,
@@ -47,6 +51,8 @@ impl RootKind {
         RootKind::Global,
         RootKind::StackFrame,
         RootKind::Internal,
+        RootKind::Handle,
+        RootKind::Embedder,
     ];
 
     /// The name shown in the city and in retainer paths.
@@ -66,6 +72,8 @@ impl RootKind {
             RootKind::Global => "Global",
             RootKind::StackFrame => "Stack Frame",
             RootKind::Internal => "VM Internal",
+            RootKind::Handle => "Handle",
+            RootKind::Embedder => "Embedder",
         }
     }
 

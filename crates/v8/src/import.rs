@@ -1,0 +1,119 @@
+//! A series of snapshots becomes a history: files read in parallel, every snapshot's nodes
+//! grouped by one shared grouper (so keys agree across the series), snapshots in series order.
+//! A bad file rejects the whole series.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use memcity_heapgraph::{
+    AnalysisOptions, Classifier, GroupedHeap, Grouper, SeriesHeap, group_heap, history_of, reachable,
+};
+use memcity_model::History;
+use rayon::prelude::*;
+
+use crate::error::V8Error;
+use crate::graph::into_graph;
+use crate::read::{ReadOptions, read};
+use crate::source;
+
+/// How snapshots become a history.
+#[derive(Debug, Clone)]
+pub struct ImportOptions {
+    pub classifiers: Vec<Classifier>,
+    /// Pointer maps, retained sizes and retainer paths.
+    pub analysis: AnalysisOptions,
+}
+
+/// Districts by V8 node type (object, closure, string, native, …), buildings by constructor.
+pub const DEFAULT_CLASSIFIERS: &str = "node-type,type";
+
+impl Default for ImportOptions {
+    fn default() -> ImportOptions {
+        ImportOptions {
+            classifiers: vec![Classifier::NodeType, Classifier::Type],
+            analysis: AnalysisOptions::default(),
+        }
+    }
+}
+
+/// Imports the snapshots named by `paths` (files, or folders of snapshots).
+/// `progress(done, total)` reports bytes of the files on disk.
+pub fn import(
+    paths: &[PathBuf],
+    options: &ImportOptions,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<History, V8Error> {
+    let files = source::order(source::expand(paths)?);
+    let sizes: Vec<u64> = files.iter().map(|(f, _)| f.metadata().map(|m| m.len()).unwrap_or(0)).collect();
+    let total = sizes.iter().sum();
+    let done = AtomicU64::new(0);
+    let grouper = Mutex::new(Grouper::new(options.classifiers.clone()));
+    let heaps = files
+        .par_iter()
+        .map(|(file, time_ms)| {
+            let reported = AtomicU64::new(0);
+            let on_bytes = |now: u64| {
+                let before = reported.swap(now, Ordering::Relaxed);
+                let sum = done.fetch_add(now.saturating_sub(before), Ordering::Relaxed)
+                    + now.saturating_sub(before);
+                progress(sum, total);
+            };
+            let heap = import_one(file, options, &grouper, &on_bytes)?;
+            let label = file
+                .file_name()
+                .map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
+            Ok(SeriesHeap { time_ms: *time_ms, label, heap, metrics: Default::default() })
+        })
+        .collect::<Result<Vec<_>, V8Error>>()?;
+    let grouper = grouper.into_inner().unwrap_or_else(|e| e.into_inner());
+    Ok(history_of(&grouper, heaps))
+}
+
+/// Reads and groups one snapshot with the series' grouper.
+pub fn import_one(
+    file: &Path,
+    options: &ImportOptions,
+    grouper: &Mutex<Grouper>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<GroupedHeap, V8Error> {
+    let name = file.display().to_string();
+    let uses = memcity_heapgraph::FactUse::of(&options.classifiers);
+    let (text, size_hint) = source::open(file, progress)?;
+    let read_options = ReadOptions { edge_names: uses.script, traces: uses.site, size_hint };
+    let raw = read(text, read_options, &|_| {}).map_err(|f| f.in_file(&name))?;
+    let (js, group_count) = {
+        let mut grouper = grouper.lock().unwrap_or_else(|e| e.into_inner());
+        let js = into_graph(raw, &mut grouper);
+        (js, grouper.group_count())
+    };
+    // Groups other snapshots add meanwhile have no objects here.
+    let live = reachable(&js.graph);
+    Ok(analyse(&js.graph, group_count, &live, &js.roots, &options.analysis))
+}
+
+/// Heaps with more objects than this build pointer maps and the dominator tree one after the
+/// other, not side by side: slower by the maps' time, but peak memory stays below the size of
+/// the snapshot's text.
+const SEQUENTIAL_ABOVE: usize = 8_000_000;
+
+fn analyse(
+    g: &memcity_heapgraph::HeapGraph,
+    group_count: usize,
+    live: &[bool],
+    roots: &[memcity_heapgraph::RootSet],
+    analysis: &AnalysisOptions,
+) -> GroupedHeap {
+    let tree_wanted = analysis.retained != memcity_heapgraph::Retained::None || analysis.retainer_paths;
+    if g.object_count() <= SEQUENTIAL_ABOVE || !analysis.pointer_maps || !tree_wanted {
+        return group_heap(g, group_count, live, roots, analysis);
+    }
+    let maps_only = AnalysisOptions {
+        pointer_maps: true,
+        retained: memcity_heapgraph::Retained::None,
+        retainer_paths: false,
+    };
+    let maps = group_heap(g, group_count, live, roots, &maps_only).maps;
+    let without_maps = AnalysisOptions { pointer_maps: false, ..*analysis };
+    GroupedHeap { maps, ..group_heap(g, group_count, live, roots, &without_maps) }
+}

@@ -1,0 +1,203 @@
+//! Finding and opening snapshots: by content (a JSON object whose first member is "snapshot",
+//! plain or gzipped), folders expanded, and a series put in order by the time in Node's file
+//! names (`Heap.YYYYMMDD.HHMMSS.PID.TID.SEQ.heapsnapshot`) or else as given.
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use flate2::read::MultiGzDecoder;
+
+use crate::error::V8Error;
+
+/// Whether a file name looks like a V8 heap snapshot.
+pub fn is_snapshot_name(path: &Path) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
+    name.ends_with(".heapsnapshot") || name.ends_with(".heapsnapshot.gz")
+}
+
+/// Whether a file is a V8 heap snapshot by its first bytes (whatever its name).
+pub fn is_snapshot_file(path: &Path) -> bool {
+    let Ok(file) = File::open(path) else { return false };
+    let mut head = Vec::with_capacity(64);
+    let gzip = {
+        let mut magic = [0u8; 2];
+        File::open(path).and_then(|mut f| f.read_exact(&mut magic)).is_ok() && magic == [0x1f, 0x8b]
+    };
+    let read = if gzip {
+        MultiGzDecoder::new(file).take(64).read_to_end(&mut head)
+    } else {
+        file.take(64).read_to_end(&mut head)
+    };
+    read.is_ok() && looks_like_snapshot(&head)
+}
+
+/// `{ "snapshot"` with any white space.
+pub fn looks_like_snapshot(head: &[u8]) -> bool {
+    let mut rest = head.trim_ascii_start();
+    let Some(after) = rest.strip_prefix(b"{") else { return false };
+    rest = after.trim_ascii_start();
+    rest.starts_with(b"\"snapshot\"")
+}
+
+/// A snapshot file or a folder holding some (by name or content).
+pub fn is_snapshots(path: &Path) -> bool {
+    if path.is_dir() {
+        return snapshots_in(path).is_ok_and(|found| !found.is_empty());
+    }
+    path.is_file() && (is_snapshot_name(path) || is_snapshot_file(path))
+}
+
+fn snapshots_in(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && (is_snapshot_name(p) || is_snapshot_file(p)))
+        .collect();
+    found.sort();
+    Ok(found)
+}
+
+/// The snapshots a user named: files as given, folders expanded to their snapshots (by name).
+pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, V8Error> {
+    let mut files = Vec::new();
+    for path in paths {
+        let name = path.display().to_string();
+        if path.is_dir() {
+            let found = snapshots_in(path).map_err(|e| V8Error::new(&name, format!("cannot list: {e}")))?;
+            if found.is_empty() {
+                return Err(V8Error::new(&name, "the folder has no V8 heap snapshots (.heapsnapshot)"));
+            }
+            files.extend(found);
+        } else if path.is_file() {
+            files.push(path.clone());
+        } else {
+            return Err(V8Error::new(&name, "no such file or folder"));
+        }
+    }
+    if files.is_empty() {
+        return Err(V8Error::new("(command line)", "no heap snapshots given"));
+    }
+    Ok(files)
+}
+
+/// A snapshot's text, decompressed if it is gzip; `counted` is told the bytes read from disk.
+pub fn open<'a>(
+    path: &Path,
+    counted: impl FnMut(u64) + Send + 'a,
+) -> Result<(Box<dyn Read + Send + 'a>, Option<u64>), V8Error> {
+    let name = path.display().to_string();
+    let io = |e: std::io::Error| V8Error::new(&name, format!("cannot read: {e}"));
+    let mut file = File::open(path).map_err(io)?;
+    let size = file.metadata().map_err(io)?.len();
+    if size == 0 {
+        return Err(V8Error { offset: Some(0), ..V8Error::new(&name, "empty file: not a heap snapshot") });
+    }
+    let mut magic = [0u8; 2];
+    let gzip = file.read_exact(&mut magic).is_ok() && magic == [0x1f, 0x8b];
+    let file = File::open(path).map_err(io)?;
+    let counting = Counting { inner: file, read: 0, counted };
+    Ok(if gzip {
+        (Box::new(MultiGzDecoder::new(BufReader::with_capacity(1 << 16, counting))), None)
+    } else {
+        (Box::new(counting), Some(size))
+    })
+}
+
+struct Counting<R, F> {
+    inner: R,
+    read: u64,
+    counted: F,
+}
+
+impl<R: Read, F: FnMut(u64)> Read for Counting<R, F> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        (self.counted)(self.read);
+        Ok(n)
+    }
+}
+
+/// The time (seconds since the Unix epoch, as local wall-clock digits) and sequence number in
+/// a Node default snapshot name.
+pub fn node_name_time(path: &Path) -> Option<(i64, u64)> {
+    let name = path.file_name()?.to_str()?;
+    let parts: Vec<&str> = name.split('.').collect();
+    let [heap, date, time, _pid, _tid, seq, rest @ ..] = parts.as_slice() else { return None };
+    if *heap != "Heap" || rest.first() != Some(&"heapsnapshot") || date.len() != 8 || time.len() != 6 {
+        return None;
+    }
+    let num = |s: &str| s.parse::<i64>().ok().filter(|_| s.bytes().all(|b| b.is_ascii_digit()));
+    let (y, mo, d) = (num(&date[..4])?, num(&date[4..6])?, num(&date[6..])?);
+    let (h, mi, s) = (num(&time[..2])?, num(&time[2..4])?, num(&time[4..])?);
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || s > 60 {
+        return None;
+    }
+    let days = days_from_civil(y, mo, d);
+    Some((days * 86_400 + h * 3600 + mi * 60 + s, seq.parse().ok()?))
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The series in order with each snapshot's time in ms: by Node's file-name times when every
+/// file has one (ties broken by the sequence number, each at least 1 ms after the one before),
+/// else as given, one second apart.
+pub fn order(files: Vec<PathBuf>) -> Vec<(PathBuf, u64)> {
+    let times: Option<Vec<(i64, u64)>> = files.iter().map(|f| node_name_time(f)).collect();
+    let Some(times) = times else {
+        return files.into_iter().enumerate().map(|(i, f)| (f, i as u64 * 1000)).collect();
+    };
+    let mut timed: Vec<((i64, u64), PathBuf)> = times.into_iter().zip(files).collect();
+    timed.sort_by_key(|(t, _)| *t);
+    let first = timed.first().map_or(0, |((t, _), _)| *t);
+    let mut last: Option<u64> = None;
+    timed
+        .into_iter()
+        .map(|((t, _), f)| {
+            let ms = ((t - first).max(0) as u64) * 1000;
+            let ms = last.map_or(ms, |l| ms.max(l + 1));
+            last = Some(ms);
+            (f, ms)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_names_give_times_and_order() {
+        let t = node_name_time(Path::new("/x/Heap.20240102.030405.123.0.007.heapsnapshot")).unwrap();
+        assert_eq!(t, (1_704_164_645, 7));
+        assert_eq!(node_name_time(Path::new("Heap.20241302.030405.1.0.1.heapsnapshot")), None);
+        assert_eq!(node_name_time(Path::new("a.heapsnapshot")), None);
+        let files = [
+            "Heap.20240102.030410.1.0.003.heapsnapshot",
+            "Heap.20240102.030405.1.0.002.heapsnapshot",
+            "Heap.20240102.030405.1.0.001.heapsnapshot",
+        ];
+        let ordered = order(files.iter().map(PathBuf::from).collect());
+        let shown: Vec<_> =
+            ordered.iter().map(|(f, t)| (f.to_str().unwrap().split('.').nth(5).unwrap(), *t)).collect();
+        assert_eq!(shown, [("001", 0), ("002", 1), ("003", 5000)]);
+        let given = order(vec![PathBuf::from("b.heapsnapshot"), PathBuf::from("a.heapsnapshot")]);
+        assert_eq!(given[0], (PathBuf::from("b.heapsnapshot"), 0));
+        assert_eq!(given[1].1, 1000);
+    }
+
+    #[test]
+    fn content_sniffing() {
+        assert!(looks_like_snapshot(b" {\n \"snapshot\":{\"meta\""));
+        assert!(!looks_like_snapshot(b"{\"format\":\"memcity/1\"}"));
+        assert!(!looks_like_snapshot(b"JAVA PROFILE"));
+    }
+}
