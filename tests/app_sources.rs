@@ -78,7 +78,7 @@ fn network_flags_are_checked_before_any_window() {
         (vec!["--tab", "3"], "--connect"),
         (
             vec!["data/hprof/dump1.hprof.gz", "data/sample-leak.json"],
-            "data/sample-leak.json: only heap dumps (.hprof, .hprof.gz or folders of them) can be opened several at once",
+            "data/sample-leak.json: not a heap dump (.hprof, .hprof.gz), V8 heap snapshot (.heapsnapshot) or folder of them",
         ),
         (vec!["data/hprof/dump1.hprof.gz", "data/hprof/nope.hprof"], "data/hprof/nope.hprof: no such file"),
     ] {
