@@ -35,6 +35,7 @@ enum Choice {
     Go(u32),
 }
 
+#[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it reads
 fn selection_pane(
     mut contexts: EguiContexts,
     room: Res<Room>,
