@@ -21,6 +21,13 @@ pub struct GroupNames {
 }
 
 impl GroupNames {
+    /// The names of the groups `model` shows.
+    pub fn of(model: &CityModel) -> GroupNames {
+        let layout = &model.layout;
+        let shown = |g: u32| layout.building(g).is_some() || layout.district(g).is_some();
+        GroupNames { names: unique_names(&model.timeline, shown), generation: Some(model.generation) }
+    }
+
     pub fn get(&self, group: u32) -> &str {
         self.names.get(group as usize).map_or("", String::as_str)
     }
@@ -39,9 +46,7 @@ pub fn rename(model: Res<CityModel>, mut names: ResMut<GroupNames>) {
     if names.generation == Some(model.generation) {
         return;
     }
-    let layout = &model.layout;
-    let shown = |g: u32| layout.building(g).is_some() || layout.district(g).is_some();
-    *names = GroupNames { names: unique_names(&model.timeline, shown), generation: Some(model.generation) };
+    *names = GroupNames::of(&model);
 }
 
 /// `app.model.Person` → `Person`, `app.model.Registry.register` → `Registry.register`,

@@ -49,6 +49,7 @@ fn cut(name: &str) -> String {
     format!("{head}…")
 }
 
+#[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it reads
 fn labels(
     mut contexts: EguiContexts,
     options: Res<ViewOptions>,

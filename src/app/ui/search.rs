@@ -25,6 +25,7 @@ struct SearchBox {
     text: String,
 }
 
+#[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it reads
 fn search_pane(
     mut contexts: EguiContexts,
     room: Res<Room>,

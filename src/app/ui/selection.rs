@@ -29,12 +29,13 @@ pub const OUTGOING: egui::Color32 = egui::Color32::from_rgb(60, 210, 90);
 pub const HIGHLIGHT: egui::Color32 = egui::Color32::from_rgb(255, 225, 60);
 
 /// What the user chose in the pane.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Choice {
     Deselect,
     Go(u32),
 }
 
+#[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it reads
 fn selection_pane(
     mut contexts: EguiContexts,
     room: Res<Room>,
@@ -66,7 +67,9 @@ fn selection_pane(
                 };
             }
             if let Target::Building(g) = target {
-                choice = references(ui, &model, &names, cursor.current, g, point_at_references).or(choice);
+                let mut entries = Vec::new();
+                choice = references(ui, &model, &names, cursor.current, g, point_at_references, &mut entries)
+                    .or(choice);
             }
             if ui.button("Deselect (Esc)").clicked() {
                 choice = Some(Choice::Deselect);
@@ -85,7 +88,8 @@ fn selection_pane(
     Ok(())
 }
 
-/// The "kept alive by" and "keeps alive" lists of building group `g`, largest first.
+/// The "kept alive by" and "keeps alive" lists of building group `g`, largest first; what was
+/// clicked, and where each entry is (`entries`).
 fn references(
     ui: &mut egui::Ui,
     model: &CityModel,
@@ -93,6 +97,7 @@ fn references(
     snapshot: usize,
     g: u32,
     highlight: bool,
+    entries: &mut Vec<(u32, egui::Rect)>,
 ) -> Option<Choice> {
     let maps = model.timeline.pointers.get(snapshot)?;
     let mut choice = None;
@@ -124,7 +129,49 @@ fn references(
             if entry.clicked() {
                 choice = Some(Choice::Go(*other));
             }
+            entries.push((*other, entry.rect));
         }
     }
     choice
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_click_on_a_kept_alive_by_entry_goes_to_that_building() {
+        let model = CityModel::new(crate::app::tests::sample(), &Default::default());
+        let names = GroupNames::of(&model);
+        let person = model.timeline.group("Heap#com.example.app#Person").unwrap();
+        let last = model.snapshot_count() - 1;
+        let keeper =
+            model.timeline.pointers[last].pointed_from[&person].iter().max_by_key(|e| e.1).unwrap().0;
+        let ctx = egui::Context::default();
+        let pass = |events: Vec<egui::Event>| {
+            let input = egui::RawInput {
+                screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(800.0, 600.0))),
+                events,
+                ..Default::default()
+            };
+            let (mut choice, mut entries) = (None, Vec::new());
+            ctx.run_ui(input, |ui| {
+                choice = references(ui, &model, &names, last, person, false, &mut entries)
+            })
+            .drop_without_applying_deltas();
+            (choice, entries)
+        };
+        let (_, entries) = pass(Vec::new());
+        assert_eq!(entries[0].0, keeper, "the strongest keeper is listed first");
+        let at = entries[0].1.center();
+        let button = |pressed| egui::Event::PointerButton {
+            pos: at,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: Default::default(),
+        };
+        pass(vec![egui::Event::PointerMoved(at), button(true)]);
+        let (choice, _) = pass(vec![button(false)]);
+        assert_eq!(choice, Some(Choice::Go(keeper)));
+    }
 }

@@ -25,6 +25,7 @@ struct OpenBox {
     text: String,
 }
 
+#[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it reads
 fn open_pane(
     mut contexts: EguiContexts,
     room: Res<Room>,

@@ -21,6 +21,7 @@ impl Plugin for TimelinePlugin {
     }
 }
 
+#[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it reads
 fn timeline(
     mut contexts: EguiContexts,
     model: Res<CityModel>,

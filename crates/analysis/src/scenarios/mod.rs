@@ -4,6 +4,7 @@
 mod lessons;
 mod programs;
 pub mod sim;
+mod steady;
 
 pub use lessons::Lesson;
 
@@ -118,7 +119,7 @@ pub const SCENARIOS: &[Scenario] = &[
         leak_types: &[],
         structure_types: &[],
         lesson: None,
-        program: programs::churn,
+        program: steady::churn,
     },
     Scenario {
         name: "healthy",
@@ -126,7 +127,7 @@ pub const SCENARIOS: &[Scenario] = &[
         leak_types: &[],
         structure_types: &[],
         lesson: None,
-        program: programs::healthy,
+        program: steady::healthy,
     },
 ];
 
