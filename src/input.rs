@@ -29,6 +29,9 @@ pub fn load_with_progress(spec: &str, progress: &(dyn Fn(u64, u64) + Sync)) -> R
     if is_heap_dumps(path) {
         return Ok(memcity_hprof::import(&[path.to_path_buf()], &Default::default(), progress)?);
     }
+    if memcity_heapfile::is_heap_input(path) {
+        return Ok(memcity_heapfile::import(&[path.to_path_buf()], &Default::default())?);
+    }
     if is_trace(path) {
         return replay_trace_file(path, ReplayOptions::default());
     }
@@ -140,9 +143,11 @@ pub fn check(spec: &str) -> Result<()> {
     Ok(())
 }
 
-/// Heap dumps and traces take long enough to deserve a progress bar.
+/// Heap dumps, heap snapshot files and traces take long enough to deserve a progress bar.
 pub fn is_slow(spec: &str) -> bool {
-    !spec.starts_with("scenario:") && (is_heap_dumps(Path::new(spec)) || is_trace(Path::new(spec)))
+    let path = Path::new(spec);
+    !spec.starts_with("scenario:")
+        && (is_heap_dumps(path) || is_trace(path) || memcity_heapfile::is_heap_input(path))
 }
 
 /// A `.hprof`/`.hprof.gz` file, or a folder that holds such files.

@@ -1,4 +1,5 @@
-//! `memcity import`: a series of JVM heap dumps (HPROF, plain or gzipped) becomes a history file.
+//! `memcity import`: a series of JVM heap dumps (HPROF, plain or gzipped), or of heap snapshot
+//! files a language probe wrote (`.mcheap`, e.g. the Python probe's), becomes a history file.
 
 use std::path::PathBuf;
 
@@ -11,13 +12,15 @@ use super::retained::RetainedArgs;
 
 #[derive(clap::Args, Debug)]
 pub struct ImportArgs {
-    /// Heap dumps (.hprof or .hprof.gz, e.g. from `jcmd PID GC.heap_dump`) or folders of them.
-    /// One snapshot per dump, ordered by the time each dump was taken.
+    /// Heap dumps (.hprof or .hprof.gz, e.g. from `jcmd PID GC.heap_dump`), heap snapshot
+    /// files (.mcheap, from probes/python/memcity_probe.py), or folders of either. One snapshot
+    /// per file, ordered by the time each was taken.
     #[arg(required = true)]
     pub dumps: Vec<PathBuf>,
     /// How objects are grouped, outermost first: e.g. `package,type`, `type`, `type,root-kind`.
-    #[arg(long, default_value = "package,type")]
-    pub classifiers: String,
+    /// Default: `package,type` for heap dumps, `package,type,allocation-site` for snapshot files.
+    #[arg(long)]
+    pub classifiers: Option<String>,
     /// Where the history is written (memcity/1 JSON).
     #[arg(long, short, default_value = "history.json")]
     pub out: PathBuf,
@@ -65,8 +68,17 @@ pub fn options(classifiers: &str, layout: &LayoutArgs, analysis: AnalysisOptions
 }
 
 pub fn run(args: ImportArgs) -> Result<()> {
-    let options = options(&args.classifiers, &args.layout, args.retained.analysis())?;
-    let history = import_with_progress(&args.dumps, &options)?;
+    let history = if args.dumps.iter().all(|p| memcity_heapfile::is_heap_input(p)) {
+        let classifiers = args.classifiers.as_deref().unwrap_or("package,type,allocation-site");
+        let classifiers =
+            memcity_heapgraph::parse_list(classifiers).map_err(|e| anyhow::anyhow!("--classifiers: {e}"))?;
+        let options = memcity_heapfile::ImportOptions { classifiers, analysis: args.retained.analysis() };
+        memcity_heapfile::import(&args.dumps, &options)?
+    } else {
+        let classifiers = args.classifiers.as_deref().unwrap_or("package,type");
+        let options = options(classifiers, &args.layout, args.retained.analysis())?;
+        import_with_progress(&args.dumps, &options)?
+    };
     memcity_model::save_history(&history, &args.out).map_err(anyhow::Error::msg)?;
     println!("wrote {} snapshots to {}", history.snapshots.len(), args.out.display());
     Ok(())
