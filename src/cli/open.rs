@@ -46,6 +46,11 @@ pub struct OpenArgs {
     /// without ADDR on 127.0.0.1:7878. Without INPUT the city starts empty and waits.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = memcity_wire::DEFAULT_ADDR)]
     pub listen: Option<String>,
+    /// Follow a probe's snapshot folder (e.g. `memcity_probe.py --out DIR`, docs/python.md):
+    /// the city grows as snapshots appear. It is fed through the live server (--listen, or one
+    /// on a free loopback port).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["inputs", "connect"])]
+    pub follow: Option<std::path::PathBuf>,
     /// Open the trees and pointer maps of an AntTracks server (ws://HOST:PORT) instead of INPUT.
     #[arg(long, value_name = "URL", conflicts_with = "inputs")]
     pub connect: Option<String>,
@@ -88,7 +93,7 @@ pub fn run(args: OpenArgs) -> Result<()> {
         let timeout = memcity_wire::client::DEFAULT_TIMEOUT;
         memcity_wire::fetch_anttracks(url, args.tab, timeout)
             .map_err(|e| anyhow::anyhow!("--connect: {e}"))?
-    } else if args.listen.is_some() && args.inputs.is_empty() {
+    } else if (args.listen.is_some() || args.follow.is_some()) && args.inputs.is_empty() {
         empty_history()
     } else if interactive && slow && args.time.is_none() && args.select.is_none() {
         // The window opens at once and shows the import's progress.
@@ -110,10 +115,16 @@ pub fn run(args: OpenArgs) -> Result<()> {
             history.snapshots.len() - 1
         );
     }
-    let listen = match &args.listen {
-        Some(addr) => Some(listen(addr)?),
-        None => None,
+    let listen = match (&args.listen, &args.follow) {
+        (Some(addr), _) => Some(listen(addr)?),
+        (None, Some(_)) => Some(listen("127.0.0.1:0")?),
+        (None, None) => None,
     };
+    if let (Some(dir), Some(server)) = (&args.follow, &listen) {
+        // The thread ends with the process.
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        crate::follow::spawn(dir, format!("ws://{}", server.local_addr()), stop)?;
+    }
     launch(args, history, settings, background, listen)
 }
 

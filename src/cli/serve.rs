@@ -24,6 +24,10 @@ pub struct ServeArgs {
     /// Reject messages larger than this many MiB.
     #[arg(long, default_value_t = 256, value_name = "M", value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub max_message_mib: u64,
+    /// Also follow a probe's snapshot folder (e.g. memcity_probe.py --out DIR): its snapshots
+    /// become the history as they appear.
+    #[arg(long, value_name = "DIR")]
+    pub follow: Option<PathBuf>,
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
@@ -45,11 +49,18 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let stop = Arc::new(AtomicBool::new(false));
     let on_signal = stop.clone();
     ctrlc::set_handler(move || on_signal.store(true, Ordering::SeqCst)).context("cannot handle Ctrl-C")?;
+    let following = match &args.follow {
+        Some(dir) => Some(crate::follow::spawn(dir, format!("ws://{addr}"), stop.clone())?),
+        None => None,
+    };
     let updates = server.subscribe();
     while !stop.load(Ordering::SeqCst) {
         if let Ok(update) = updates.recv_timeout(Duration::from_millis(100)) {
             println!("version {}: {} ({} snapshots)", update.version, update.kind, update.snapshots);
         }
+    }
+    if let Some(thread) = following {
+        let _ = thread.join();
     }
     if let Some(path) = server.shutdown().map_err(anyhow::Error::msg)? {
         println!("saved {}", path.display());
