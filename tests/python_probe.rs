@@ -297,3 +297,53 @@ fn serve_follows_a_running_probe() {
     std::fs::remove_dir_all(&dir).unwrap();
     std::fs::remove_file(&saved).unwrap();
 }
+
+/// `memcity_probe.start/snapshot/stop` from inside a program: a manual and an exit snapshot,
+/// both with the program's objects and none of the probe's own.
+#[test]
+fn the_probe_works_from_inside_a_program_and_leaves_itself_out() {
+    let Some(python) = python() else { return };
+    let out = temp("importable");
+    let program = r#"
+import sys, memcity_probe
+memcity_probe.start(out=sys.argv[1], every_ms=10 ** 6)
+class Marker:
+    pass
+keep = [Marker() for _ in range(1000)]
+first = memcity_probe.snapshot()
+assert first.endswith("snapshot-000001.mcheap"), first
+memcity_probe.stop()
+"#;
+    let status = Command::new(python)
+        .env("PYTHONPATH", repo("probes/python"))
+        .args(["-c", program, out.to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    for (name, trigger) in [("snapshot-000001.mcheap", "manual"), ("snapshot-000002.mcheap", "exit")] {
+        let file = memcity_heapfile::read_file(&out.join(name)).unwrap();
+        assert_eq!(file.meta.trigger.as_deref(), Some(trigger));
+        let type_of = |o: usize| file.strings[file.types[o] as usize].as_str();
+        let markers = (0..file.object_count()).filter(|&o| type_of(o) == "__main__.Marker").count();
+        assert_eq!(markers, 1000, "{name}");
+        let own: Vec<&str> =
+            (0..file.object_count()).map(type_of).filter(|t| t.starts_with("memcity_probe.")).collect();
+        assert!(own.is_empty(), "{name}: the probe's own objects: {own:?}");
+        assert!(file.roots.iter().any(|&(_, k)| k == memcity_heapgraph::RootKind::StackFrame));
+    }
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// --follow names a folder that must exist; the error says which flag and which path.
+#[test]
+fn follow_refuses_a_missing_folder() {
+    let missing = temp("no-such-folder");
+    let out = Command::new(MEMCITY)
+        .args(["serve", "127.0.0.1:0", "--follow", missing.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("--follow") && stderr.contains("no-such-folder") && stderr.contains("not a folder"), "{stderr}");
+}
