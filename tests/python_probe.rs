@@ -345,5 +345,8 @@ fn follow_refuses_a_missing_folder() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(stderr.contains("--follow") && stderr.contains("no-such-folder") && stderr.contains("not a folder"), "{stderr}");
+    assert!(
+        stderr.contains("--follow") && stderr.contains("no-such-folder") && stderr.contains("not a folder"),
+        "{stderr}"
+    );
 }
