@@ -7,6 +7,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use memcity_heapfile::{HeapFile, ImportOptions, Meta};
+use memcity_heapgraph::{AnalysisOptions, Retained};
 
 /// About `n` objects: 1 root dict, lists of 100 instances, each instance → (str, int).
 fn synthetic(n: usize) -> HeapFile {
@@ -81,6 +82,20 @@ fn bench(c: &mut Criterion) {
     });
     group.bench_function("import (1 M objects, package,type,allocation-site)", |b| {
         b.iter(|| memcity_heapfile::import(std::slice::from_ref(&path), &ImportOptions::default()).unwrap())
+    });
+    let counts_only = ImportOptions {
+        analysis: AnalysisOptions { pointer_maps: false, retained: Retained::None, retainer_paths: false },
+        ..ImportOptions::default()
+    };
+    group.bench_function("import (1 M objects, counts only)", |b| {
+        b.iter(|| memcity_heapfile::import(std::slice::from_ref(&path), &counts_only).unwrap())
+    });
+    let maps = ImportOptions {
+        analysis: AnalysisOptions { pointer_maps: true, retained: Retained::None, retainer_paths: false },
+        ..ImportOptions::default()
+    };
+    group.bench_function("import (1 M objects, pointer maps, no dominators)", |b| {
+        b.iter(|| memcity_heapfile::import(std::slice::from_ref(&path), &maps).unwrap())
     });
     group.finish();
     std::fs::remove_dir_all(&dir).unwrap();

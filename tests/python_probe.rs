@@ -105,12 +105,13 @@ fn check_leak(example: &str, class: &str, holder: &str) {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// A fixed version takes as many snapshots but has no leak window.
+/// A fixed version takes snapshots all along but has no leak window.
 fn check_fixed(example: &str) {
     let Some(python) = python() else { return };
-    let dir = probe(python, example, "2.5");
+    let dir = probe(python, example, "4");
     let history = memcity_heapfile::import(std::slice::from_ref(&dir), &Default::default()).unwrap();
-    assert!(history.snapshots.len() >= 5, "{example}: only {} snapshots", history.snapshots.len());
+    // As many as a loaded CI machine manages: the probe skips GC points while a snapshot is taken.
+    assert!(history.snapshots.len() >= 3, "{example}: only {} snapshots", history.snapshots.len());
     let leaks: Vec<_> = detect(&history)
         .into_iter()
         .filter(|w| matches!(w.kind, WindowKind::Leak | WindowKind::LeakRegression))
@@ -305,7 +306,8 @@ fn the_probe_works_from_inside_a_program_and_leaves_itself_out() {
     let Some(python) = python() else { return };
     let out = temp("importable");
     let program = r#"
-import sys, memcity_probe
+import gc, sys, memcity_probe
+gc.disable()  # no GC point of its own before the manual snapshot
 memcity_probe.start(out=sys.argv[1], every_ms=10 ** 6)
 class Marker:
     pass

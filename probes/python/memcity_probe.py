@@ -170,18 +170,27 @@ class _Probe:
         self.next_at = time.monotonic() + self.every
         return os.path.join(self.out, _file_name(self.taken))
 
-    def running_child(self, wait=False):
-        """Whether the child writing the last snapshot still runs (reaps it once done)."""
+    def running_child(self, wait=False, timeout=600.0):
+        """Whether the child writing the last snapshot still runs (reaps it once done). With
+        `wait`, waits for it; a child still running after `timeout` seconds is killed (a fork
+        while another thread held a lock of the allocator can leave it stuck)."""
         if self.child is None:
             return False
-        try:
-            pid, _ = os.waitpid(self.child, 0 if wait else os.WNOHANG)
-        except ChildProcessError:
-            pid = self.child
-        if pid == 0:
-            return True
-        self.child = None
-        return False
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                pid, _ = os.waitpid(self.child, os.WNOHANG)
+            except ChildProcessError:
+                pid = self.child
+            if pid != 0:
+                self.child = None
+                return False
+            if not wait:
+                return True
+            if time.monotonic() > deadline:
+                os.kill(self.child, 9)
+                timeout = float("inf")
+            time.sleep(0.01)
 
     def _write(self, trigger, generation, roots, began, paused):
         name = _file_name(self.taken)
@@ -439,13 +448,13 @@ def _site_table(probe):
         frontier = [r for r in gc.get_referents(*frontier) if not is_tracked(r)]
     found = tracked + untracked
     del tracked, untracked
-    addresses = list(map(id, found))
-    tracebacks = _tracebacks(found, addresses, probe)
+    tracebacks = _tracebacks(found, probe)
     tracemalloc.stop()
-    return dict(zip(addresses, tracebacks)), found
+    # Only now: every int id() makes is no longer traced.
+    return dict(zip(map(id, found), tracebacks)), found
 
 
-def _tracebacks(objects, addresses, probe):
+def _tracebacks(objects, probe):
     tracebacks = list(map(_object_traceback, objects))
     fallback = probe.fallback
     if fallback is not None:
@@ -453,7 +462,7 @@ def _tracebacks(objects, addresses, probe):
         seen = {}
         for i, o in enumerate(objects):
             if tracebacks[i] is None and type(o).__flags__ & managed:
-                key = addresses[i]
+                key = id(o)
                 tb = known.get(key)
                 if tb is None:
                     tb = fallback.traceback(key)
@@ -469,9 +478,9 @@ def _sites(heap, probe, intern, table):
     if table is not None:
         tracebacks = list(map(table.get, heap.addresses))
     elif probe.sites and tracemalloc.is_tracing():
-        tracebacks = _tracebacks(heap.objects, heap.addresses, probe)
+        tracebacks = _tracebacks(heap.objects, probe)
     else:
-        return array.array("I", [NO_SITE]) * n, []
+        tracebacks = [None] * n
     _name_globals(heap, tracebacks)
     index = {None: NO_SITE}
     frames = []
