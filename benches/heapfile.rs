@@ -1,5 +1,6 @@
 //! Heap file import (docs/heapfile.md) on a synthetic snapshot shaped like the Python probe's:
-//! module dicts holding lists of instances, each with a name string and a number. Parsing alone,
+//! module dicts holding lists of instances, each with a name string and a number, in about 620
+//! groups. Parsing alone,
 //! and one file through the whole pipeline (grouping, pointer maps, dominators, retainer paths).
 //! Target: at least 1 M objects/s for the import.
 
@@ -42,8 +43,11 @@ fn synthetic(n: usize) -> HeapFile {
         }
         let holder = o - (o - 1) % 301;
         edges[holder as usize].push(o);
-        file.types.extend([next() % types as u32, str_, int]);
-        file.site.extend([next() % 300, next() % 300, u32::MAX]);
+        // As in real programs, each type is allocated at a few sites (5 here), strings at 20:
+        // about 620 groups (a 774k-object snapshot of leak_sessions.py has 2 142).
+        let ty = next() % types as u32;
+        file.types.extend([ty, str_, int]);
+        file.site.extend([ty * 5 + next() % 5, next() % 20, u32::MAX]);
         edges.extend([vec![o + 1, o + 2], Vec::new(), Vec::new()]);
     }
     let count = file.types.len();
