@@ -90,10 +90,14 @@ def slowdown(iterations):
                 "--every-ms", "1000", "--no-sites", script, str(iterations)],
         }
         figures = {}
-        for name, command in runs.items():
-            began = time.perf_counter()
-            loop = float(subprocess.run(command, check=True, capture_output=True, text=True).stdout.split()[-1])
-            figures[name] = {"loop s": loop, "whole run s": round(time.perf_counter() - began, 3)}
+        # Runs alternate and the fastest of three counts: other processes only ever slow a run.
+        for _ in range(3):
+            for name, command in runs.items():
+                began = time.perf_counter()
+                out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+                run = {"loop s": float(out.split()[-1]), "whole run s": round(time.perf_counter() - began, 3)}
+                if name not in figures or run["loop s"] < figures[name]["loop s"]:
+                    figures[name] = run
         plain = figures["plain"]["loop s"]
         for name, f in figures.items():
             f["slowdown"] = round(f["loop s"] / plain, 2)

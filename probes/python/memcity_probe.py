@@ -161,6 +161,10 @@ class _Probe:
             status = 1
             try:
                 paused = time.monotonic() - began
+                try:
+                    os.nice(10)  # the program comes first when cores are scarce
+                except OSError:
+                    pass
                 self._write(trigger, generation, roots, began, paused)
                 status = 0
             finally:
