@@ -6,6 +6,7 @@ use std::io::Read;
 use std::path::Path;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use memcity_heapgraph::{AnalysisOptions, Retained};
 use memcity_hprof::{ImportOptions, Layout, read_dump_bytes};
 
 fn bench(c: &mut Criterion) {
@@ -22,13 +23,23 @@ fn bench(c: &mut Criterion) {
     });
     group.finish();
 
+    // Side by side: the default import (one dominator tree per dump: retained sizes and
+    // retainer paths) against `--no-retained`.
     let mut group = c.benchmark_group("hprof_series");
     group.sample_size(10);
-    group.bench_function("import data/hprof (3 gzipped dumps, package,type)", |b| {
-        b.iter(|| {
-            memcity_hprof::import(std::slice::from_ref(&dir), &ImportOptions::default(), &|_, _| {}).unwrap()
-        })
-    });
+    let files =
+        std::fs::read_dir(&dir).unwrap().flatten().filter(|e| e.path().to_string_lossy().ends_with(".gz"));
+    group.throughput(Throughput::Bytes(files.map(|e| e.metadata().unwrap().len()).sum()));
+    let mut bare = ImportOptions::default();
+    bare.snapshot.analysis =
+        AnalysisOptions { retained: Retained::None, retainer_paths: false, ..AnalysisOptions::default() };
+    for (name, options) in
+        [("default (dominators, paths)", ImportOptions::default()), ("--no-retained", bare)]
+    {
+        group.bench_function(format!("import data/hprof, 3 gzipped dumps, package,type, {name}"), |b| {
+            b.iter(|| memcity_hprof::import(std::slice::from_ref(&dir), &options, &|_, _| {}).unwrap())
+        });
+    }
     group.finish();
 }
 

@@ -24,6 +24,9 @@ struct Varyings {
     @location(2) height01: f32,
     @location(3) @interpolate(flat) flags: f32,
     @location(4) world: vec3<f32>,
+    // Position in the unit cube (for the selection's outline).
+    @location(5) local: vec3<f32>,
+    @location(6) @interpolate(flat) size: vec3<f32>,
 };
 
 @vertex
@@ -36,11 +39,14 @@ fn vertex(v: Vertex) -> Varyings {
     out.height01 = v.position.y + 0.5;
     out.flags = v.center.w;
     out.world = world;
+    out.local = v.position;
+    out.size = v.size.xyz;
     return out;
 }
 
 const SUN: vec3<f32> = vec3<f32>(0.42, 0.82, 0.38);
-const SELECTED: vec3<f32> = vec3<f32>(0.1, 0.45, 1.0);
+// The selection keeps its own color (its growth stays readable) inside a bright outline.
+const OUTLINE: vec3<f32> = vec3<f32>(1.0, 0.93, 0.25);
 
 @fragment
 fn fragment(in: Varyings) -> @location(0) vec4<f32> {
@@ -51,10 +57,21 @@ fn fragment(in: Varyings) -> @location(0) vec4<f32> {
     let occlusion = mix(0.55, 1.0, clamp(in.height01 * 1.6, 0.0, 1.0));
     var rgb = in.color.rgb * (0.30 * sky + 0.75 * diffuse) * occlusion;
     var alpha = in.color.a;
+    // Distance to the box's faces in world units per axis, and the size of a pixel there
+    // (derivatives only outside branches): the selection's outline is at least 2.5 pixels wide.
+    let d = (vec3<f32>(0.5) - abs(in.local)) * in.size;
+    let pixel = max(fwidth(d.x), max(fwidth(d.y), fwidth(d.z)));
     let selected = (u32(in.flags + 0.5) & 1u) != 0u;
     let hovered = (u32(in.flags + 0.5) & 2u) != 0u;
     if selected {
-        rgb = mix(rgb, SELECTED, 0.7);
+        // On a face one inset is ~0; the edge is where the smaller of the other two is small.
+        let edge = max(min(d.x, d.y), min(max(d.x, d.y), d.z));
+        let width = max(2.5 * pixel, min(0.05 * min(in.size.x, in.size.z), 12.0));
+        if edge < width {
+            rgb = OUTLINE;
+        } else {
+            rgb = rgb * 1.15;
+        }
         alpha = max(alpha, 0.9);
     } else if hovered {
         rgb = rgb * 1.35 + vec3<f32>(0.05);

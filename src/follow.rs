@@ -26,17 +26,18 @@ pub fn spawn(dir: &Path, url: String, stop: Arc<AtomicBool>) -> Result<JoinHandl
         Follower::new(dir, ImportOptions::default()).map_err(|e| anyhow::anyhow!("--follow: {e}"))?;
     let thread = std::thread::Builder::new().name("memcity-follow".into()).spawn(move || {
         let mut sent: Option<History> = None;
-        let mut connection: Option<Connection> = None;
+        // A history the server has not taken yet is sent again at the next poll.
+        let mut pending: Option<History> = None;
         while !stop.load(Ordering::SeqCst) {
             let poll = follower.poll();
             for error in &poll.errors {
                 eprintln!("memcity: --follow: {error}");
             }
-            if let Some(history) = poll.history
-                && let Err(error) = push(&url, &mut connection, &mut sent, history)
-            {
-                eprintln!("memcity: --follow: {error:#}");
-                connection = None;
+            if let Some(history) = poll.history.or(pending.take()) {
+                if let Err(error) = push(&url, &mut sent, &history) {
+                    eprintln!("memcity: --follow: {error:#}");
+                    pending = Some(history);
+                }
             }
             std::thread::sleep(POLL);
         }
@@ -44,18 +45,11 @@ pub fn spawn(dir: &Path, url: String, stop: Arc<AtomicBool>) -> Result<JoinHandl
     thread.context("cannot start the --follow thread")
 }
 
-/// Sends what `sent` lacks of `history`: appends, or the whole history if earlier snapshots
-/// changed.
-fn push(
-    url: &str,
-    connection: &mut Option<Connection>,
-    sent: &mut Option<History>,
-    history: History,
-) -> Result<()> {
-    if connection.is_none() {
-        *connection = Some(Connection::open(url, memcity_wire::client::DEFAULT_TIMEOUT)?);
-    }
-    let connection = connection.as_mut().expect("opened above");
+/// Sends what `sent` lacks of `history` on a connection of its own (a program may write nothing
+/// for longer than the server keeps an idle client): appends, or the whole history if earlier
+/// snapshots changed.
+fn push(url: &str, sent: &mut Option<History>, history: &History) -> Result<()> {
+    let mut connection = Connection::open(url, memcity_wire::client::DEFAULT_TIMEOUT)?;
     let known = sent.as_ref().map_or(0, |s| s.snapshots.len());
     let appends = sent.as_ref().is_some_and(|s| {
         known > 0 && known <= history.snapshots.len() && s.snapshots[..] == history.snapshots[..known]
@@ -63,7 +57,7 @@ fn push(
     let messages: Vec<String> = if appends {
         history.snapshots[known..].iter().map(snapshot_message).collect()
     } else {
-        vec![history_message(&history)]
+        vec![history_message(history)]
     };
     // Nothing counts as sent until the server took it.
     *sent = None;
@@ -75,6 +69,7 @@ fn push(
             anyhow::bail!("the server refused a snapshot: {}", value.get("error").unwrap_or(&value));
         }
     }
-    *sent = Some(history);
+    connection.close();
+    *sent = Some(history.clone());
     Ok(())
 }

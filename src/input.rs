@@ -26,6 +26,7 @@ pub fn load_with_progress(spec: &str, progress: &(dyn Fn(u64, u64) + Sync)) -> R
         return scenario(name);
     }
     let path = Path::new(spec);
+    crate::cli::paths::check_input(path)?;
     if is_heap_dumps(path) {
         return Ok(memcity_hprof::import(&[path.to_path_buf()], &Default::default(), progress)?);
     }
@@ -46,6 +47,7 @@ pub fn is_trace(path: &Path) -> bool {
 
 /// Reads a JSON Lines or binary trace (told apart by the binary format's magic) whole.
 pub fn read_trace_file(path: &Path) -> Result<Trace> {
+    crate::cli::paths::check_input(path)?;
     let binary = is_binary_trace_file(path)?;
     let mut trace = Trace { unit: unit(binary), ..Trace::default() };
     read_trace_file_into(path, binary, &mut trace)?;
@@ -54,6 +56,7 @@ pub fn read_trace_file(path: &Path) -> Result<Trace> {
 
 /// Replays a trace file while reading it, so the trace is never held whole.
 pub fn replay_trace_file(path: &Path, options: ReplayOptions) -> Result<History> {
+    crate::cli::paths::check_input(path)?;
     let binary = is_binary_trace_file(path)?;
     let source = path.display().to_string();
     let mut streaming = Streaming::new(options, &source, unit(binary));
@@ -100,6 +103,55 @@ pub fn load_all(specs: &[String], progress: &(dyn Fn(u64, u64) + Sync)) -> Resul
     }
 }
 
+#[cfg_attr(not(feature = "app"), allow(dead_code))] // the window computes closures on demand
+/// The exact GC closure `(objects, bytes)` of the leaf group `key` at snapshot `index` (labelled
+/// `label`) of the city loaded from `specs`: the heap is read again (a dump) or replayed up to that
+/// GC (a trace, a scenario), so nothing is kept in memory meanwhile. Other inputs carry groups,
+/// not objects, and have no closure to compute.
+pub fn closure(specs: &[String], index: usize, label: Option<&str>, key: &str) -> Result<(u64, u64)> {
+    let no_heap = |spec: &str| {
+        anyhow::anyhow!(
+            "{spec}: this input carries groups, not objects: exact GC closures need a heap dump, trace or scenario"
+        )
+    };
+    match specs {
+        [spec] if spec.starts_with("scenario:") => {
+            let scenario = scenario_named(&spec["scenario:".len()..])?;
+            let trace = memcity_analysis::Trace::from_events(
+                scenario.trace(&memcity_analysis::scenarios::Params::default()),
+            );
+            let mut streaming = Streaming::new(ReplayOptions::default().without_retained(), spec, trace.unit)
+                .keep_heap_at(index);
+            *streaming.strings() = trace.strings;
+            for (op, line) in trace.ops.into_iter().zip(trace.lines) {
+                streaming.op(line, op)?;
+            }
+            Ok(streaming.finish_closure(key)?)
+        }
+        [spec] if is_trace(Path::new(spec)) => {
+            let path = Path::new(spec);
+            let binary = is_binary_trace_file(path)?;
+            let mut streaming =
+                Streaming::new(ReplayOptions::default().without_retained(), spec, unit(binary))
+                    .keep_heap_at(index);
+            read_trace_file_into(path, binary, &mut streaming)?;
+            Ok(streaming.finish_closure(key)?)
+        }
+        _ if specs.iter().all(|s| is_heap_dumps(Path::new(s))) && !specs.is_empty() => {
+            let files = memcity_hprof::source::expand(&dump_paths(specs)?)?;
+            let label =
+                label.ok_or_else(|| anyhow::anyhow!("snapshot {index} has no label naming its dump"))?;
+            let file = files
+                .iter()
+                .find(|f| f.file_name().is_some_and(|n| n.to_string_lossy() == label))
+                .ok_or_else(|| anyhow::anyhow!("no dump named {label} among the inputs"))?;
+            Ok(memcity_hprof::closure_of(file, &Default::default(), key)?)
+        }
+        [spec, ..] => Err(no_heap(spec)),
+        [] => anyhow::bail!("no input given"),
+    }
+}
+
 /// The paths of a list of heap dump inputs; anything else in a list is an error.
 pub fn dump_paths(specs: &[String]) -> Result<Vec<std::path::PathBuf>> {
     if specs.is_empty() {
@@ -140,7 +192,7 @@ pub fn check(spec: &str) -> Result<()> {
     if !Path::new(spec).exists() {
         anyhow::bail!("{spec}: no such file or folder");
     }
-    Ok(())
+    crate::cli::paths::check_input(Path::new(spec))
 }
 
 /// Heap dumps, heap snapshot files and traces take long enough to deserve a progress bar.
@@ -230,6 +282,34 @@ mod tests {
         let message = load(file.to_str().unwrap()).unwrap_err().to_string();
         assert!(message.contains("bad.hprof: at byte 19: unsupported identifier size 3"), "{message}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn exact_closures_are_computed_again_from_the_input() {
+        let person = "Heap#Type:app.model.Person#Allocation Site:app.model.Registry.register";
+        let history = load(DEFAULT_INPUT).unwrap();
+        let dominated = |i: usize| {
+            let mut bytes = None;
+            history.snapshots[i].tree.walk(&mut |n, _| {
+                if n.key == person {
+                    bytes = n.retained_bytes;
+                }
+            });
+            bytes.unwrap()
+        };
+        let specs = [DEFAULT_INPUT.to_string()];
+        let (objects, bytes) = closure(&specs, 29, None, person).unwrap();
+        assert!(objects > 0 && bytes >= dominated(29), "{bytes} vs {}", dominated(29));
+        assert!(closure(&specs, 5, None, person).unwrap().1 < bytes, "earlier GCs hold less");
+        let err = closure(&specs, 99, None, person).unwrap_err().to_string();
+        assert!(err.contains("there is no GC at index"), "{err}");
+
+        let dumps = [repo("data/hprof")];
+        let key = "Heap#Package:(default package)#Type:LeakApp$Person";
+        let (objects, _) = closure(&dumps, 2, Some("dump3.hprof.gz"), key).unwrap();
+        assert!(objects >= 6000, "{objects}");
+        let err = closure(&[repo("data/sample-leak.json")], 0, None, key).unwrap_err().to_string();
+        assert!(err.contains("carries groups, not objects"), "{err}");
     }
 
     #[test]

@@ -129,6 +129,25 @@ fn selected_building_shows_reference_frustums() {
     assert!(shot.count(is_purple) < 10, "no frustums without a selection");
 }
 
+fn is_gold(p: [u8; 3]) -> bool {
+    p[0] > 220 && p[1] > 200 && p[2] < 90
+}
+
+#[test]
+fn a_selected_building_shows_its_retainer_path_even_when_pruned() {
+    // With one child per district the char[] building and most of its holders are pruned;
+    // selecting it pins them and draws the gold arcs from holder to held.
+    let key = "Heap#Type:char[]#Allocation Site:app.model.Person.<init>";
+    let base = ["scenario:linked-list", "--time", "29", "--size", "640x360", "--children", "1"];
+    let png = out("why");
+    let Some(shot) = screenshot(&[&base[..], &["--select", key]].concat(), &png) else { return };
+    let gold = shot.count(is_gold);
+    assert!(gold > 40, "the retainer path is drawn in gold ({gold} pixels)");
+    let png = out("why-plain");
+    let shot = screenshot(&base, &png).unwrap();
+    assert!(shot.count(is_gold) < 10, "no arcs without a selection");
+}
+
 #[test]
 fn bad_screenshot_flags_are_rejected_before_rendering() {
     for (args, needle) in [
@@ -161,4 +180,54 @@ fn without_a_display_the_window_mode_says_so_and_points_to_screenshot() {
     assert!(!o.status.success());
     assert!(err.contains("no display") && err.contains("--screenshot"), "{err}");
     assert!(!err.contains("panicked"), "no panic trace: {err}");
+}
+
+/// Leak-red pixels of a scenario at its last snapshot, 800×450, default settings.
+fn red_at_the_end(scenario: &str) -> Option<usize> {
+    let png = out(scenario);
+    let input = format!("scenario:{scenario}");
+    let shot = screenshot(&[input.as_str(), "--size", "800x450"], &png)?;
+    Some(shot.count(is_red))
+}
+
+#[test]
+fn programs_without_a_leak_stay_gray_and_the_leak_is_red() {
+    let Some(leak) = red_at_the_end("linked-list") else { return };
+    let (churn, healthy) = (red_at_the_end("churn").unwrap(), red_at_the_end("healthy").unwrap());
+    let fixed = red_at_the_end("linked-list-fixed").unwrap();
+    eprintln!(
+        "leak-red pixels at the last snapshot: linked-list {leak}, churn {churn}, healthy {healthy}, linked-list-fixed {fixed}"
+    );
+    assert!(leak > 2000, "the leak is red ({leak} pixels)");
+    for (name, red) in [("churn", churn), ("healthy", healthy), ("linked-list-fixed", fixed)] {
+        assert!(red * 50 < leak, "{name} looks leaky: {red} red pixels against the leak's {leak}");
+    }
+}
+
+#[test]
+fn a_selected_building_keeps_its_growth_color() {
+    let png = out("selected-red");
+    let args =
+        ["data/sample-leak.json", "--time", "7", "--size", "320x180", "--select", "Heap#java.lang#String"];
+    let Some(shot) = screenshot(&args, &png) else { return };
+    let outline = shot.count(|p| p[0] > 220 && p[1] > 210 && (90..190).contains(&p[2]));
+    assert!(outline > 30, "the selection is outlined ({outline} pixels)");
+    let png = out("unselected-red");
+    let plain = screenshot(&args[..5], &png).unwrap();
+    // The String tower is the reddest; selected, most of its red stays.
+    assert!(
+        shot.count(is_red) * 2 > plain.count(is_red),
+        "{} vs {}",
+        shot.count(is_red),
+        plain.count(is_red)
+    );
+}
+
+#[test]
+fn headless_screenshots_name_the_top_growers() {
+    let png = out("labels");
+    let Some(shot) = screenshot(&["scenario:linked-list", "--size", "800x450"], &png) else { return };
+    // Label text is pure white; nothing in the city is.
+    let white = shot.count(|p| p.iter().all(|&c| c >= 245));
+    assert!(white > 150, "labels in the picture ({white} white pixels)");
 }

@@ -3,8 +3,7 @@
 //! into an image (`RenderTarget::Image`), so they work under Xvfb and on GPU machines with no X.
 
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use bevy::camera::RenderTarget;
@@ -12,21 +11,9 @@ use bevy::prelude::*;
 use bevy::render::render_resource::TextureFormat;
 use bevy::render::view::screenshot::{Screenshot, save_to_disk};
 
-use crate::app::camera::CityCamera;
+use crate::app::render::{CityDrawn, PipelinesIdle};
 use crate::app::time::{TimeCommand, TimeCursor};
-
-/// Set by the render world once the city's draw has run, so a screenshot never shows a city
-/// whose pipeline was still compiling.
-#[derive(Resource, Clone, Default)]
-pub struct CityDrawn(pub Arc<AtomicBool>);
-
-/// Set by the render world while no pipeline is still compiling (frustums use Bevy's own).
-#[derive(Resource, Clone, Default)]
-pub struct PipelinesIdle(pub Arc<AtomicBool>);
-
-pub fn watch_pipelines(cache: Res<bevy::render::render_resource::PipelineCache>, idle: Res<PipelinesIdle>) {
-    idle.0.store(cache.waiting_pipelines().next().is_none(), Ordering::Relaxed);
-}
+use crate::app::viewport::CityCamera;
 
 /// The offscreen image the camera renders into.
 #[derive(Resource, Clone)]

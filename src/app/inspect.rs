@@ -7,9 +7,9 @@ use bevy::window::PrimaryWindow;
 use memcity_layout::frame::{footprint, height, visible};
 use memcity_layout::pick::BuildingBox;
 
-use crate::app::camera::{CityCamera, Orbit, UiFocus};
 use crate::app::model::CityModel;
 use crate::app::time::DisplayedFrame;
+use crate::app::viewport::{CityCamera, UiFocus};
 
 /// A building or a district, by group id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,6 +57,7 @@ impl Plugin for InspectPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<Selection>()
             .init_resource::<ClickStart>()
+            .init_resource::<UiFocus>()
             .add_systems(Update, (hover, click, deselect_on_escape));
     }
 }
@@ -95,31 +96,6 @@ pub fn pick(model: &CityModel, frame: &DisplayedFrame, origin: Vec3, dir: Vec3) 
         .map(|district| Target::District(district.group))
 }
 
-/// A camera orbit that frames `target`.
-pub fn orbit_for(model: &CityModel, frame: &DisplayedFrame, target: Target, yaw: f32) -> Option<Orbit> {
-    let layout = &model.layout;
-    let (rect, top) = match target {
-        Target::Building(g) => {
-            let b = layout.building(g)?;
-            let building = &layout.buildings[b];
-            let state = frame.frame.states.get(b).copied().unwrap_or_default();
-            (building.cell, building.base + height(building, state))
-        }
-        Target::District(g) => {
-            let d = &layout.districts[layout.district(g)?];
-            (d.rect, d.top())
-        }
-    };
-    let (x, z) = rect.center();
-    let size = rect.w.max(rect.d).max(top) as f32;
-    Some(Orbit {
-        focus: Vec3::new(x as f32, top as f32 * 0.5, z as f32),
-        yaw,
-        pitch: 0.6,
-        radius: 2.2 * size + 30.0,
-    })
-}
-
 fn cursor_ray(
     windows: &Query<&Window, With<PrimaryWindow>>,
     cameras: &Query<(&Camera, &GlobalTransform), With<CityCamera>>,
@@ -149,9 +125,12 @@ fn hover(
 
 /// Where the left button went down, to tell a click from a drag.
 #[derive(Resource, Default)]
-struct ClickStart(Option<Vec2>);
+pub struct ClickStart(Option<Vec2>);
 
-fn click(
+/// A click on the city (press and release close together, neither over the UI) selects what is
+/// under the pointer. The release is checked too: a quick move onto a pane and click there
+/// must not reach the city behind it.
+pub fn click(
     buttons: Res<ButtonInput<MouseButton>>,
     windows: Query<&Window, With<PrimaryWindow>>,
     ui: Res<UiFocus>,
@@ -166,6 +145,7 @@ fn click(
     if buttons.just_released(MouseButton::Left)
         && let (Some(down), Some(up)) = (start.0.take(), cursor)
         && down.distance(up) < 5.0
+        && !ui.pointer
     {
         let hovered = selection.hovered;
         selection.toggle(&model, hovered);

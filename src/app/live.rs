@@ -3,14 +3,14 @@
 //! city in place: the layout is recomputed keeping the buildings' arrangement, the change is
 //! animated (see [`LayoutMorph`]), and a viewer at the last snapshot follows the new one.
 
+use std::sync::Mutex;
 use std::sync::mpsc::Receiver;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 use memcity_wire::{Server, Update};
 
-use crate::app::model::{CityModel, LayoutSettings, LoadHistory};
+use crate::app::model::{CityModel, LayoutMorph, LayoutSettings, LoadHistory, ModelSystems};
 use crate::app::time::TimeCursor;
 
 /// The server and what the UI shows about it.
@@ -39,37 +39,33 @@ impl LiveServer {
     pub fn clients(&self) -> usize {
         self.server.clients()
     }
-}
 
-/// A layout change being animated: buildings and districts slide from where `from` had them.
-#[derive(Resource, Default)]
-pub struct LayoutMorph {
-    pub from: Option<Arc<memcity_layout::CityLayout>>,
-    /// The model generation the morph leads to; another change ends it.
-    pub generation: u64,
-    /// 0 at the old layout, 1 at the new one.
-    pub t: f32,
-}
-
-impl LayoutMorph {
-    /// Eased progress while animating towards `generation`, else `None`.
-    pub fn active(&self, generation: u64) -> Option<(&memcity_layout::CityLayout, f32)> {
-        let from = self.from.as_deref()?;
-        (self.generation == generation && self.t < 1.0)
-            .then_some((from, self.t * self.t * (3.0 - 2.0 * self.t)))
+    /// Calls `wake` after every update the server applies, from the server's side: an app that
+    /// sleeps while nothing changes (a window in reactive mode) wakes up for a push.
+    pub fn wake_on_update(&mut self, wake: impl Fn() + Send + 'static) {
+        let (send, receive) = std::sync::mpsc::channel();
+        let Ok(mut updates) = self.updates.lock() else { return };
+        let from_server = std::mem::replace(&mut *updates, receive);
+        let spawned = std::thread::Builder::new().name("memcity-live-wake".into()).spawn(move || {
+            for update in from_server {
+                if send.send(update).is_err() {
+                    break;
+                }
+                wake();
+            }
+        });
+        if let Err(e) = spawned {
+            error!("live updates cannot reach the window: cannot start the wake-up thread: {e}");
+        }
     }
 }
-
-/// Seconds a layout change takes on screen.
-const MORPH_SECONDS: f32 = 0.6;
 
 pub struct LivePlugin;
 
 impl Plugin for LivePlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<LayoutMorph>()
-            .add_systems(PreUpdate, take_updates.before(crate::app::model::load_history))
-            .add_systems(Update, advance_morph)
+        app.init_resource::<crate::app::why::CitySource>()
+            .add_systems(PreUpdate, take_updates.before(ModelSystems::Load))
             .add_systems(Last, measure_latency);
     }
 }
@@ -81,6 +77,7 @@ fn take_updates(
     mut cursor: ResMut<TimeCursor>,
     mut morph: ResMut<LayoutMorph>,
     mut load: MessageWriter<LoadHistory>,
+    mut source: ResMut<crate::app::why::CitySource>,
 ) {
     let updates: Vec<Update> = match live.updates.lock() {
         Ok(receiver) => receiver.try_iter().collect(),
@@ -119,6 +116,7 @@ fn take_updates(
                 model.replace_keeping_layout((*history).clone(), &settings);
                 *morph = LayoutMorph { from: Some(previous), generation: model.generation, t: 0.0 };
             } else {
+                source.0.clear();
                 load.write(LoadHistory(history));
             }
         }
@@ -127,15 +125,6 @@ fn take_updates(
     let count = model.snapshot_count();
     if following && count > 0 {
         cursor.go_to(count - 1, count);
-    }
-}
-
-fn advance_morph(time: Res<Time>, mut morph: ResMut<LayoutMorph>) {
-    if morph.from.is_some() {
-        morph.t = (morph.t + time.delta_secs() / MORPH_SECONDS).min(1.0);
-        if morph.t >= 1.0 {
-            morph.from = None;
-        }
     }
 }
 

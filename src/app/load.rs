@@ -26,6 +26,8 @@ pub struct Loading {
 
 struct Job {
     spec: String,
+    /// The inputs, for the city's source once loaded.
+    specs: Vec<String>,
     started: Instant,
     /// Bytes done and total, as the importer reports them (0/0: no progress to tell).
     progress: Arc<(AtomicU64, AtomicU64)>,
@@ -50,6 +52,7 @@ impl Loading {
         let progress = Arc::new((AtomicU64::new(0), AtomicU64::new(0)));
         let (send, result) = channel();
         let for_thread = progress.clone();
+        let inputs = specs.clone();
         let spawned = std::thread::Builder::new().name("memcity-load".into()).spawn(move || {
             let report = |done: u64, total: u64| {
                 for_thread.1.store(total, Ordering::Relaxed);
@@ -61,7 +64,13 @@ impl Loading {
         self.error = None;
         match spawned {
             Ok(_) => {
-                self.job = Some(Job { spec, started: Instant::now(), progress, result: Mutex::new(result) })
+                self.job = Some(Job {
+                    spec,
+                    specs: inputs,
+                    started: Instant::now(),
+                    progress,
+                    result: Mutex::new(result),
+                })
             }
             Err(e) => self.error = Some(format!("{spec}: cannot start loading: {e}")),
         }
@@ -73,6 +82,7 @@ pub struct LoadPlugin;
 impl Plugin for LoadPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<Loading>()
+            .init_resource::<crate::app::why::CitySource>()
             .add_message::<OpenInput>()
             .add_systems(PreUpdate, (start_loads, finish_load).chain());
     }
@@ -91,10 +101,14 @@ fn start_loads(mut opens: MessageReader<OpenInput>, mut loading: ResMut<Loading>
     }
 }
 
-fn finish_load(mut loading: ResMut<Loading>, mut load: MessageWriter<LoadHistory>) {
+fn finish_load(
+    mut loading: ResMut<Loading>,
+    mut load: MessageWriter<LoadHistory>,
+    mut source: ResMut<crate::app::why::CitySource>,
+) {
     let Some(job) = &loading.job else { return };
     let received = job.result.lock().map(|r| r.try_recv()).unwrap_or(Err(TryRecvError::Disconnected));
-    let spec = job.spec.clone();
+    let (spec, specs) = (job.spec.clone(), job.specs.clone());
     match received {
         Err(TryRecvError::Empty) => {}
         Ok(Ok(history)) if history.snapshots.is_empty() => {
@@ -104,6 +118,7 @@ fn finish_load(mut loading: ResMut<Loading>, mut load: MessageWriter<LoadHistory
         Ok(Ok(history)) => {
             info!("loaded {spec}: {} snapshots", history.snapshots.len());
             loading.job = None;
+            source.0 = specs;
             load.write(LoadHistory(Arc::new(history)));
         }
         Ok(Err(e)) => {

@@ -1,5 +1,6 @@
-//! The 3D memory city (Bevy): one plugin per feature — model, time, camera, inspect, render,
-//! UI — coupled only through resources and messages.
+//! The 3D memory city (Bevy): one plugin per feature — model, names, time, camera, inspect,
+//! render, tour, UI — coupled only through resources, messages and exported system sets
+//! (docs/design.md, "The app").
 
 pub mod baseline;
 pub mod camera;
@@ -8,14 +9,22 @@ pub mod inspect;
 pub mod live;
 pub mod load;
 pub mod model;
+pub mod names;
 pub mod render;
-pub mod sources;
+pub mod screenshot;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_sources;
+#[cfg(test)]
+mod tests_tour;
 pub mod time;
+pub mod tour;
 pub mod ui;
+pub mod viewport;
+pub mod wake;
+pub mod why;
+pub mod why_pane;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -57,6 +66,12 @@ pub struct AppOptions {
     pub load_in_background: Option<Vec<String>>,
     /// A running WebSocket server whose pushes change the city (`--listen`).
     pub listen: Option<memcity_wire::Server>,
+    /// The inputs `history` was loaded from (exact GC closures are computed again from them).
+    pub source: Vec<String>,
+    /// A guided tour to start (`--tour NAME`; `history` is that scenario).
+    pub tour: Option<tour::Tour>,
+    /// The window's size (`--size`).
+    pub size: Option<(u32, u32)>,
 }
 
 pub fn run(options: AppOptions) -> anyhow::Result<()> {
@@ -81,6 +96,7 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
     install_panic_message();
     let mut app = App::new();
     let headless = !matches!(options.mode, Mode::Window(_));
+    let log = bevy::log::LogPlugin { fmt_layer: plain_log_when_not_a_terminal, ..default() };
     if headless {
         app.add_plugins(
             DefaultPlugins
@@ -89,21 +105,31 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
                     exit_condition: ExitCondition::DontExit,
                     ..default()
                 })
+                .set(log)
                 .disable::<WinitPlugin>(),
         )
         .add_plugins(ScheduleRunnerPlugin::run_loop(std::time::Duration::ZERO));
     } else {
-        app.add_plugins(DefaultPlugins.set(WindowPlugin {
-            primary_window: Some(Window { title: "memcity".into(), ..default() }),
-            ..default()
-        }));
+        let mut window = Window { title: "memcity".into(), ..default() };
+        if let Some((w, h)) = options.size {
+            window.resolution = bevy::window::WindowResolution::new(w, h);
+        }
+        app.add_plugins(
+            DefaultPlugins.set(WindowPlugin { primary_window: Some(window), ..default() }).set(log),
+        );
     }
     let snapshots = options.history.snapshots.len();
     app.add_plugins(model::ModelPlugin { history: Arc::new(options.history), settings: options.settings })
+        .add_plugins(names::NamesPlugin)
         .add_plugins(load::LoadPlugin)
         .add_plugins(time::TimePlugin)
         .add_plugins(inspect::InspectPlugin)
+        .add_plugins(why::WhyPlugin)
+        .add_plugins(tour::TourPlugin)
         .add_plugins(camera::CameraPlugin { interactive: !headless, view: options.view });
+    if let Some(tour) = options.tour {
+        app.insert_resource(tour);
+    }
     let baseline = matches!(options.mode, Mode::Bench { baseline: true, .. });
     if baseline {
         app.add_plugins(baseline::BaselinePlugin);
@@ -117,15 +143,22 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
         app.world_mut().write_message(load::OpenInput(spec));
     }
     let mut cursor = time::TimeCursor::default();
-    cursor.jump_to(options.time.unwrap_or(0), snapshots);
+    // The last snapshot shows what grew; a tour starts at the first and plays.
+    let start = if app.world().contains_resource::<tour::Tour>() { 0 } else { snapshots.saturating_sub(1) };
+    cursor.jump_to(options.time.unwrap_or(start), snapshots);
     app.insert_resource(cursor);
     app.insert_resource(inspect::Selection { selected: options.select, hovered: None });
+    app.insert_resource(why::CitySource(options.source));
     match options.mode {
         Mode::Window(shot) => {
             app.add_plugins(bevy_egui::EguiPlugin::default())
                 .add_plugins(ui::UiPlugin)
-                .add_systems(Update, save_screenshot_on_f12);
+                .add_plugins(why_pane::WhyPanePlugin)
+                .add_plugins(screenshot::ScreenshotKeyPlugin)
+                .add_plugins(wake::WakePlugin);
             if let Some(path) = shot {
+                // A capture needs frames until it is on disk.
+                app.insert_resource(bevy::winit::WinitSettings::continuous());
                 app.insert_resource(ScreenshotJob {
                     path,
                     after_drawn: 0,
@@ -138,6 +171,9 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
         }
         Mode::Screenshot { path, size } => {
             let image = headless::make_offscreen(&mut app.world_mut().resource_mut::<Assets<Image>>(), size);
+            // Labels name the towers in the picture (egui draws them into the image).
+            app.add_plugins(bevy_egui::EguiPlugin::default())
+                .add_plugins((ui::fonts::FontsPlugin, ui::labels::LabelsPlugin));
             app.insert_resource(Offscreen(image))
                 .insert_resource(ScreenshotJob {
                     path,
@@ -172,18 +208,13 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
     }
 }
 
-/// F12 saves a screenshot of the window next to the working directory.
-fn save_screenshot_on_f12(keys: Res<ButtonInput<KeyCode>>, mut commands: Commands) {
-    if keys.just_pressed(KeyCode::F12) {
-        let name = format!(
-            "memcity-{}.png",
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
-        );
-        info!("saving screenshot to {name}");
-        commands
-            .spawn(bevy::render::view::screenshot::Screenshot::primary_window())
-            .observe(bevy::render::view::screenshot::save_to_disk(name));
-    }
+/// Log lines without ANSI color codes when stderr is no terminal (a file, a pipe, CI).
+fn plain_log_when_not_a_terminal(_: &mut App) -> Option<bevy::log::BoxedFmtLayer> {
+    use std::io::IsTerminal;
+    let layer = bevy::log::tracing_subscriber::fmt::Layer::default()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal());
+    Some(Box::new(layer))
 }
 
 /// Renderer start-up failures (no GPU adapter, no display) end in a one-line message instead of

@@ -21,6 +21,8 @@ pub struct CityModel {
     pub windows: Arc<Vec<memcity_analysis::windows::Window>>,
     /// Bumped on every relayout or reload.
     pub generation: u64,
+    /// Bumped only when another history replaces the city (not when it grows or relayouts).
+    pub city: u64,
 }
 
 impl CityModel {
@@ -34,6 +36,7 @@ impl CityModel {
             grid: Arc::new(PickGrid::new(&CityLayout::empty())),
             windows: Arc::default(),
             generation: 0,
+            city: 0,
         };
         model.windows = Arc::new(memcity_analysis::windows::detect(&model.history));
         model.relayout(settings);
@@ -82,6 +85,17 @@ impl CityModel {
     pub fn snapshot_count(&self) -> usize {
         self.timeline.snapshot_count()
     }
+
+    /// The `n` buildings that grew most over the history (positive growth only), strongest first.
+    pub fn top_growers(&self, n: usize) -> Vec<usize> {
+        let layout = &self.layout;
+        let growth = self.timeline.growth.get(layout.settings.metric);
+        let mut top: Vec<usize> =
+            (0..layout.buildings.len()).filter(|&b| growth[layout.buildings[b].group as usize] > 0).collect();
+        top.sort_by_key(|&b| (std::cmp::Reverse(growth[layout.buildings[b].group as usize]), b));
+        top.truncate(n);
+        top
+    }
 }
 
 /// The layout settings (metric, area mode, child count, solid count, opacity).
@@ -108,6 +122,35 @@ impl Default for ViewOptions {
 #[derive(Message, Clone)]
 pub struct LoadHistory(pub Arc<History>);
 
+/// A layout change being animated: buildings and districts slide from where `from` had them
+/// (a live city that grew).
+#[derive(Resource, Default)]
+pub struct LayoutMorph {
+    pub from: Option<Arc<CityLayout>>,
+    /// The model generation the morph leads to; another change ends it.
+    pub generation: u64,
+    /// 0 at the old layout, 1 at the new one.
+    pub t: f32,
+}
+
+impl LayoutMorph {
+    /// Eased progress while animating towards `generation`, else `None`.
+    pub fn active(&self, generation: u64) -> Option<(&CityLayout, f32)> {
+        let from = self.from.as_deref()?;
+        (self.generation == generation && self.t < 1.0)
+            .then_some((from, self.t * self.t * (3.0 - 2.0 * self.t)))
+    }
+}
+
+/// Seconds a layout change takes on screen.
+const MORPH_SECONDS: f32 = 0.6;
+
+/// Where the city changes: systems that feed it (live pushes) run before [`ModelSystems::Load`].
+#[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ModelSystems {
+    Load,
+}
+
 pub struct ModelPlugin {
     pub history: Arc<History>,
     pub settings: Settings,
@@ -118,8 +161,22 @@ impl Plugin for ModelPlugin {
         app.insert_resource(CityModel::new((*self.history).clone(), &self.settings))
             .insert_resource(LayoutSettings(self.settings.clone()))
             .init_resource::<ViewOptions>()
+            .init_resource::<LayoutMorph>()
             .add_message::<LoadHistory>()
-            .add_systems(PreUpdate, (load_history, relayout_on_settings_change).chain());
+            .add_systems(
+                PreUpdate,
+                (load_history, relayout_on_settings_change).chain().in_set(ModelSystems::Load),
+            )
+            .add_systems(Update, advance_morph);
+    }
+}
+
+fn advance_morph(time: Res<Time>, mut morph: ResMut<LayoutMorph>) {
+    if morph.from.is_some() {
+        morph.t = (morph.t + time.delta_secs() / MORPH_SECONDS).min(1.0);
+        if morph.t >= 1.0 {
+            morph.from = None;
+        }
     }
 }
 
@@ -129,14 +186,15 @@ fn relayout_on_settings_change(settings: Res<LayoutSettings>, mut model: ResMut<
     }
 }
 
-pub fn load_history(
+fn load_history(
     mut messages: MessageReader<LoadHistory>,
     settings: Res<LayoutSettings>,
     mut model: ResMut<CityModel>,
 ) {
     if let Some(LoadHistory(history)) = messages.read().last() {
-        let generation = model.generation;
+        let (generation, city) = (model.generation, model.city);
         *model = CityModel::new((**history).clone(), &settings);
         model.generation = generation + 1;
+        model.city = city + 1;
     }
 }

@@ -82,7 +82,7 @@ fn space_plays_and_steps_are_animated() {
 #[test]
 fn selection_persists_across_time_and_escape_deselects() {
     let mut app = app();
-    app.add_plugins(InspectPlugin).init_resource::<crate::app::camera::UiFocus>();
+    app.add_plugins(InspectPlugin).init_resource::<crate::app::viewport::UiFocus>();
     let model = app.world().resource::<CityModel>().clone();
     let person = model.timeline.group("Heap#com.example.app#Person").unwrap();
     app.world_mut().resource_mut::<Selection>().toggle(&model, Some(Target::Building(person)));

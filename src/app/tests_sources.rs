@@ -10,8 +10,9 @@ use memcity_wire::client::Connection;
 use memcity_wire::protocol::{history_message, snapshot_message};
 use memcity_wire::{Server, ServerConfig};
 
-use crate::app::live::{LayoutMorph, LivePlugin, LiveServer};
+use crate::app::live::{LivePlugin, LiveServer};
 use crate::app::load::{LoadPlugin, Loading, OpenInput};
+use crate::app::model::LayoutMorph;
 use crate::app::model::{CityModel, ModelPlugin};
 use crate::app::tests::{app, cursor, sample};
 use crate::app::time::TimePlugin;

@@ -6,6 +6,7 @@ use memcity_layout::frame::lerp;
 use memcity_layout::{BuildingState, Frame};
 
 use crate::app::model::CityModel;
+use crate::app::viewport::UiFocus;
 
 #[derive(Resource, Clone, Debug, PartialEq)]
 pub struct TimeCursor {
@@ -78,17 +79,34 @@ impl Plugin for TimePlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<TimeCursor>()
             .init_resource::<DisplayedFrame>()
+            .init_resource::<UiFocus>()
             .add_message::<TimeCommand>()
             .add_systems(
                 Update,
-                (time_keys, apply_time_commands, play, animate, clamp_to_model, update_displayed_frame)
+                (
+                    time_keys,
+                    apply_time_commands,
+                    play,
+                    animate,
+                    new_city_opens_at_its_end,
+                    clamp_to_model,
+                    update_displayed_frame,
+                )
                     .chain(),
             );
     }
 }
 
-/// P/N and ←/→ step, Space plays or pauses.
-pub fn time_keys(keys: Res<ButtonInput<KeyCode>>, mut commands: MessageWriter<TimeCommand>) {
+/// P/N and ←/→ step, Space plays or pauses; not while the UI has the keyboard (typing "n" into
+/// the search box is no step).
+pub fn time_keys(
+    keys: Res<ButtonInput<KeyCode>>,
+    ui: Res<UiFocus>,
+    mut commands: MessageWriter<TimeCommand>,
+) {
+    if ui.keyboard {
+        return;
+    }
     if keys.any_just_pressed([KeyCode::KeyP, KeyCode::ArrowLeft]) {
         commands.write(TimeCommand::Step(-1));
     }
@@ -141,6 +159,20 @@ fn animate(time: Res<Time>, mut cursor: ResMut<TimeCursor>) {
     if cursor.blend < 1.0 {
         let step = time.delta_secs() / cursor.transition_seconds();
         cursor.blend = (cursor.blend + step).min(1.0);
+    }
+}
+
+/// Another city (opened, pushed) starts at its last snapshot, where its growth shows, instead of
+/// at the previous city's index. The city the app started with keeps the cursor it was given.
+fn new_city_opens_at_its_end(
+    model: Res<CityModel>,
+    mut cursor: ResMut<TimeCursor>,
+    mut seen: Local<Option<u64>>,
+) {
+    if seen.replace(model.city).is_some_and(|city| city != model.city) {
+        let count = model.snapshot_count();
+        cursor.playing = false;
+        cursor.jump_to(count.saturating_sub(1), count);
     }
 }
 

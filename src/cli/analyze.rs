@@ -28,6 +28,9 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
     let classifiers = memcity_heapgraph::parse_list(&args.classifiers)
         .map_err(|e| anyhow::anyhow!("--classifiers: {e}"))?;
     let options = ReplayOptions { classifiers, analysis: args.retained.analysis() };
+    if let Some(out) = &args.out {
+        crate::cli::paths::check_output_file(out, "--out")?;
+    }
     let history = args.input.history(options)?;
     match &args.out {
         Some(path) => memcity_model::save_history(&history, path).map_err(anyhow::Error::msg)?,

@@ -38,10 +38,10 @@ pub struct LayoutArgs {
     #[arg(long)]
     pub uncompressed_oops: bool,
     /// Instance header bytes (default 12, or 16 without compressed oops).
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(4..=64))]
     pub object_header: Option<u64>,
     /// Array header bytes, length included (default 16, or 24 without compressed oops).
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(8..=64))]
     pub array_header: Option<u64>,
     /// Reference size in bytes (default 4, or 8 without compressed oops).
     #[arg(long, value_name = "BYTES")]
@@ -68,15 +68,19 @@ pub fn options(classifiers: &str, layout: &LayoutArgs, analysis: AnalysisOptions
 }
 
 pub fn run(args: ImportArgs) -> Result<()> {
-    let history = if args.dumps.iter().all(|p| memcity_heapfile::is_heap_input(p)) {
-        let classifiers = args.classifiers.as_deref().unwrap_or("package,type,allocation-site");
-        let classifiers =
-            memcity_heapgraph::parse_list(classifiers).map_err(|e| anyhow::anyhow!("--classifiers: {e}"))?;
-        let options = memcity_heapfile::ImportOptions { classifiers, analysis: args.retained.analysis() };
+    let heap_files = args.dumps.iter().all(|p| memcity_heapfile::is_heap_input(p));
+    let default = if heap_files { "package,type,allocation-site" } else { "package,type" };
+    let classifiers = args.classifiers.as_deref().unwrap_or(default);
+    let options = options(classifiers, &args.layout, args.retained.analysis())?;
+    crate::cli::paths::check_output_file(&args.out, "--out")?;
+    let history = if heap_files {
+        let snapshot = options.snapshot;
+        let options = memcity_heapfile::ImportOptions {
+            classifiers: snapshot.classifiers,
+            analysis: snapshot.analysis,
+        };
         memcity_heapfile::import(&args.dumps, &options)?
     } else {
-        let classifiers = args.classifiers.as_deref().unwrap_or("package,type");
-        let options = options(classifiers, &args.layout, args.retained.analysis())?;
         import_with_progress(&args.dumps, &options)?
     };
     memcity_model::save_history(&history, &args.out).map_err(anyhow::Error::msg)?;

@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use anyhow::{Context, Result, bail};
-use memcity_layout::{AreaMode, Settings, export, frames, layout};
+use memcity_layout::{AreaMode, GrowthScale, Settings, export, frames, layout};
 use memcity_model::{Metric, Timeline};
 
 #[derive(clap::Args, Debug)]
@@ -35,6 +35,10 @@ pub struct SettingsArgs {
     /// Opacity of the other buildings, 0..1.
     #[arg(long, default_value_t = 0.4)]
     pub opacity: f32,
+    /// Growth colors against the heap (red from 10% of the peak heap: a flat program stays
+    /// gray) or relative to the strongest grower (the paper's: it is always red).
+    #[arg(long, default_value = "heap")]
+    pub growth: GrowthScale,
 }
 
 impl SettingsArgs {
@@ -51,6 +55,7 @@ impl SettingsArgs {
             children: self.children,
             solid: self.solid,
             opacity: self.opacity,
+            growth: self.growth,
             ..Settings::default()
         })
     }
@@ -58,6 +63,7 @@ impl SettingsArgs {
 
 pub fn run(args: LayoutArgs) -> Result<()> {
     let settings = args.settings.to_settings()?;
+    crate::cli::paths::check_output_file(&args.out, "--out")?;
     let history = crate::input::load(&args.input)?;
     let timeline = Timeline::new(&history);
     let city = layout(&timeline, &settings);

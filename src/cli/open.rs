@@ -27,7 +27,7 @@ pub struct OpenArgs {
     /// Camera: overview, bird (from above) or street (low over the city).
     #[arg(long, default_value = "overview", value_parser = ["overview", "bird", "street"])]
     pub view: String,
-    /// Image size for --screenshot and --bench-render, WIDTHxHEIGHT.
+    /// Size of the window, or of the image for --screenshot and --bench-render: WIDTHxHEIGHT.
     #[arg(long, default_value = "1280x720", value_parser = parse_size)]
     pub size: (u32, u32),
     /// Render a synthetic city offscreen, animating time every frame, and print frame times.
@@ -49,11 +49,15 @@ pub struct OpenArgs {
     /// Follow a probe's snapshot folder (e.g. `memcity_probe.py --out DIR`, docs/python.md):
     /// the city grows as snapshots appear. It is fed through the live server (--listen, or one
     /// on a free loopback port).
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["inputs", "connect"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["inputs", "connect", "tour"])]
     pub follow: Option<std::path::PathBuf>,
     /// Open the trees and pointer maps of an AntTracks server (ws://HOST:PORT) instead of INPUT.
     #[arg(long, value_name = "URL", conflicts_with = "inputs")]
     pub connect: Option<String>,
+    /// Start the guided tour of a teaching scenario (opens scenario:NAME): linked-list,
+    /// http-client or easytravel.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["inputs", "connect", "listen"])]
+    pub tour: Option<String>,
     /// With --connect: the AntTracks tab to open (default: the first of its tab list).
     #[arg(long, value_name = "N", requires = "connect")]
     pub tab: Option<i64>,
@@ -73,6 +77,13 @@ pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
 
 pub fn run(args: OpenArgs) -> Result<()> {
     let settings = args.settings.to_settings()?;
+    if let Some(path) = &args.screenshot {
+        crate::cli::paths::check_output_file(path, "--screenshot")?;
+    }
+    // clap's `requires` is not enforced on these flattened arguments.
+    if args.tab.is_some() && args.connect.is_none() {
+        bail!("--tab picks a tab of an AntTracks server: give --connect ws://HOST:PORT too");
+    }
     if args.bench_render && args.screenshot.is_some() {
         bail!("--bench-render and --screenshot cannot be combined");
     }
@@ -80,7 +91,10 @@ pub fn run(args: OpenArgs) -> Result<()> {
         bail!("--bench-render needs --buildings and --frames of at least 1");
     }
     let interactive = args.screenshot.is_none() && !args.bench_render;
-    let specs = if args.inputs.is_empty() {
+    let specs = if let Some(name) = &args.tour {
+        tour_scenario(name)?;
+        vec![format!("scenario:{name}")]
+    } else if args.inputs.is_empty() {
         vec![crate::input::DEFAULT_INPUT.to_string()]
     } else {
         args.inputs.clone()
@@ -98,7 +112,7 @@ pub fn run(args: OpenArgs) -> Result<()> {
     } else if interactive && slow && args.time.is_none() && args.select.is_none() {
         // The window opens at once and shows the import's progress.
         crate::input::check_all(&specs)?;
-        background = Some(specs);
+        background = Some(specs.clone());
         empty_history()
     } else if specs.len() > 1 || crate::input::is_heap_dumps(std::path::Path::new(&specs[0])) {
         crate::input::check_all(&specs)?;
@@ -106,6 +120,11 @@ pub fn run(args: OpenArgs) -> Result<()> {
     } else {
         crate::input::load(&specs[0])?
     };
+    if let Some(t) = args.time
+        && history.snapshots.is_empty()
+    {
+        bail!("--time {t}: the city starts empty (--listen without INPUT), so there is no snapshot to show");
+    }
     if let Some(t) = args.time
         && t >= history.snapshots.len()
     {
@@ -125,7 +144,20 @@ pub fn run(args: OpenArgs) -> Result<()> {
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         crate::follow::spawn(dir, format!("ws://{}", server.local_addr()), stop)?;
     }
-    launch(args, history, settings, background, listen)
+    let from_inputs = !args.bench_render && args.connect.is_none() && background.is_none();
+    let source = if from_inputs && !history.snapshots.is_empty() { specs } else { Vec::new() };
+    launch(args, history, settings, background, listen, source)
+}
+
+/// The scenario a tour is about, or why there is no such tour.
+fn tour_scenario(name: &str) -> Result<&'static memcity_analysis::scenarios::Scenario> {
+    use memcity_analysis::scenarios::SCENARIOS;
+    let tours =
+        || SCENARIOS.iter().filter(|s| s.lesson.is_some()).map(|s| s.name).collect::<Vec<_>>().join(", ");
+    match memcity_analysis::scenarios::find(name) {
+        Some(s) if s.lesson.is_some() => Ok(s),
+        _ => bail!("--tour {name}: no such tour (tours: {})", tours()),
+    }
 }
 
 fn empty_history() -> memcity_model::History {
@@ -155,6 +187,7 @@ fn launch(
     mut settings: memcity_layout::Settings,
     load_in_background: Option<Vec<String>>,
     listen: Option<memcity_wire::Server>,
+    source: Vec<String>,
 ) -> Result<()> {
     use crate::app::{AppOptions, Mode, camera::View};
     let mode = if args.bench_render {
@@ -176,6 +209,7 @@ fn launch(
         "street" => View::Street,
         _ => View::Overview,
     };
+    let tour = args.tour.as_deref().and_then(crate::app::tour::Tour::of);
     crate::app::run(AppOptions {
         history,
         settings,
@@ -185,6 +219,9 @@ fn launch(
         view,
         load_in_background,
         listen,
+        source,
+        tour,
+        size: Some(args.size),
     })
 }
 
@@ -195,6 +232,7 @@ fn launch(
     _: memcity_layout::Settings,
     _: Option<Vec<String>>,
     _: Option<memcity_wire::Server>,
+    _: Vec<String>,
 ) -> Result<()> {
     bail!("this memcity was built without the `app` feature: only the headless subcommands work")
 }

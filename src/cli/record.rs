@@ -58,7 +58,7 @@ pub fn run(args: RecordArgs) -> Result<()> {
         let dump_arg = dump.to_str().context("the --out path is not valid UTF-8")?;
         let said = jcmd(&args, &["GC.heap_dump", "-gz=1", dump_arg])?;
         if !dump.is_file() {
-            bail!("jcmd wrote no dump at {}: {}", dump.display(), said.trim());
+            bail!("jcmd wrote no dump at {}: {}", dump.display(), one_line(&said));
         }
         let histogram = jcmd(&args, &["GC.class_histogram"])?;
         let histogram_path = out.join(format!("histogram-{number:04}.txt"));
@@ -96,9 +96,28 @@ fn jcmd(args: &RecordArgs, command: &[&str]) -> Result<String> {
     // caller checking the file.
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
-        bail!("jcmd {} {} failed: {}{}", args.pid, command.join(" "), stdout.trim(), stderr.trim());
+        let said = format!("{stdout}\n{stderr}");
+        bail!("jcmd {} {} failed: {}", args.pid, command.join(" "), one_line(&said));
     }
     Ok(stdout)
+}
+
+/// The line of jcmd's output that says what went wrong, without the `PID:` line and stack
+/// frames it adds, so an error stays one line.
+fn one_line(said: &str) -> String {
+    let mut lines = said.lines().map(str::trim).filter(|l| {
+        !l.is_empty()
+            && !l.starts_with("at ")
+            && !(l.ends_with(':') && l[..l.len() - 1].parse::<u64>().is_ok())
+    });
+    let first = lines.clone().next();
+    let cause = lines.find(|l| l.contains("Exception") || l.contains("Error"));
+    let line = cause.or(first).unwrap_or("no output");
+    const MAX: usize = 300;
+    match line.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line.to_string(),
+    }
 }
 
 fn show(path: &Path) -> String {
@@ -108,6 +127,21 @@ fn show(path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn jcmd_errors_become_one_line() {
+        let said = "4242:\ncom.sun.tools.attach.AttachNotSupportedException: Unable to open socket file /proc/4242/root/tmp/.java_pid4242\n\
+                    \tat jdk.attach/sun.tools.attach.VirtualMachineImpl.<init>(VirtualMachineImpl.java:95)\n\
+                    \tat jdk.attach/sun.tools.attach.AttachProviderImpl.attachVirtualMachine(AttachProviderImpl.java:58)\n\
+                    \tat jdk.jcmd/sun.tools.jcmd.JCmd.executeCommandForPid(JCmd.java:113)\n\n";
+        assert_eq!(
+            one_line(said),
+            "com.sun.tools.attach.AttachNotSupportedException: Unable to open socket file /proc/4242/root/tmp/.java_pid4242"
+        );
+        assert_eq!(one_line("4242:\nCould not find any process\n"), "Could not find any process");
+        assert_eq!(one_line(""), "no output");
+        assert_eq!(one_line(&"x".repeat(1000)).chars().count(), 301);
+    }
 
     #[test]
     fn durations() {

@@ -7,7 +7,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::Context;
-use memcity_wire::{DEFAULT_ADDR, DEFAULT_MAX_CLIENTS, Server, ServerConfig};
+use memcity_wire::{
+    DEFAULT_ADDR, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CLIENTS, DEFAULT_MAX_MEMORY_BYTES,
+    DEFAULT_MAX_MESSAGE_BYTES, Server, ServerConfig,
+};
 
 #[derive(clap::Args, Debug)]
 pub struct ServeArgs {
@@ -18,26 +21,56 @@ pub struct ServeArgs {
     /// Write the history here on a `save` message without a path, and on exit.
     #[arg(long, value_name = "FILE")]
     pub save: Option<PathBuf>,
-    /// Refuse connections beyond this many clients.
-    #[arg(long, default_value_t = DEFAULT_MAX_CLIENTS, value_name = "N")]
-    pub max_clients: usize,
-    /// Reject messages larger than this many MiB.
-    #[arg(long, default_value_t = 256, value_name = "M", value_parser = clap::value_parser!(u64).range(1..=4096))]
-    pub max_message_mib: u64,
+    #[command(flatten)]
+    pub limits: LimitArgs,
     /// Also follow a probe's snapshot folder (e.g. memcity_probe.py --out DIR): its snapshots
     /// become the history as they appear.
     #[arg(long, value_name = "DIR")]
     pub follow: Option<PathBuf>,
 }
 
+/// The server's limits, shared by `serve` and `memcity --listen`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct LimitArgs {
+    /// Refuse connections beyond this many clients.
+    #[arg(long, default_value_t = DEFAULT_MAX_CLIENTS as u64, value_name = "N",
+          value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub max_clients: u64,
+    /// Reject messages larger than this many MiB.
+    #[arg(long, default_value_t = (DEFAULT_MAX_MESSAGE_BYTES >> 20) as u64, value_name = "M",
+          value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub max_message_mib: u64,
+    /// Memory for the history plus every message in transit, all clients together, in MiB.
+    #[arg(long, default_value_t = DEFAULT_MAX_MEMORY_BYTES >> 20, value_name = "M",
+          value_parser = clap::value_parser!(u64).range(16..=1 << 20))]
+    pub max_memory_mib: u64,
+    /// Disconnect clients that send nothing for this many seconds.
+    #[arg(long, default_value_t = DEFAULT_IDLE_TIMEOUT.as_secs(), value_name = "S",
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub idle_timeout_s: u64,
+}
+
+impl LimitArgs {
+    /// The server configuration for `addr` with these limits.
+    pub fn config(&self, addr: String, save_path: Option<PathBuf>) -> ServerConfig {
+        ServerConfig {
+            addr,
+            max_clients: self.max_clients as usize,
+            // Both at most 2^32 by their ranges, so the shifts cannot overflow.
+            max_message_bytes: (self.max_message_mib << 20) as usize,
+            max_memory_bytes: self.max_memory_mib << 20,
+            idle_timeout: Duration::from_secs(self.idle_timeout_s),
+            save_path,
+            ..ServerConfig::default()
+        }
+    }
+}
+
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
-    let config = ServerConfig {
-        addr: args.addr,
-        max_clients: args.max_clients,
-        max_message_bytes: usize::try_from(args.max_message_mib << 20)
-            .context("--max-message-mib is too large")?,
-        save_path: args.save,
-    };
+    if let Some(save) = &args.save {
+        crate::cli::paths::check_output_file(save, "--save")?;
+    }
+    let config = args.limits.config(args.addr, args.save);
     let server = Server::start(config)?;
     let addr = server.local_addr();
     println!("ws://{addr}");

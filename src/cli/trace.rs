@@ -21,7 +21,7 @@ pub struct TraceInput {
     #[arg(long, default_value_t = scenarios::DEFAULT_SEED)]
     pub seed: u64,
     /// The scenario's number of GCs (snapshots).
-    #[arg(long, default_value_t = 30)]
+    #[arg(long, default_value_t = 30, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
     pub gcs: usize,
     /// Multiplies the scenario's objects per cycle.
     #[arg(long, default_value_t = 1.0)]
@@ -40,8 +40,8 @@ pub struct Source {
     #[arg(long)]
     pub trace: Option<PathBuf>,
     /// A generated trace of N objects, each stored into a random earlier one, then one GC
-    /// (the analysis benchmark's trace).
-    #[arg(long, value_name = "N")]
+    /// (the analysis benchmark's trace). At most 50 million (about 100 bytes each in memory).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=50_000_000))]
     pub synthetic: Option<u64>,
 }
 
@@ -59,16 +59,13 @@ impl TraceInput {
     pub fn load(&self) -> Result<(Trace, String)> {
         let source = &self.source;
         if let Some(n) = source.synthetic {
-            if n == 0 {
-                bail!("--synthetic needs at least 1 object");
-            }
             let trace = Trace::from_events(memcity_analysis::synthetic::events(n));
             return Ok((trace, format!("synthetic trace of {n} objects")));
         }
         match (&source.scenario, &source.trace) {
             (Some(name), _) => {
-                if self.gcs == 0 || !(self.scale > 0.0 && self.scale.is_finite()) {
-                    bail!("--gcs must be at least 1 and --scale a positive number");
+                if !(self.scale > 0.0 && self.scale <= 1000.0) {
+                    bail!("--scale {}: give a number above 0 and at most 1000", self.scale);
                 }
                 let params = Params { seed: self.seed, gcs: self.gcs, scale: self.scale };
                 let events = scenario(name)?.trace(&params);
@@ -104,6 +101,7 @@ pub struct TraceArgs {
 }
 
 pub fn run(args: TraceArgs) -> Result<()> {
+    crate::cli::paths::check_output_file(&args.out, "--out")?;
     let (trace, _) = args.input.load()?;
     let format = args.format.unwrap_or(match args.out.extension() {
         Some(e) if e == "mctrace" => Format::Binary,

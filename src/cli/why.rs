@@ -81,7 +81,7 @@ fn named(snapshot: &Snapshot, path: &RetainerPath) -> Vec<Step> {
         .enumerate()
         .map(|(i, s)| Step {
             key: s.key.clone(),
-            name: find(&snapshot.tree, &s.key).map_or_else(|| s.key.clone(), |n| n.name.clone()),
+            name: display_name(&snapshot.tree, &s.key),
             objects: s.objects,
             bytes: s.bytes,
             retained_bytes: s.retained_bytes,
@@ -110,6 +110,25 @@ pub fn text(steps: &[Step]) -> String {
         out.push_str(&format!("<- GC roots: {}\n", roots.join(", ")));
     }
     out
+}
+
+/// A group's name that says which group it is: its levels below the root, outermost first,
+/// without the package levels a type name already spells out ("app.model.Person ‹ Registry.register").
+pub fn display_name(tree: &Node, key: &str) -> String {
+    let mut levels: Vec<&Node> = Vec::new();
+    let mut node = tree;
+    while node.key != key {
+        let below = |c: &&Node| {
+            key.strip_prefix(c.key.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with('#'))
+        };
+        match node.children.iter().find(below) {
+            Some(child) => node = child,
+            None => return key.to_string(),
+        }
+        levels.push(node);
+    }
+    let named: Vec<&str> = levels.iter().filter(|n| n.role != "Package").map(|n| n.name.as_str()).collect();
+    if named.is_empty() { node.name.clone() } else { named.join(" ‹ ") }
 }
 
 fn find<'a>(tree: &'a Node, key: &str) -> Option<&'a Node> {

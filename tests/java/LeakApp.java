@@ -4,6 +4,7 @@ import java.util.Date;
 import java.util.HashMap;
 import java.util.LinkedList;
 import java.util.Map;
+import java.util.concurrent.ForkJoinPool;
 
 /**
  * A program with two deliberate leaks, for memcity's HPROF import tests.
@@ -18,6 +19,13 @@ public class LeakApp {
     static final LinkedList<Person> PEOPLE = new LinkedList<>();
     /** Leak 2: a cache whose key lacks equals/hashCode, so every lookup misses and adds. */
     static final Map<SearchKey, String> CACHE = new HashMap<>();
+    /**
+     * Leak 3, the way servlet containers leak sessions: the manager's map keeps every session,
+     * and every session has a map of its own, so the holder is one map among many of its type.
+     */
+    static final SessionManager SESSIONS = new SessionManager();
+    /** A class with {@code @Contended} padding in the JDK, sized by the histogram too. */
+    static final ForkJoinPool POOL = new ForkJoinPool(2);
     /** A lambda: its hidden class is named differently in a dump and in the histogram. */
     static final Runnable ON_EXIT = () -> System.out.println("bye");
 
@@ -30,6 +38,24 @@ public class LeakApp {
             this.name = name;
             this.email = email;
             this.age = age;
+        }
+    }
+
+    static final class Session {
+        final String id;
+        final Map<String, Object> attributes = new HashMap<>();
+
+        Session(String id) {
+            this.id = id;
+            attributes.put("user", id);
+        }
+    }
+
+    static final class SessionManager {
+        final Map<String, Session> sessions = new HashMap<>();
+
+        void create(String id) {
+            sessions.put(id, new Session(id));
         }
     }
 
@@ -68,6 +94,10 @@ public class LeakApp {
         for (int phase = 1; ; phase++) {
             for (int i = 0; i < people; i++, serial++) {
                 PEOPLE.add(new Person("person-" + serial, "p" + serial + "@example.org", (int) (serial % 90)));
+            }
+            for (int i = 0; i < people / 10; i++) {
+                // No string concatenation: a new call site would bootstrap while the JVM pauses.
+                SESSIONS.create(String.valueOf(serial * 1000 + i));
             }
             for (int i = 0; i < searches; i++) {
                 SearchKey key = new SearchKey("city-" + (i % 10), new Date(1_700_000_000_000L + i % 7));

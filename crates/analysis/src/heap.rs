@@ -329,6 +329,14 @@ impl Heap {
         if self.slot_of.get(id).is_some() {
             return Err(format!("object {id} is allocated twice (it is still alive)"));
         }
+        // Every sum of object sizes later (per group, per snapshot) is a part of this one, so
+        // refusing here keeps them all from wrapping.
+        let Some(used) = self.used_bytes.checked_add(size) else {
+            return Err(format!(
+                "object {id} of {size} bytes would make the heap hold more than {} bytes",
+                u64::MAX
+            ));
+        };
         let o = &mut self.objects;
         let slot = match self.free_slots.pop() {
             Some(s) => s,
@@ -356,8 +364,23 @@ impl Heap {
         o.birth_gc[s] = self.gc_count;
         self.references.clear(&mut o.first_ref[s]);
         self.slot_of.insert(id, slot);
-        self.used_bytes += size;
+        self.used_bytes = used;
         Ok(())
+    }
+
+    /// The names of the roots that hold each rooted slot ("app.Registry.people"), joined.
+    pub fn root_names(&self) -> HashMap<u32, String> {
+        let mut names: HashMap<u32, Vec<&str>> = HashMap::default();
+        for &(slot, name) in self.roots.keys() {
+            names.entry(slot).or_default().push(self.strings.root_names.get(name));
+        }
+        names
+            .into_iter()
+            .map(|(slot, mut n)| {
+                n.sort_unstable();
+                (slot, n.join(", "))
+            })
+            .collect()
     }
 
     /// The root kinds that hold each slot directly.
@@ -434,6 +457,30 @@ mod tests {
         heap.collect();
         assert_eq!((heap.live_count(), heap.used_bytes), (0, 0));
         heap.apply(&alloc(1)).unwrap(); // ids may be reused after their object is freed
+    }
+
+    #[test]
+    fn sizes_that_would_wrap_the_heap_are_refused() {
+        let huge = |id| Event::Alloc {
+            id,
+            type_name: "A".into(),
+            size: u64::MAX,
+            len: None,
+            site: vec![],
+            thread: "main".into(),
+        };
+        let mut heap = Heap::default();
+        heap.apply(&huge(1)).unwrap();
+        let error = heap.apply(&huge(2)).unwrap_err();
+        assert_eq!(
+            error,
+            format!("object 2 of {} bytes would make the heap hold more than {} bytes", u64::MAX, u64::MAX)
+        );
+        assert_eq!(
+            (heap.live_count(), heap.used_bytes),
+            (1, u64::MAX),
+            "nothing of the refused object stays"
+        );
     }
 
     #[test]

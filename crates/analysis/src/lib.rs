@@ -1,8 +1,10 @@
-//! memcity's embedded analysis core (docs/analysis.md): replays a trace of memory events with its own
+//! memcity's embedded analysis core (docs/design.md, "Analysis core"): replays a trace of memory events with its own
 //! garbage collector, groups the live objects at every GC by a list of classifiers into a
 //! history, with pointer maps, heap metrics and retained sizes; finds suspicious time windows;
 //! and generates deterministic teaching scenarios.
 
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod group;
 pub mod heap;
 pub mod replay;

@@ -3,7 +3,7 @@
 //! at the end, when every group that will ever exist is known.
 
 use memcity_heapgraph::{
-    AnalysisOptions, Classifier, GroupedHeap, Grouper, Retained, SnapshotInfo, group_heap,
+    AnalysisOptions, Classifier, GroupedHeap, Grouper, Retained, SnapshotInfo, group_heap_named,
 };
 use memcity_model::{FORMAT, HeapMetrics, History, MetricNames};
 
@@ -117,7 +117,10 @@ impl Replay {
         let roots = self.heap.root_sets();
         graph.group = self.leaves.assign(&mut self.grouper, &self.heap, &collection.live, &roots);
         let groups = self.grouper.group_count();
-        let grouped = group_heap(&graph, groups, &collection.live, &roots, &self.options.analysis);
+        let names = self.heap.root_names();
+        let holder = |slot: u32| names.get(&slot).cloned();
+        let grouped =
+            group_heap_named(&graph, groups, &collection.live, &roots, &holder, &self.options.analysis);
         let heap = HeapMetrics {
             reachable_bytes: Some(collection.used_after),
             used_before_gc: Some(collection.used_before),

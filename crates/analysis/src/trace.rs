@@ -1,6 +1,6 @@
 //! The trace format: JSON Lines, one event per line (see docs/trace-format.md).
 
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 use serde::{Deserialize, Serialize};
 
@@ -23,7 +23,7 @@ pub enum Event {
         size: u64,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         len: Option<u64>,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "bounded_site")]
         site: Vec<String>,
         #[serde(default = "main_thread")]
         thread: String,
@@ -41,6 +41,66 @@ pub enum Event {
 
 fn main_thread() -> String {
     "main".into()
+}
+
+/// The most frames one allocation site may have. JVMs record 1024 by default
+/// (`MaxJavaStackTraceDepth`), profilers 2048; a longer chain is more likely a broken or hostile
+/// trace, whose frames would each cost a string in memory.
+pub const MAX_SITE_FRAMES: usize = 4096;
+/// The longest line of a JSON Lines trace: an event with a site of [`MAX_SITE_FRAMES`] frames
+/// of 1,000 characters each still fits.
+pub const MAX_LINE_BYTES: usize = 4 << 20;
+/// The most frames all distinct sites of a trace may have together: about 400 MiB of strings at
+/// worst (empty frames), where a real trace has well under a million.
+pub const MAX_TRACE_FRAMES: usize = 1 << 23;
+
+/// A site's frames, refused beyond [`MAX_SITE_FRAMES`] while they are read (not after a huge
+/// list was built).
+fn bounded_site<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    struct Frames;
+    impl<'de> serde::de::Visitor<'de> for Frames {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            write!(f, "a list of at most {MAX_SITE_FRAMES} frame names")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
+            let mut frames = Vec::new();
+            while let Some(frame) = seq.next_element::<String>()? {
+                if frames.len() == MAX_SITE_FRAMES {
+                    return Err(serde::de::Error::custom(format!(
+                        "a site has more than {MAX_SITE_FRAMES} frames"
+                    )));
+                }
+                frames.push(frame);
+            }
+            Ok(frames)
+        }
+    }
+    d.deserialize_seq(Frames)
+}
+
+/// Counts the frames of the distinct sites interned so far, refusing a trace beyond
+/// [`MAX_TRACE_FRAMES`].
+#[derive(Debug, Default)]
+pub(crate) struct FrameBudget {
+    sites: usize,
+    frames: usize,
+}
+
+impl FrameBudget {
+    /// Call after interning: charges the sites added since the last call.
+    pub(crate) fn check(&mut self, strings: &Strings) -> Result<(), String> {
+        for site in &strings.sites.values[self.sites..] {
+            self.frames += site.len();
+        }
+        self.sites = strings.sites.values.len();
+        if self.frames > MAX_TRACE_FRAMES {
+            return Err(format!(
+                "the sites of this trace have more than {MAX_TRACE_FRAMES} frames together: refused"
+            ));
+        }
+        Ok(())
+    }
 }
 
 pub use memcity_heapgraph::RootKind;
@@ -84,23 +144,35 @@ pub fn read_trace(input: impl BufRead, source_name: &str) -> Result<Trace, Trace
 
 /// [`read_trace`] into any sink.
 pub fn read_trace_into(
-    input: impl BufRead,
+    mut input: impl BufRead,
     source_name: &str,
     sink: &mut impl OpSink,
 ) -> Result<(), TraceError> {
-    for (i, line) in input.lines().enumerate() {
+    let mut budget = FrameBudget::default();
+    let mut line = Vec::new();
+    for i in 0.. {
         let error = |message: String| TraceError {
             source_name: source_name.into(),
             unit: "line",
             line: i + 1,
             message,
         };
-        let line = line.map_err(|e| error(format!("cannot read: {e}")))?;
+        line.clear();
+        // Bounded: serde buffers a whole event (its tag is inside) before checking its fields.
+        let read = (&mut input).take(MAX_LINE_BYTES as u64 + 1).read_until(b'\n', &mut line);
+        if read.map_err(|e| error(format!("cannot read: {e}")))? == 0 {
+            break;
+        }
+        if line.len() > MAX_LINE_BYTES {
+            return Err(error(format!("the line is longer than {MAX_LINE_BYTES} bytes")));
+        }
+        let line = std::str::from_utf8(&line).map_err(|e| error(format!("cannot read: {e}")))?;
         if line.trim().is_empty() {
             continue;
         }
-        let event = serde_json::from_str(&line).map_err(|e| error(format!("bad event: {e}")))?;
+        let event = serde_json::from_str(line).map_err(|e| error(format!("bad event: {e}")))?;
         let op = sink.strings().intern(&event);
+        budget.check(sink.strings()).map_err(error)?;
         sink.op(i + 1, op)?;
     }
     Ok(())
@@ -152,11 +224,25 @@ mod tests {
             (r#"{"e":"root","id":1,"kind":"stack","name":"x"}"#, "unknown variant"),
             (r#"{"e":"alloc","id":-1,"type":"A","size":3}"#, "invalid value"),
             ("not json", "expected"),
+            (
+                &format!(r#"{{"e":"alloc","id":1,"type":"A","size":3,"site":[{}""]}}"#, "\"\",".repeat(4096)),
+                "a site has more than 4096 frames",
+            ),
         ] {
             let err = read(&format!("{ok}\n{bad}\n")).unwrap_err();
             assert_eq!(err.line, 2, "{bad}");
             assert!(err.to_string().starts_with("t.jsonl: line 2: bad event: "), "{err}");
             assert!(err.message.contains(needle), "{err}");
         }
+    }
+
+    #[test]
+    fn lines_are_bounded_and_must_be_utf8() {
+        let long = format!(r#"{{"e":"alloc","id":1,"type":"{}","size":3}}"#, "A".repeat(MAX_LINE_BYTES));
+        let err = read(&format!("\n{long}\n")).unwrap_err();
+        assert_eq!(err.to_string(), "t.jsonl: line 2: the line is longer than 4194304 bytes");
+        let err =
+            read_trace(&b"{\"e\":\"gc\",\"id\":1,\"start\":5,\"end\":6}\n\xff\n"[..], "t.jsonl").unwrap_err();
+        assert!(err.to_string().starts_with("t.jsonl: line 2: cannot read: invalid utf-8"), "{err}");
     }
 }

@@ -1,4 +1,4 @@
-//! Suspicious time windows over per-GC metrics (DESIGN §7, after Weninger et al., "Detecting
+//! Suspicious time windows over per-GC metrics (docs/design.md, "Analysis core"; after Weninger et al., "Detecting
 //! suspicious time windows in memory monitoring", see docs/analysis.md). Windows are inclusive
 //! ranges of snapshot indices; every search is O(n) or O(n·w) with prefix sums.
 

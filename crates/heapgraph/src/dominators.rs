@@ -1,99 +1,272 @@
-//! TEMPORARY (lead's scaffold, replaced by the dom12 branch): Cooper–Harvey–Kennedy iterative dominators.
+//! The dominator tree of a heap. Object `d` dominates `v` when every path from the GC roots to
+//! `v` passes through `d`: freeing `d` frees `v`, so the bytes of `d`'s dominator subtree are
+//! what `d` alone keeps alive (its retained size).
+//!
+//! The tree is built with Lengauer–Tarjan (simple linking, path compression): a depth-first
+//! search numbers the objects, semi-dominators come from a path-compressed forest, and the
+//! immediate dominators from buckets of equal semi-dominators. Not semi-NCA: its walk up the
+//! tree for each object is quadratic when many objects below a deep list are also held from
+//! near the top. Everything is iterative, on flat `u32` arrays indexed by DFS number: real heaps
+//! have reference chains of millions of objects, and recursion would overflow the stack.
 
 use crate::HeapGraph;
 
+/// In [`DominatorTree::idom`]: dominated only by the virtual root above all GC roots (a root,
+/// or an object held through several roots).
 pub const VIRTUAL_ROOT: u32 = u32::MAX - 1;
+/// In [`DominatorTree::idom`]: not reachable from the GC roots.
 pub const UNREACHABLE: u32 = u32::MAX;
 
-#[derive(Debug, Clone)]
+/// The dominator tree over the objects reachable from the GC roots.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct DominatorTree {
+    /// Immediate dominator of each object: an object index, VIRTUAL_ROOT, or UNREACHABLE.
     pub idom: Vec<u32>,
+    /// Shallow bytes of each object's dominator subtree (its retained size); 0 if unreachable.
     pub retained: Vec<u64>,
+    /// Reachable objects in pre-order of the dominator tree (every object after its idom, each
+    /// subtree contiguous).
     pub preorder: Vec<u32>,
 }
 
-pub fn dominators(g: &HeapGraph) -> DominatorTree {
-    let n = g.object_count();
-    let v = n; // virtual root
-    // Reverse post-order from the virtual root, iteratively.
-    let mut order = vec![u32::MAX; n + 1];
-    let mut rpo: Vec<u32> = Vec::new();
-    let mut visited = vec![false; n + 1];
-    let succ = |x: usize| -> &[u32] { if x == v { &g.roots } else { g.referents(x as u32) } };
-    let mut stack: Vec<(usize, usize)> = vec![(v, 0)];
-    visited[v] = true;
-    while let Some(&mut (x, ref mut i)) = stack.last_mut() {
-        let s = succ(x);
-        if *i < s.len() {
-            let t = s[*i] as usize;
-            *i += 1;
-            if !visited[t] {
-                visited[t] = true;
-                stack.push((t, 0));
+impl DominatorTree {
+    /// The number of objects in each object's dominator subtree (itself included; 0 if
+    /// unreachable), by one bottom-up pass over the reverse preorder.
+    pub fn subtree_objects(&self) -> Vec<u32> {
+        let mut size = vec![0u32; self.idom.len()];
+        for &o in self.preorder.iter().rev() {
+            size[o as usize] += 1;
+            let d = self.idom[o as usize];
+            if d != VIRTUAL_ROOT {
+                size[d as usize] += size[o as usize];
             }
-        } else {
-            rpo.push(x as u32);
-            stack.pop();
         }
+        size
     }
-    rpo.reverse();
-    for (i, &x) in rpo.iter().enumerate() {
-        order[x as usize] = i as u32;
-    }
-    // Predecessors.
-    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n + 1];
-    for &x in &rpo {
-        for &t in succ(x as usize) {
-            preds[t as usize].push(x);
+
+    /// The position of each reachable object in [`Self::preorder`] (unreachable: `u32::MAX`).
+    pub fn positions(&self) -> Vec<u32> {
+        let mut pos = vec![u32::MAX; self.idom.len()];
+        for (p, &o) in self.preorder.iter().enumerate() {
+            pos[o as usize] = p as u32;
         }
+        pos
     }
-    let mut idom = vec![u32::MAX; n + 1];
-    idom[v] = v as u32;
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for &b in rpo.iter().skip(1) {
-            let mut new = u32::MAX;
-            for &p in &preds[b as usize] {
-                if idom[p as usize] == u32::MAX {
+}
+
+/// The dominator tree of what is reachable from `g.roots`, with a virtual root above the roots.
+/// Time O(m log n) for m references and n objects, whatever the shape. Memory: about 14 `u32`s
+/// per object plus one per reference, besides the result.
+pub fn dominators(g: &HeapGraph) -> DominatorTree {
+    let limit = VIRTUAL_ROOT as usize;
+    assert!(
+        g.object_count() < limit && g.edges.len() + g.roots.len() < limit,
+        "heap graph too large for u32 indices"
+    );
+    let mut dfs = Dfs::new(g);
+    let (pred_start, preds) = predecessors(g, &mut dfs);
+    let idom = immediate_dominators(&dfs.parent, &pred_start, &preds);
+    drop((pred_start, preds));
+    assemble(g, &dfs, &idom)
+}
+
+/// A depth-first spanning tree from the virtual root, by DFS number: the virtual root is 0,
+/// reachable objects `1..vertex.len()` in the order the search first enters them.
+struct Dfs {
+    /// Per object: its DFS number (or UNREACHABLE), and the references to it from reachable
+    /// objects (counted by the search, later a fill position). Side by side because both are
+    /// touched for every reference, at random: one cache miss instead of two.
+    object: Vec<[u32; 2]>,
+    /// The object with each number (`vertex[0]` is VIRTUAL_ROOT).
+    vertex: Vec<u32>,
+    /// The number of each number's parent in the spanning tree (`parent[0] == 0`).
+    parent: Vec<u32>,
+}
+
+impl Dfs {
+    fn new(g: &HeapGraph) -> Dfs {
+        let mut dfs = Dfs {
+            object: vec![[UNREACHABLE, 0]; g.object_count()],
+            vertex: vec![VIRTUAL_ROOT],
+            parent: vec![0],
+        };
+        // Frames: (number, next reference, end of references) in `g.edges`.
+        let mut stack: Vec<(u32, usize, usize)> = Vec::new();
+        let frame = |v: u32, o: u32| (v, g.edge_start[o as usize], g.edge_start[o as usize + 1]);
+        for &root in &g.roots {
+            if let Some(v) = dfs.visit(root, 0) {
+                stack.push(frame(v, root));
+            }
+            while let Some(top) = stack.last_mut() {
+                if top.1 == top.2 {
+                    stack.pop();
                     continue;
                 }
-                new = if new == u32::MAX {
-                    p
-                } else {
-                    let (mut a, mut c) = (p, new);
-                    while a != c {
-                        while order[a as usize] > order[c as usize] {
-                            a = idom[a as usize];
-                        }
-                        while order[c as usize] > order[a as usize] {
-                            c = idom[c as usize];
-                        }
-                    }
-                    a
-                };
-            }
-            if idom[b as usize] != new {
-                idom[b as usize] = new;
-                changed = true;
+                let t = g.edges[top.1];
+                top.1 += 1;
+                if let Some(v) = dfs.visit(t, top.0) {
+                    stack.push(frame(v, t));
+                }
             }
         }
+        dfs
     }
-    let mut out = vec![UNREACHABLE; n];
-    for &x in rpo.iter().skip(1) {
-        let d = idom[x as usize];
-        out[x as usize] = if d as usize == v { VIRTUAL_ROOT } else { d };
-    }
-    let preorder: Vec<u32> = rpo.iter().skip(1).copied().collect();
-    let mut retained = vec![0u64; n];
-    for &x in &preorder {
-        retained[x as usize] = g.shallow[x as usize];
-    }
-    for &x in preorder.iter().rev() {
-        let d = out[x as usize];
-        if d != VIRTUAL_ROOT {
-            retained[d as usize] += retained[x as usize];
+
+    /// Counts a reference from number `from` to object `o`, and numbers `o` if it is new.
+    fn visit(&mut self, o: u32, from: u32) -> Option<u32> {
+        let entry = &mut self.object[o as usize];
+        entry[1] += 1;
+        if entry[0] != UNREACHABLE {
+            return None;
         }
+        let v = self.vertex.len() as u32;
+        entry[0] = v;
+        self.vertex.push(o);
+        self.parent.push(from);
+        Some(v)
     }
-    DominatorTree { idom: out, retained, preorder }
 }
+
+/// The successors of DFS number `v` (object `o`): the GC roots for the virtual root.
+fn successors(g: &HeapGraph, v: u32, o: u32) -> &[u32] {
+    if v == 0 { &g.roots } else { g.referents(o) }
+}
+
+/// The predecessors of each DFS number as DFS numbers, in compressed sparse row form. Only
+/// reachable objects have numbers, so references from unreachable objects are left out.
+fn predecessors(g: &HeapGraph, dfs: &mut Dfs) -> (Vec<u32>, Vec<u32>) {
+    let count = dfs.vertex.len();
+    let mut start = vec![0u32; count + 1];
+    for v in 1..count {
+        let entry = &mut dfs.object[dfs.vertex[v] as usize];
+        start[v + 1] = start[v] + entry[1];
+        entry[1] = start[v];
+    }
+    let mut preds = vec![0u32; start[count] as usize];
+    for (v, &o) in dfs.vertex.iter().enumerate() {
+        for &t in successors(g, v as u32, o) {
+            let entry = &mut dfs.object[t as usize];
+            preds[entry[1] as usize] = v as u32;
+            entry[1] += 1;
+        }
+    }
+    (start, preds)
+}
+
+/// Not a DFS number: the end of a bucket list.
+const NONE: u32 = u32::MAX;
+
+/// A number's entry in Lengauer–Tarjan's forest, side by side as path compression reads and
+/// writes all three.
+#[derive(Clone, Copy)]
+struct Link {
+    /// The forest ancestor (compressed); a link counts once the ancestor itself is linked.
+    ancestor: u32,
+    /// The number with the smallest semi-dominator on the path to that ancestor, and that
+    /// semi-dominator.
+    label: u32,
+    semi: u32,
+}
+
+/// The immediate dominator of each DFS number (Lengauer–Tarjan with simple linking and path
+/// compression: O(m log n) whatever the shape). Numbers are processed in decreasing order and
+/// linked to their DFS parent as they go, so the linked numbers are those from `w` up.
+fn immediate_dominators(parent: &[u32], pred_start: &[u32], preds: &[u32]) -> Vec<u32> {
+    let count = parent.len();
+    // A number not yet processed has itself as its label and semi-dominator.
+    let mut forest: Vec<Link> =
+        (0..count as u32).map(|v| Link { ancestor: parent[v as usize], label: v, semi: v }).collect();
+    let mut semi = vec![0u32; count];
+    let mut idom = vec![0u32; count];
+    // The numbers whose semi-dominator is each number, as linked lists.
+    let mut bucket = vec![NONE; count];
+    let mut next_in_bucket = vec![NONE; count];
+    let mut path = Vec::new();
+    for w in (1..count).rev() {
+        let mut s = parent[w];
+        for &v in &preds[pred_start[w] as usize..pred_start[w + 1] as usize] {
+            // A number below `w` is not processed yet: its own number is its semi-dominator.
+            let candidate = if v < w as u32 { v } else { eval(v, w as u32 + 1, &mut forest, &mut path).semi };
+            s = s.min(candidate);
+        }
+        semi[w] = s;
+        forest[w].semi = s;
+        next_in_bucket[w] = bucket[s as usize];
+        bucket[s as usize] = w as u32;
+        // `w` is linked now; every number whose semi-dominator is its parent gets its
+        // immediate dominator, or a number with the same one.
+        let p = parent[w];
+        let mut v = std::mem::replace(&mut bucket[p as usize], NONE);
+        while v != NONE {
+            let u = eval(v, w as u32, &mut forest, &mut path);
+            idom[v as usize] = if u.semi < semi[v as usize] { u.label } else { p };
+            v = next_in_bucket[v as usize];
+        }
+    }
+    for w in 1..count {
+        if idom[w] != semi[w] {
+            idom[w] = idom[idom[w] as usize];
+        }
+    }
+    idom
+}
+
+/// The entry of the number with the smallest semi-dominator on the forest path from `v` up to
+/// (not including) its tree's root, with that path compressed. Numbers from `linked` up are
+/// linked. `path` is scratch space so the walk needs no recursion.
+fn eval(v: u32, linked: u32, forest: &mut [Link], path: &mut Vec<u32>) -> Link {
+    if forest[v as usize].ancestor < linked {
+        return forest[v as usize];
+    }
+    let mut u = v;
+    while forest[u as usize].ancestor >= linked {
+        path.push(u);
+        u = forest[u as usize].ancestor;
+    }
+    // `u` is the topmost linked number; its label already covers the rest of the path.
+    let mut above = forest[u as usize];
+    while let Some(x) = path.pop() {
+        let x = &mut forest[x as usize];
+        if above.semi < x.semi {
+            (x.label, x.semi) = (above.label, above.semi);
+        }
+        x.ancestor = above.ancestor;
+        above = *x;
+    }
+    forest[v as usize]
+}
+
+/// Retained sizes bottom-up (a dominator's number is below its children's), then preorder
+/// positions top-down: each child takes the next free slot of its dominator's range.
+fn assemble(g: &HeapGraph, dfs: &Dfs, idom: &[u32]) -> DominatorTree {
+    let count = dfs.vertex.len();
+    let mut size = vec![1u32; count];
+    let mut bytes = vec![0u64; count];
+    for v in (1..count).rev() {
+        bytes[v] += g.shallow[dfs.vertex[v] as usize];
+        let d = idom[v] as usize;
+        size[d] += size[v];
+        bytes[d] += bytes[v];
+    }
+    let n = g.object_count();
+    let mut tree =
+        DominatorTree { idom: vec![UNREACHABLE; n], retained: vec![0; n], preorder: vec![0; count - 1] };
+    // `next[v]`: the next free position in the subtree of `v` (the virtual root owns none).
+    // Until `v` is placed it still holds the subtree size of `v`, which its dominator reserves.
+    let mut next = size;
+    next[0] = 0;
+    for v in 1..count {
+        let d = idom[v] as usize;
+        let at = next[d];
+        next[d] += next[v];
+        next[v] = at + 1;
+        let o = dfs.vertex[v] as usize;
+        tree.preorder[at as usize] = o as u32;
+        tree.idom[o] = if d == 0 { VIRTUAL_ROOT } else { dfs.vertex[d] };
+        tree.retained[o] = bytes[v];
+    }
+    tree
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -17,11 +17,17 @@ pub mod series;
 
 pub use classify::{Classifier, FactUse, ObjectFacts, parse_list};
 pub use group::{GroupCounts, Grouper, ROOT_KEY};
-pub use pipeline::{AnalysisOptions, GroupPath, GroupedHeap, LeafMemo, Retained, SnapshotInfo, group_heap};
+pub use pipeline::{
+    AnalysisOptions, GroupPath, GroupedHeap, LeafMemo, Retained, SnapshotInfo, group_heap, group_heap_named,
+};
 pub use roots::{RootKind, RootSet, root_sets};
 pub use series::{SeriesHeap, history_of};
 
 use rayon::prelude::*;
+
+pub use dominators::{DominatorTree, UNREACHABLE, VIRTUAL_ROOT, dominators};
+pub use retained::{closure_size, dominated_sizes};
+pub use retainers::{RetainerPath, RetainerStep, retainer_paths};
 
 /// A heap as a graph in compressed sparse row form; objects are `0..n`.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -160,20 +166,7 @@ pub fn retained_sizes(g: &HeapGraph, group_count: usize, live: &[bool]) -> Vec<(
     }
     (0..group_count)
         .into_par_iter()
-        .map(|group| {
-            if !occupied[group] {
-                return (0, 0);
-            }
-            let without = mark(g, |o| live[o as usize] && g.group[o as usize] as usize != group);
-            let mut retained = (0, 0);
-            for o in 0..g.object_count() {
-                if live[o] && !without[o] {
-                    retained.0 += 1;
-                    retained.1 += g.shallow[o];
-                }
-            }
-            retained
-        })
+        .map(|group| if occupied[group] { closure_size(g, live, group as u32) } else { (0, 0) })
         .collect()
 }
 

@@ -67,6 +67,19 @@ pub fn group_heap(
     roots: &[RootSet],
     options: &AnalysisOptions,
 ) -> GroupedHeap {
+    group_heap_named(g, group_count, live, roots, &|_| None, options)
+}
+
+/// [`group_heap`], naming the objects retainer paths end at where the source can
+/// (`holder(o)`: a static field's name, `class LeakApp`), so a path says which root holds it.
+pub fn group_heap_named(
+    g: &HeapGraph,
+    group_count: usize,
+    live: &[bool],
+    roots: &[RootSet],
+    holder: &dyn Fn(u32) -> Option<String>,
+    options: &AnalysisOptions,
+) -> GroupedHeap {
     let mut counts = vec![GroupCounts::default(); group_count];
     let mut reachable_bytes = 0;
     for o in (0..g.object_count()).filter(|&o| live[o]) {
@@ -75,41 +88,70 @@ pub fn group_heap(
         c.bytes += g.shallow[o];
         reachable_bytes += g.shallow[o];
     }
-    let needs_tree = options.retained != Retained::None || options.retainer_paths;
-    let tree = needs_tree.then(|| dominators(g));
-    let mut paths = vec![None; group_count];
-    if let Some(tree) = &tree {
-        if options.retained != Retained::None {
-            for (c, (_, bytes)) in counts.iter_mut().zip(dominated_sizes(g, tree, group_count)) {
-                c.retained = (c.objects > 0).then_some(bytes);
+    // Pointer maps and the dominator tree (then retained sizes and paths) are independent.
+    let want_retained = options.retained != Retained::None;
+    let (maps, (dominated, paths)) = rayon::join(
+        || options.pointer_maps.then(|| pointer_maps(g, group_count, live)),
+        || {
+            if !want_retained && !options.retainer_paths {
+                return (None, None);
             }
-        }
-        if options.retainer_paths {
-            paths = retainer_paths(g, tree, group_count)
-                .into_iter()
-                .map(|p| p.map(|p| GroupPath { roots: root_labels(&p.rooted, roots), steps: p.steps }))
-                .collect();
-        }
+            let tree = dominators(g);
+            rayon::join(
+                || want_retained.then(|| dominated_sizes(g, &tree, group_count)),
+                || options.retainer_paths.then(|| retainer_paths(g, &tree, group_count)),
+            )
+        },
+    );
+    for (c, (_, bytes)) in counts.iter_mut().zip(dominated.unwrap_or_default()) {
+        c.retained = (c.objects > 0).then_some(bytes);
     }
+    let paths = match paths {
+        Some(paths) => paths
+            .into_iter()
+            .map(|p| p.map(|p| GroupPath { roots: root_labels(&p.rooted, roots, holder), steps: p.steps }))
+            .collect(),
+        None => vec![None; group_count],
+    };
     if options.retained == Retained::Closure {
         for (c, (_, bytes)) in counts.iter_mut().zip(retained_sizes(g, group_count, live)) {
             c.closure = (c.objects > 0).then_some(bytes);
         }
     }
-    let maps = options.pointer_maps.then(|| pointer_maps(g, group_count, live));
     GroupedHeap { counts, maps, paths, reachable_bytes }
 }
 
-/// The root kinds of the objects a path ends at; objects that no root holds alone are held
-/// jointly by several.
-fn root_labels(rooted: &[u32], roots: &[RootSet]) -> Vec<String> {
-    let direct = rooted.iter().fold(RootSet::NONE, |set, &o| set.union(roots[o as usize]));
-    let mut labels: Vec<String> = direct.kinds().map(|k| k.label().to_string()).collect();
-    if rooted.iter().any(|&o| roots[o as usize].is_empty()) {
-        labels.push(SEVERAL_ROOTS.into());
+/// How the objects a path ends at are rooted: their root kinds and, where the source knows it,
+/// the holder's name ("Static Field app.Registry.people"); objects that no root holds alone are
+/// held jointly by several. At most [`NAMED_ROOTS`] labels, then how many more.
+fn root_labels(rooted: &[u32], roots: &[RootSet], holder: &dyn Fn(u32) -> Option<String>) -> Vec<String> {
+    let mut labels: Vec<String> = Vec::new();
+    let mut more = 0;
+    for &o in rooted {
+        let kinds = roots[o as usize];
+        let label = match (kinds.is_empty(), holder(o)) {
+            (false, Some(name)) => format!("{} {name}", kinds.label()),
+            (false, None) => kinds.label(),
+            (true, Some(name)) => format!("{name}, held by {SEVERAL_ROOTS}"),
+            (true, None) => SEVERAL_ROOTS.into(),
+        };
+        if labels.contains(&label) {
+            continue;
+        }
+        if labels.len() == NAMED_ROOTS {
+            more += 1;
+        } else {
+            labels.push(label);
+        }
+    }
+    if more > 0 {
+        labels.push(format!("and {more} more"));
     }
     labels
 }
+
+/// How many distinct root labels a retainer path lists.
+pub const NAMED_ROOTS: usize = 3;
 
 /// How a retainer path names objects that only several roots together keep alive.
 pub const SEVERAL_ROOTS: &str = "several roots";
@@ -191,3 +233,6 @@ impl<K: Hash + Eq> LeafMemo<K> {
         *self.0.entry(key).or_insert_with(|| grouper.leaf(&facts()))
     }
 }
+
+#[cfg(test)]
+mod tests;

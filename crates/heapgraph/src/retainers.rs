@@ -1,93 +1,227 @@
-//! TEMPORARY (lead's scaffold, replaced by the dom12 branch).
+//! Retainer paths: why a group is alive. From the group's objects the path climbs the dominator
+//! tree group by group: each object leaves its group at its *exit*, the nearest dominator in
+//! another group (dominators in the same group are skipped: a linked list's nodes dominate each
+//! other), and the next step is the group whose exits carry most of the group's bytes. The path
+//! follows the dominators of these objects, not of the whole group they fall into, so one map
+//! among thousands of the same type is found through its own holder.
 
 use crate::HeapGraph;
 use crate::dominators::{DominatorTree, VIRTUAL_ROOT};
 
-#[derive(Debug, Clone, PartialEq)]
+/// The most steps of a path; groups may repeat (String → Person → String), but a path cannot be
+/// longer than the dominator tree is deep.
+pub const MAX_STEPS: usize = 64;
+
+/// One group on a retainer path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetainerStep {
     pub group: u32,
+    /// The step's objects: all reachable members at step 0, then the distinct exits in `group`.
     pub objects: u64,
+    /// Their shallow bytes.
     pub bytes: u64,
+    /// The bytes of the union of their dominator subtrees (nothing counted twice).
     pub retained_bytes: u64,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// Why a group is alive.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RetainerPath {
+    /// From the group itself (steps[0]) up to the root-most holder.
     pub steps: Vec<RetainerStep>,
+    /// The objects of the last step that hang directly below the virtual root (the GC roots, or
+    /// objects held jointly by several roots), so the caller can name their root kinds. Where a
+    /// last-step object is held through others of its group (a list's later nodes through its
+    /// head), the top-most of them is listed. Empty only when the path stopped at MAX_STEPS
+    /// before reaching them.
     pub rooted: Vec<u32>,
 }
 
+/// The retainer path of every group with reachable objects (None for the others); every
+/// `g.group[o]` must be below `group_count`.
+///
+/// Cost: O(n + Σ over groups of Σ over their steps of s·log s) for a step of s objects, where a
+/// step never has more objects than its group and a path at most MAX_STEPS steps, so at worst
+/// O(MAX_STEPS · n log n) and in practice a few times n: the exits (and top-most same-group
+/// holders) of all objects are computed once in one preorder pass, and each step only looks at
+/// its own objects (no per-group walk of the heap or of a list; the scratch arrays are reset
+/// by stamps, not cleared). Memory: about 8 `u32`s per object.
 pub fn retainer_paths(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> Vec<Option<RetainerPath>> {
-    let exit = |o: u32| -> u32 {
-        let grp = g.group[o as usize];
-        let mut d = tree.idom[o as usize];
-        while d != VIRTUAL_ROOT && g.group[d as usize] == grp {
-            d = tree.idom[d as usize];
-        }
-        d
-    };
-    let mut members: Vec<Vec<u32>> = vec![Vec::new(); group_count];
-    for &x in &tree.preorder {
-        members[g.group[x as usize] as usize].push(x);
-    }
-    members
-        .into_iter()
-        .map(|objs| {
-            if objs.is_empty() {
-                return None;
-            }
-            let mut cur: Vec<(u32, u64)> = objs.iter().map(|&o| (o, g.shallow[o as usize])).collect();
-            let mut steps = Vec::new();
-            let mut rooted: Vec<u32>;
-            loop {
-                let grp = g.group[cur[0].0 as usize];
-                let set: std::collections::HashSet<u32> = cur.iter().map(|c| c.0).collect();
-                let top: Vec<u32> = set.iter().copied().collect();
-                let retained_bytes = top
-                    .iter()
-                    .filter(|&&o| {
-                        let mut d = tree.idom[o as usize];
-                        while d != VIRTUAL_ROOT {
-                            if set.contains(&d) {
-                                return false;
-                            }
-                            d = tree.idom[d as usize];
-                        }
-                        true
-                    })
-                    .map(|&o| tree.retained[o as usize])
-                    .sum();
-                steps.push(RetainerStep {
-                    group: grp,
-                    objects: set.len() as u64,
-                    bytes: set.iter().map(|&o| g.shallow[o as usize]).sum(),
-                    retained_bytes,
-                });
-                let mut weight: std::collections::BTreeMap<u32, u64> = Default::default();
-                let mut next: Vec<(u32, u64)> = Vec::new();
-                for &(o, w) in &cur {
-                    let e = exit(o);
-                    let key = if e == VIRTUAL_ROOT { u32::MAX } else { g.group[e as usize] };
-                    *weight.entry(key).or_default() += w;
-                    next.push((e, w));
-                }
-                let best = weight
-                    .iter()
-                    .max_by_key(|(k, w)| (**w, std::cmp::Reverse(**k)))
-                    .map(|(k, _)| *k)
-                    .unwrap();
-                if best == u32::MAX || steps.len() >= 64 {
-                    rooted = cur.iter().filter(|c| exit(c.0) == VIRTUAL_ROOT).map(|c| c.0).collect();
-                    rooted.sort();
-                    rooted.dedup();
-                    break;
-                }
-                cur = next
-                    .into_iter()
-                    .filter(|&(e, _)| e != VIRTUAL_ROOT && g.group[e as usize] == best)
-                    .collect();
-            }
-            Some(RetainerPath { steps, rooted })
+    let climb = Climb::new(g, tree, group_count);
+    let (start, members) = members_by_group(g, tree, group_count);
+    let mut scratch = Scratch::new(g.object_count(), group_count);
+    (0..group_count)
+        .map(|group| {
+            let members = &members[start[group]..start[group + 1]];
+            (!members.is_empty()).then(|| climb.path(group as u32, members, &mut scratch))
         })
         .collect()
 }
+
+/// The reachable objects of each group in preorder (a counting sort), so that members come
+/// sorted by subtree for the union of their subtrees.
+fn members_by_group(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> (Vec<usize>, Vec<u32>) {
+    let mut start = vec![0usize; group_count + 1];
+    for &o in &tree.preorder {
+        start[g.group[o as usize] as usize + 1] += 1;
+    }
+    for i in 0..group_count {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut members = vec![0u32; tree.preorder.len()];
+    for &o in &tree.preorder {
+        let group = g.group[o as usize] as usize;
+        members[fill[group]] = o;
+        fill[group] += 1;
+    }
+    (start, members)
+}
+
+/// What every path needs about every object, computed once.
+struct Climb<'a> {
+    g: &'a HeapGraph,
+    tree: &'a DominatorTree,
+    /// The nearest dominator in another group, or VIRTUAL_ROOT.
+    exit: Vec<u32>,
+    /// Where the exit is VIRTUAL_ROOT: the top-most dominator in the object's own group (or
+    /// the object itself), the one hanging below the virtual root.
+    top: Vec<u32>,
+    pos: Vec<u32>,
+    subtree: Vec<u32>,
+}
+
+/// Per-step scratch space, valid where `stamp[o]` (objects) is the current step's stamp or a
+/// group is in `touched`.
+struct Scratch {
+    stamp: Vec<u32>,
+    current: u32,
+    /// Bytes of the path's group that reach each exit object.
+    weight: Vec<u64>,
+    /// Per group of the exits: (bytes reaching it, objects of the current step leading to it).
+    tally: Vec<(u64, u64)>,
+    touched: Vec<u32>,
+    exits: Vec<u32>,
+}
+
+impl Scratch {
+    fn new(n: usize, group_count: usize) -> Scratch {
+        Scratch {
+            stamp: vec![0; n],
+            current: 0,
+            weight: vec![0; n],
+            tally: vec![(0, 0); group_count],
+            touched: Vec::new(),
+            exits: Vec::new(),
+        }
+    }
+}
+
+impl<'a> Climb<'a> {
+    fn new(g: &'a HeapGraph, tree: &'a DominatorTree, group_count: usize) -> Climb<'a> {
+        debug_assert!(g.group.iter().all(|&h| (h as usize) < group_count));
+        let mut exit = vec![VIRTUAL_ROOT; g.object_count()];
+        let mut top: Vec<u32> = (0..g.object_count() as u32).collect();
+        for &o in &tree.preorder {
+            let (o, d) = (o as usize, tree.idom[o as usize] as usize);
+            if d == VIRTUAL_ROOT as usize {
+                continue;
+            }
+            if g.group[d] == g.group[o] {
+                (exit[o], top[o]) = (exit[d], top[d]);
+            } else {
+                exit[o] = d as u32;
+            }
+        }
+        Climb { g, tree, exit, top, pos: tree.positions(), subtree: tree.subtree_objects() }
+    }
+
+    fn path(&self, group: u32, members: &[u32], scratch: &mut Scratch) -> RetainerPath {
+        let mut objects = members.to_vec();
+        let mut weights: Vec<u64> = members.iter().map(|&o| self.g.shallow[o as usize]).collect();
+        let mut steps = vec![self.step(group, &objects)];
+        while steps.len() < MAX_STEPS {
+            let Some(next) = self.heaviest_exit_group(&objects, &weights, scratch) else {
+                return RetainerPath { steps, rooted: self.rooted(&objects, scratch) };
+            };
+            objects.clear();
+            weights.clear();
+            for &x in scratch.exits.iter().filter(|&&x| self.g.group[x as usize] == next) {
+                objects.push(x);
+                weights.push(scratch.weight[x as usize]);
+            }
+            objects.sort_unstable_by_key(|&x| self.pos[x as usize]);
+            steps.push(self.step(next, &objects));
+        }
+        RetainerPath { steps, rooted: self.rooted(&objects, scratch) }
+    }
+
+    /// `objects` sorted by preorder position: nested subtrees are then skipped in one sweep.
+    fn step(&self, group: u32, objects: &[u32]) -> RetainerStep {
+        let mut step = RetainerStep { group, objects: objects.len() as u64, bytes: 0, retained_bytes: 0 };
+        let mut end = 0;
+        for &o in objects {
+            let o = o as usize;
+            step.bytes += self.g.shallow[o];
+            if self.pos[o] >= end {
+                step.retained_bytes += self.tree.retained[o];
+                end = self.pos[o] + self.subtree[o];
+            }
+        }
+        step
+    }
+
+    /// Collects the distinct exits of `objects` (in `scratch.exits`, weights summed) and returns
+    /// the group receiving the most weight, then the most of `objects`, then the smallest id;
+    /// None when the virtual root receives at least as much (the path ends there).
+    fn heaviest_exit_group(&self, objects: &[u32], weights: &[u64], scratch: &mut Scratch) -> Option<u32> {
+        scratch.current += 1;
+        scratch.exits.clear();
+        let mut root = (0, 0);
+        for (&o, &w) in objects.iter().zip(weights) {
+            let x = self.exit[o as usize];
+            if x == VIRTUAL_ROOT {
+                root = (root.0 + w, root.1 + 1);
+                continue;
+            }
+            let group = self.g.group[x as usize];
+            let tally = &mut scratch.tally[group as usize];
+            if *tally == (0, 0) {
+                scratch.touched.push(group);
+            }
+            *tally = (tally.0 + w, tally.1 + 1);
+            if scratch.stamp[x as usize] != scratch.current {
+                scratch.stamp[x as usize] = scratch.current;
+                scratch.weight[x as usize] = 0;
+                scratch.exits.push(x);
+            }
+            scratch.weight[x as usize] += w;
+        }
+        let mut best: Option<(u32, (u64, u64))> = None;
+        for group in scratch.touched.drain(..) {
+            let tally = std::mem::take(&mut scratch.tally[group as usize]);
+            let better = best.is_none_or(|(b, t)| tally > t || (tally == t && group < b));
+            if better {
+                best = Some((group, tally));
+            }
+        }
+        best.filter(|&(_, tally)| tally > root).map(|(group, _)| group)
+    }
+
+    /// The top-most same-group holders, directly below the virtual root, of the objects whose
+    /// exit is the virtual root (each once).
+    fn rooted(&self, objects: &[u32], scratch: &mut Scratch) -> Vec<u32> {
+        scratch.current += 1;
+        let mut rooted = Vec::new();
+        for &o in objects.iter().filter(|&&o| self.exit[o as usize] == VIRTUAL_ROOT) {
+            let top = self.top[o as usize];
+            if std::mem::replace(&mut scratch.stamp[top as usize], scratch.current) != scratch.current {
+                rooted.push(top);
+            }
+        }
+        rooted
+    }
+}
+
+#[cfg(test)]
+mod tests;

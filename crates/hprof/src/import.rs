@@ -29,6 +29,8 @@ pub fn import(
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<History, HprofError> {
     let files = source::expand(paths)?;
+    // A bad file is reported before the good ones are read.
+    files.par_iter().try_for_each(|f| crate::precheck::precheck(f))?;
     let sizes: Vec<u64> = files.iter().map(|f| f.metadata().map(|m| m.len()).unwrap_or(0)).collect();
     let total = sizes.iter().sum();
     let done = AtomicU64::new(0);
@@ -65,12 +67,12 @@ fn import_one(
     let len = bytes.len() as u64;
     let mut dump = crate::read_dump_bytes(&bytes, &name, &options.layout, &|pos| progress(pos, len))?;
     drop(bytes);
-    let (roots, group_count) = {
+    let (mut roots, group_count) = {
         let mut grouper = grouper.lock().unwrap_or_else(|e| e.into_inner());
         (assign_leaves(&mut dump, &mut grouper), grouper.group_count())
     };
     // Groups other dumps add meanwhile have no objects here; the counts cover what exists now.
-    let heap = group_dump(&dump, &roots, group_count, &options.snapshot.analysis);
+    let heap = group_dump(&mut dump, &mut roots, group_count, &options.snapshot.analysis);
     let label = file.file_name().map_or(name.clone(), |n| n.to_string_lossy().into_owned());
     Ok(SeriesHeap { time_ms: dump.timestamp_ms, label, heap, metrics: Default::default() })
 }
@@ -83,10 +85,11 @@ pub fn closure_of(file: &Path, options: &ImportOptions, key: &str) -> Result<(u6
     let mut dump = crate::read_dump_bytes(&bytes, &name, &options.layout, &|_| {})?;
     drop(bytes);
     let mut grouper = Grouper::new(options.snapshot.classifiers.clone());
-    assign_leaves(&mut dump, &mut grouper);
+    let mut roots = assign_leaves(&mut dump, &mut grouper);
+    crate::snapshot::hold_unreached(&mut dump, &mut roots);
     let group = grouper
         .group_of_key(key)
         .ok_or_else(|| HprofError::new(&name, format!("no group has the key \"{key}\" in this dump")))?;
-    let live = memcity_heapgraph::reachable(&dump.graph);
+    let live = vec![true; dump.graph.object_count()];
     Ok(memcity_heapgraph::retained::closure_size(&dump.graph, &live, group))
 }

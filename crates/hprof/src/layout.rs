@@ -40,6 +40,7 @@ pub fn is_contended(class_name: &str) -> bool {
             | "java.util.concurrent.atomic.Striped64$Cell"
             | "java.util.concurrent.ConcurrentHashMap$CounterCell"
             | "java.util.concurrent.Exchanger$Node"
+            | "java.util.concurrent.ForkJoinPool"
     )
 }
 

@@ -14,6 +14,7 @@ pub mod ids;
 pub mod import;
 pub mod layout;
 pub mod parse;
+pub mod precheck;
 pub mod resolve;
 pub mod roots;
 pub mod snapshot;

@@ -128,6 +128,11 @@ pub fn scan<'a>(data: &'a [u8], progress: &dyn Fn(u64)) -> Result<RawDump<'a>, F
     Ok(dump)
 }
 
+/// Checks a dump's header (the format name, the identifier size, the time stamp) alone.
+pub fn check_header(head: &[u8]) -> Result<(), Fault> {
+    read_header(&mut Cursor::new(head, 0)).map(|_| ())
+}
+
 fn read_header<'a>(c: &mut Cursor<'a>) -> Result<RawDump<'a>, Fault> {
     if !c.peek_rest().iter().zip(MAGIC).all(|(a, b)| a == b) {
         return Err(Fault::new(

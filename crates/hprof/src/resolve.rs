@@ -23,6 +23,18 @@ pub struct Dump {
     pub graph: HeapGraph,
     /// Each GC root record resolved to its node.
     pub root_kinds: Vec<(u32, RootKind)>,
+    /// The class objects are the nodes from this one on, one per class dump.
+    pub first_class_node: u32,
+    /// The class index each class object stands for.
+    pub class_of_class_node: Vec<u32>,
+}
+
+impl Dump {
+    /// A name for a node where the dump has one: the class a class object stands for.
+    pub fn holder_name(&self, node: u32) -> Option<String> {
+        let class = *self.class_of_class_node.get(node.checked_sub(self.first_class_node)? as usize)?;
+        Some(format!("class {}", self.classes.names[class as usize]))
+    }
 }
 
 /// Objects per parallel work item.
@@ -92,7 +104,19 @@ pub fn resolve(data: &[u8], raw: RawDump<'_>, layout: &Layout) -> Result<Dump, F
     graph.roots = root_kinds.iter().map(|&(node, _)| node).collect();
     graph.roots.sort_unstable();
     graph.roots.dedup();
-    Ok(Dump { timestamp_ms: raw.timestamp_ms, classes, graph, root_kinds })
+    let class_of_class_node = raw
+        .classes
+        .iter()
+        .map(|c| classes.by_id.get(&c.id).copied().unwrap_or(classes.class_class))
+        .collect();
+    Ok(Dump {
+        timestamp_ms: raw.timestamp_ms,
+        classes,
+        graph,
+        root_kinds,
+        first_class_node: objects as u32,
+        class_of_class_node,
+    })
 }
 
 /// Object id -> node.

@@ -3,8 +3,8 @@
 //! maps, retained sizes and retainer paths per group.
 
 use memcity_heapgraph::{
-    AnalysisOptions, Classifier, GroupedHeap, Grouper, LeafMemo, ObjectFacts, RootSet, group_heap, reachable,
-    root_sets,
+    AnalysisOptions, Classifier, GroupedHeap, Grouper, LeafMemo, ObjectFacts, RootKind, RootSet,
+    group_heap_named, reachable, root_sets,
 };
 
 use crate::resolve::Dump;
@@ -46,13 +46,25 @@ pub fn assign_leaves(dump: &mut Dump, grouper: &mut Grouper) -> Vec<RootSet> {
     roots
 }
 
-/// Groups one dump whose objects already have their leaves (see [`assign_leaves`]).
+/// Groups one dump whose objects already have their leaves (see [`assign_leaves`]). A dump
+/// holds only objects the JVM keeps alive, so every one counts; those its root records do not
+/// reach are held by the VM itself and become roots of that kind.
 pub fn group_dump(
-    dump: &Dump,
-    roots: &[RootSet],
+    dump: &mut Dump,
+    roots: &mut [RootSet],
     group_count: usize,
     options: &AnalysisOptions,
 ) -> GroupedHeap {
-    let live = reachable(&dump.graph);
-    group_heap(&dump.graph, group_count, &live, roots, options)
+    hold_unreached(dump, roots);
+    let live = vec![true; dump.graph.object_count()];
+    group_heap_named(&dump.graph, group_count, &live, roots, &|node| dump.holder_name(node), options)
+}
+
+/// Makes the objects no root record reaches roots of the VM's own.
+pub(crate) fn hold_unreached(dump: &mut Dump, roots: &mut [RootSet]) {
+    let reached = reachable(&dump.graph);
+    for (o, _) in reached.iter().enumerate().filter(|(_, r)| !**r) {
+        dump.graph.roots.push(o as u32);
+        roots[o] = roots[o].with(RootKind::Internal);
+    }
 }

@@ -28,10 +28,28 @@ impl Deref for DumpBytes {
     }
 }
 
-/// Opens a dump, decompressing it if it starts with the gzip magic bytes.
+/// A gzipped dump may inflate to at most this many times its file size. Real dumps compress
+/// 3 to 20 times; a file of zeros (a gzip bomb) about 1000 times.
+pub const MAX_GZIP_RATIO: u64 = 100;
+/// ...but a small file may always inflate this far.
+const MIN_GZIP_LIMIT: u64 = 64 << 20;
+/// How much is inflated before the HPROF header is checked.
+const HEADER_PEEK: u64 = 64;
+
+/// Opens a dump, decompressing it if it starts with the gzip magic bytes. Refuses what is not
+/// a regular file (a FIFO would block) and gzip data that does not start like a heap dump or
+/// inflates beyond [`MAX_GZIP_RATIO`] times its size, without inflating the rest.
 pub fn open(path: &Path) -> Result<DumpBytes, HprofError> {
     let name = path.display().to_string();
     let io = |e: std::io::Error| HprofError::new(&name, format!("cannot read: {e}"));
+    // Checked before opening: opening a FIFO for reading blocks until a writer comes.
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if !meta.is_file() {
+        return Err(HprofError::new(
+            &name,
+            "not a regular file (a FIFO, socket or device); save the dump to a file first",
+        ));
+    }
     let file = File::open(path).map_err(io)?;
     if file.metadata().map_err(io)?.len() == 0 {
         return Err(HprofError { offset: Some(0), ..HprofError::new(&name, "empty file: not a heap dump") });
@@ -41,17 +59,41 @@ pub fn open(path: &Path) -> Result<DumpBytes, HprofError> {
     // corrupt memory safety of other data).
     let map = unsafe { Mmap::map(&file) }.map_err(io)?;
     if map.starts_with(&[0x1f, 0x8b]) {
-        let mut bytes = Vec::new();
-        MultiGzDecoder::new(&map[..]).read_to_end(&mut bytes).map_err(|e| HprofError {
-            offset: Some(bytes.len() as u64),
-            ..HprofError::new(
-                &name,
-                format!("broken gzip data after {} decompressed bytes: {e}", bytes.len()),
-            )
-        })?;
-        return Ok(DumpBytes::Decompressed(bytes));
+        return inflate(&map, &name).map(DumpBytes::Decompressed);
     }
     Ok(DumpBytes::Mapped(map))
+}
+
+/// Inflates gzip data in a stream: the header first, then at most the limit.
+fn inflate(gz: &[u8], name: &str) -> Result<Vec<u8>, HprofError> {
+    let limit = (gz.len() as u64).saturating_mul(MAX_GZIP_RATIO).max(MIN_GZIP_LIMIT);
+    let mut decoder = MultiGzDecoder::new(gz);
+    let mut bytes = Vec::new();
+    let broken = |e: std::io::Error, at: usize| HprofError {
+        offset: Some(at as u64),
+        ..HprofError::new(name, format!("broken gzip data after {at} decompressed bytes: {e}"))
+    };
+    (&mut decoder).take(HEADER_PEEK).read_to_end(&mut bytes).map_err(|e| broken(e, 0))?;
+    if !bytes.starts_with(b"JAVA PROFILE ") {
+        return Err(HprofError {
+            offset: Some(0),
+            ..HprofError::new(name, "not a heap dump: the gzip data does not start with \"JAVA PROFILE \"")
+        });
+    }
+    (&mut decoder).take(limit + 1 - HEADER_PEEK).read_to_end(&mut bytes).map_err(|e| {
+        let at = bytes.len();
+        broken(e, at)
+    })?;
+    if bytes.len() as u64 > limit {
+        return Err(HprofError::new(
+            name,
+            format!(
+                "the gzip data inflates to more than {limit} bytes, {MAX_GZIP_RATIO} times the file: refused \
+                 as a likely gzip bomb (if it is a real dump, gunzip it and import the .hprof)"
+            ),
+        ));
+    }
+    Ok(bytes)
 }
 
 /// Whether a file name looks like a heap dump.
@@ -80,6 +122,8 @@ pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, HprofError> {
             files.extend(found);
         } else if path.is_file() {
             files.push(path.clone());
+        } else if path.exists() {
+            return Err(HprofError::new(&name, "not a regular file (a FIFO, socket or device)"));
         } else {
             return Err(HprofError::new(&name, "no such file or folder"));
         }
@@ -111,6 +155,53 @@ mod tests {
         let names: Vec<_> =
             files.iter().map(|f| f.file_name().unwrap().to_string_lossy().into_owned()).collect();
         assert_eq!(names, ["a.HPROF", "b.hprof.gz"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        encoder.write_all(bytes).unwrap();
+        encoder.finish().unwrap()
+    }
+
+    #[test]
+    fn gzip_bombs_are_refused_without_inflating_them() {
+        let dir = temp("bomb");
+        // 512 MiB of zeros: not a dump, refused after the first bytes.
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        let zeros = vec![0u8; 1 << 20];
+        for _ in 0..512 {
+            std::io::Write::write_all(&mut encoder, &zeros).unwrap();
+        }
+        std::fs::write(dir.join("zeros.hprof.gz"), encoder.finish().unwrap()).unwrap();
+        let e = open(&dir.join("zeros.hprof.gz")).err().unwrap();
+        assert!(e.message.contains("does not start with \"JAVA PROFILE \""), "{e}");
+        // A header, then more zeros than the ratio allows.
+        let mut dump = b"JAVA PROFILE 1.0.2\0".to_vec();
+        dump.resize(80 << 20, 0);
+        let small = gzip(&dump);
+        assert!((small.len() as u64) * MAX_GZIP_RATIO < 80 << 20);
+        std::fs::write(dir.join("bomb.hprof.gz"), small).unwrap();
+        let e = open(&dir.join("bomb.hprof.gz")).err().unwrap();
+        assert!(e.message.contains("likely gzip bomb"), "{e}");
+        // Within the limit a gzipped file inflates as before.
+        std::fs::write(dir.join("fine.hprof.gz"), gzip(&dump[..1 << 20])).unwrap();
+        assert_eq!(open(&dir.join("fine.hprof.gz")).unwrap().len(), 1 << 20);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_refused_instead_of_read() {
+        let dir = temp("fifo");
+        let fifo = dir.join("pipe.hprof");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success());
+        let e = open(&fifo).err().unwrap();
+        assert!(e.message.contains("not a regular file"), "{e}");
+        let e = expand(std::slice::from_ref(&fifo)).unwrap_err();
+        assert!(e.message.contains("not a regular file"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

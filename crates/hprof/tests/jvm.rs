@@ -124,5 +124,21 @@ fn live_jvm_dumps_match_its_histograms_and_show_the_leak() {
     };
     let history = memcity_hprof::import(std::slice::from_ref(&dir), &options, &|_, _| {}).unwrap();
     check_leak(&history, people.into(), searches.into());
+    check_session_path(&history);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The Tomcat lesson: sessions are held by one map among hundreds of the same type (every
+/// session has its own); the retainer path follows the sessions' own holders, through the
+/// manager's single map, to the manager.
+fn check_session_path(history: &memcity_model::History) {
+    let last = history.snapshots.last().unwrap();
+    let path = &last.retainers["Heap#Type:LeakApp$Session"];
+    let keys: Vec<&str> = path.steps.iter().map(|s| s.key.trim_start_matches("Heap#Type:")).collect();
+    let map = keys.iter().position(|&k| k == "java.util.HashMap").expect("the path passes a HashMap");
+    assert_eq!(path.steps[map].objects, 1, "one map holds them: {keys:?}");
+    assert_eq!(keys.get(map + 1), Some(&"LeakApp$SessionManager"), "{keys:?}");
+    let maps = last.tree.children.iter().find(|c| c.key == "Heap#Type:java.util.HashMap").unwrap();
+    assert!(maps.objects > 900, "the sessions' own maps are there too: {}", maps.objects);
+    assert_eq!(path.roots, ["class LeakApp, held by several roots"], "{keys:?}");
 }

@@ -1,4 +1,4 @@
-//! The city layout (DESIGN §4): a squarified treemap over the max tree, computed once per history
+//! The city layout (docs/design.md, "Layout"): a squarified treemap over the max tree, computed once per history
 //! and setting. Every building gets the cell it needs at its largest size, so no building moves
 //! when time changes; districts are flat slabs stacked by depth with a street around their
 //! children.
@@ -27,6 +27,33 @@ impl AreaMode {
     }
 }
 
+/// What growth is measured against when it becomes a color (docs/design.md, "Growth color").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GrowthScale {
+    /// Against the heap: full red from [`RED_HEAP_SHARE`] of the peak heap (or the largest
+    /// grower, if it grew more), so a program without a leak stays gray.
+    #[default]
+    Heap,
+    /// The paper's: against the largest grower, which is always red.
+    Relative,
+}
+
+/// Growth of this share of the peak heap (in the layout's metric) is drawn full red in
+/// [`GrowthScale::Heap`]; half of it orange.
+pub const RED_HEAP_SHARE: f64 = 0.1;
+
+impl std::str::FromStr for GrowthScale {
+    type Err = String;
+    fn from_str(s: &str) -> Result<GrowthScale, String> {
+        match s {
+            "heap" => Ok(GrowthScale::Heap),
+            "relative" => Ok(GrowthScale::Relative),
+            _ => Err(format!("unknown growth scale \"{s}\" (expected heap or relative)")),
+        }
+    }
+}
+
 /// Everything the layout and the frames depend on.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Settings {
@@ -40,6 +67,13 @@ pub struct Settings {
     pub solid: usize,
     /// Opacity of all other buildings.
     pub opacity: f32,
+    /// Groups (by key) that pruning never hides, with the districts around them: the selection
+    /// and its retainer path are always shown.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeSet::is_empty")]
+    pub pinned: std::collections::BTreeSet<String>,
+    /// What growth colors are relative to.
+    #[serde(default)]
+    pub growth: GrowthScale,
 }
 
 impl Default for Settings {
@@ -51,6 +85,8 @@ impl Default for Settings {
             street: 0.03,
             solid: 10,
             opacity: 0.4,
+            pinned: Default::default(),
+            growth: GrowthScale::Heap,
         }
     }
 }
@@ -105,6 +141,9 @@ pub struct CityLayout {
     pub values: Vec<Vec<f32>>,
     /// The largest positive overall growth among buildings (1 where none grows).
     pub max_growth: f64,
+    /// The growth drawn full red: `max_growth`, or in [`GrowthScale::Heap`] at least
+    /// [`RED_HEAP_SHARE`] of the peak heap.
+    pub full_red: f64,
     /// Group ids in the order they were placed (depth first, siblings in squarify order), so a
     /// later layout can keep siblings in the same order ([`relayout`]).
     pub placed: Vec<u32>,
@@ -146,6 +185,7 @@ fn layout_in_order(timeline: &Timeline, settings: &Settings, rank: Option<&[u32]
     let n = timeline.groups.len();
     let mapped: Vec<f64> = max.iter().map(|&v| settings.area.map(v as f64)).collect();
     let mut kept = kept_children(timeline, &mapped, settings.children);
+    keep_pinned(timeline, &settings.pinned, &mut kept);
     if let Some(rank) = rank {
         // Stable sort: new groups (rank NONE) keep their largest-first order at the end.
         kept.iter_mut().for_each(|c| c.sort_by_key(|&g| rank[g as usize]));
@@ -161,6 +201,7 @@ fn layout_in_order(timeline: &Timeline, settings: &Settings, rank: Option<&[u32]
         inv_max_value: Vec::new(),
         values: Vec::new(),
         max_growth: 1.0,
+        full_red: 1.0,
         placed: Vec::new(),
     };
     if n > 0 && area[0] > 0.0 {
@@ -208,6 +249,23 @@ fn kept_children(timeline: &Timeline, mapped: &[f64], n: usize) -> Vec<Vec<u32>>
         .collect()
 }
 
+/// Adds the pinned groups and their ancestors back where pruning dropped them.
+fn keep_pinned(timeline: &Timeline, pinned: &std::collections::BTreeSet<String>, kept: &mut [Vec<u32>]) {
+    for key in pinned {
+        let mut group = timeline.group(key);
+        while let Some(g) = group {
+            let Some(parent) = timeline.groups[g as usize].parent else { break };
+            if kept[parent as usize].contains(&g) {
+                // The rest of the chain up to the root is kept already or added by another key.
+                group = Some(parent);
+                continue;
+            }
+            kept[parent as usize].push(g);
+            group = Some(parent);
+        }
+    }
+}
+
 /// Area each node needs: its own mapped max for leaves, the sum of its kept children for
 /// districts (so children fit in proportion).
 fn subtree_areas(timeline: &Timeline, mapped: &[f64], kept: &[Vec<u32>]) -> Vec<f64> {
@@ -223,23 +281,27 @@ fn subtree_areas(timeline: &Timeline, mapped: &[f64], kept: &[Vec<u32>]) -> Vec<
     area
 }
 
-fn place(timeline: &Timeline, kept: &[Vec<u32>], area: &[f64], id: u32, rect: Rect, city: &mut CityLayout) {
-    let group = &timeline.groups[id as usize];
-    city.placed.push(id);
-    if group.is_leaf() {
-        // It stands on its parent's slab, whose top is at depth(parent) + 1 = depth(self).
-        let base = group.depth as f64 * SLAB;
-        city.building_of_group[id as usize] = city.buildings.len() as u32;
-        city.buildings.push(Building { group: id, cell: rect, base, solid: false });
-        return;
-    }
-    city.district_of_group[id as usize] = city.districts.len() as u32;
-    city.districts.push(District { group: id, depth: group.depth, rect, color: [0.0; 3] });
-    let inner = rect.inset(city.settings.street * rect.w.min(rect.d));
-    let children: Vec<u32> = kept[id as usize].iter().copied().filter(|&c| area[c as usize] > 0.0).collect();
-    let values: Vec<f64> = children.iter().map(|&c| area[c as usize]).collect();
-    for (child, cell) in children.iter().zip(squarify(&values, inner)) {
-        place(timeline, kept, area, *child, cell, city);
+/// Places the subtree of `root` in `rect`, in pre-order (iteratively: trees may be deep).
+fn place(timeline: &Timeline, kept: &[Vec<u32>], area: &[f64], root: u32, rect: Rect, city: &mut CityLayout) {
+    let mut stack = vec![(root, rect)];
+    while let Some((id, rect)) = stack.pop() {
+        let group = &timeline.groups[id as usize];
+        city.placed.push(id);
+        if group.is_leaf() {
+            // It stands on its parent's slab, whose top is at depth(parent) + 1 = depth(self).
+            let base = group.depth as f64 * SLAB;
+            city.building_of_group[id as usize] = city.buildings.len() as u32;
+            city.buildings.push(Building { group: id, cell: rect, base, solid: false });
+            continue;
+        }
+        city.district_of_group[id as usize] = city.districts.len() as u32;
+        city.districts.push(District { group: id, depth: group.depth, rect, color: [0.0; 3] });
+        let inner = rect.inset(city.settings.street * rect.w.min(rect.d));
+        let children: Vec<u32> =
+            kept[id as usize].iter().copied().filter(|&c| area[c as usize] > 0.0).collect();
+        let values: Vec<f64> = children.iter().map(|&c| area[c as usize]).collect();
+        let cells: Vec<(u32, Rect)> = children.into_iter().zip(squarify(&values, inner)).collect();
+        stack.extend(cells.into_iter().rev());
     }
 }
 
@@ -251,6 +313,11 @@ pub fn district_color(depth: u32, deepest: u32) -> [f32; 3] {
     [0, 1, 2].map(|i| ROOT[i] + (DEEPEST[i] - ROOT[i]) * t)
 }
 
+/// The largest root value over all snapshots: the heap at its largest.
+pub fn peak_heap(timeline: &Timeline, metric: Metric) -> f64 {
+    timeline.values.iter().map(|v| v.get(metric).first().copied().unwrap_or(0) as f64).fold(0.0, f64::max)
+}
+
 /// The `solid` strongest positive overall growers are solid; `max_growth` is the largest.
 fn mark_solid(timeline: &Timeline, city: &mut CityLayout) {
     let growth = timeline.growth.get(city.settings.metric);
@@ -260,6 +327,10 @@ fn mark_solid(timeline: &Timeline, city: &mut CityLayout) {
         (std::cmp::Reverse(growth[city.buildings[b].group as usize]), city.buildings[b].group)
     });
     city.max_growth = growers.first().map_or(1.0, |&b| growth[city.buildings[b].group as usize] as f64);
+    city.full_red = match city.settings.growth {
+        GrowthScale::Relative => city.max_growth,
+        GrowthScale::Heap => city.max_growth.max(RED_HEAP_SHARE * peak_heap(timeline, city.settings.metric)),
+    };
     for &b in growers.iter().take(city.settings.solid) {
         city.buildings[b].solid = true;
     }
@@ -289,6 +360,7 @@ impl CityLayout {
             inv_max_value: Vec::new(),
             values: Vec::new(),
             max_growth: 1.0,
+            full_red: 1.0,
             placed: Vec::new(),
         }
     }

@@ -1,4 +1,4 @@
-//! Frames (DESIGN §4–§5): what every building looks like at one snapshot. A frame is compact
+//! Frames (docs/design.md, "Frames" and "Growth color"): what every building looks like at one snapshot. A frame is compact
 //! (8 bytes a building) so a million buildings update in milliseconds; footprint, height, color
 //! and opacity derive from it and the static layout.
 
@@ -13,7 +13,7 @@ use crate::squarify::Rect;
 pub struct BuildingState {
     /// `sqrt(area_t / area_max)`: the footprint is the reserved cell scaled by this.
     pub scale: f32,
-    /// `(cur − first) / max_growth`, clamped to [0, 1]; shrunk groups are 0 (gray).
+    /// `(cur − first) / full_red`, clamped to [0, 1]; shrunk groups are 0 (gray).
     pub growth: f32,
 }
 
@@ -33,7 +33,7 @@ pub fn frame(city: &CityLayout, snapshot: usize) -> Frame {
         return Frame { states };
     };
     let sqrt_area = city.settings.area == AreaMode::Sqrt;
-    let max_growth = city.max_growth as f32;
+    let full_red = city.full_red as f32;
     states.par_chunks_mut(CHUNK).enumerate().for_each(|(c, out)| {
         let range = c * CHUNK..c * CHUNK + out.len();
         let inv_max = &city.inv_max_value[range.clone()];
@@ -43,7 +43,7 @@ pub fn frame(city: &CityLayout, snapshot: usize) -> Frame {
             let ratio = (now * inv).min(1.0);
             let area_ratio = if sqrt_area { ratio.sqrt() } else { ratio };
             state.scale = area_ratio.sqrt();
-            state.growth = ((now - first) / max_growth).clamp(0.0, 1.0);
+            state.growth = ((now - first) / full_red).clamp(0.0, 1.0);
         }
     });
     Frame { states }

@@ -6,8 +6,9 @@ pub mod export;
 pub mod frame;
 pub mod pick;
 pub mod references;
+pub mod retainers;
 pub mod squarify;
 
-pub use city::{AreaMode, Building, CityLayout, District, Settings, layout, relayout};
+pub use city::{AreaMode, Building, CityLayout, District, GrowthScale, Settings, layout, relayout};
 pub use frame::{BuildingState, Frame, frame, frames};
 pub use squarify::Rect;

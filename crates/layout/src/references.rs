@@ -1,4 +1,4 @@
-//! Reference frustums (DESIGN §5): for a selected building S, the buildings that keep it alive
+//! Reference frustums (docs/design.md, "References"): for a selected building S, the buildings that keep it alive
 //! (incoming, purple) and the ones it keeps alive (outgoing, green). For an edge A→B the radius
 //! at A grows with the fraction of A's objects that reference B, the radius at B with the
 //! fraction of B's objects referenced from A, so few-to-many and many-to-few read as cones.

@@ -219,7 +219,7 @@ mod tests {
         rects.iter().map(Rect::aspect_ratio).sum::<f64>() / rects.len() as f64
     }
 
-    /// d3-hierarchy's treemapSquarify (ratio φ) scores 1.025 on these values (DESIGN §4); ours,
+    /// d3-hierarchy's treemapSquarify (ratio φ) scores 1.025 on these values (docs/design.md, "Layout"); ours,
     /// with the Bruls target ratio 1, must be on par.
     #[test]
     fn aspect_ratio_on_par_with_d3() {

@@ -1,4 +1,4 @@
-//! The layout and frame rules of DESIGN §4–§5 on the sample history and synthetic ones.
+//! The layout and frame rules of docs/design.md ("Layout", "Frames", "Growth color") on the sample history and synthetic ones.
 
 use std::path::Path;
 
@@ -97,6 +97,23 @@ fn pruning_keeps_the_n_largest_children() {
 }
 
 #[test]
+fn pinned_groups_survive_pruning_with_their_districts() {
+    let t = sample();
+    let util = t.group("Heap#java.util").unwrap();
+    let mut kids: Vec<u32> = t.groups[util as usize].children.clone();
+    kids.sort_by_key(|&c| std::cmp::Reverse(t.max.objects[c as usize]));
+    let smallest = *kids.last().unwrap();
+    let key = t.groups[smallest as usize].key.clone();
+    let pruned = Settings { children: 1, area: AreaMode::Linear, ..Settings::default() };
+    assert!(layout(&t, &pruned).building(smallest).is_none());
+    let pinned = Settings { pinned: [key].into(), ..pruned };
+    let city = layout(&t, &pinned);
+    assert!(city.building(smallest).is_some(), "a pinned group is shown");
+    assert!(city.building(kids[0]).is_some(), "the largest child stays");
+    assert!(city.district(util).is_some());
+}
+
+#[test]
 fn zero_and_equal_values_and_determinism() {
     let mut h = synthetic::history(50, 2, 1);
     for s in &mut h.snapshots {
@@ -142,7 +159,7 @@ fn buildings_never_move_and_follow_the_formulas() {
         assert!((fp.area() - b.cell.area() * scale * scale).abs() < 1e-6 * b.cell.area());
         assert!((height(b, state) - 2.0 * fp.area().sqrt()).abs() < 1e-9);
         let grown = cur - t.values[0].objects[b.group as usize] as f64;
-        assert!((state.growth as f64 - grown / city.max_growth).abs() < 1e-6);
+        assert!((state.growth as f64 - (grown / city.full_red).clamp(0.0, 1.0)).abs() < 1e-6);
     }
     // The strongest growers (String, char[]) reach red at the end, LinkedList$Node grew half as
     // much; shrinking groups stay gray.

@@ -46,14 +46,16 @@ impl fmt::Display for LoadError {
 impl std::error::Error for LoadError {}
 
 /// Parses JSON into `T`, turning syntax and type errors into a [`LoadError`] with the JSON path
-/// (from serde_path_to_error) and line/column (from serde_json).
+/// (from serde_path_to_error) and line/column (from serde_json). Nesting is not limited (deep
+/// trees are valid), so the parser grows its stack as it descends.
 pub fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8], file: &str) -> Result<T, LoadError> {
     // Fast path without path tracking; errors are rare, so only they pay for a second parse.
-    if let Ok(value) = serde_json::from_slice(bytes) {
+    if let Ok(value) = from_slice_deep(bytes) {
         return Ok(value);
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+    de.disable_recursion_limit();
+    let value = serde_path_to_error::deserialize(serde_stacker::Deserializer::new(&mut de)).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
         let what = match inner.classify() {
@@ -64,5 +66,14 @@ pub fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8], file: &str) -> R
         if path == "." { error } else { error.at(path) }
     })?;
     de.end().map_err(|e| LoadError::new(file, format!("malformed JSON: {e}")))?;
+    Ok(value)
+}
+
+/// `serde_json::from_slice` without its nesting limit of 128, growing the stack instead.
+pub fn from_slice_deep<'de, T: serde::Deserialize<'de>>(bytes: &'de [u8]) -> serde_json::Result<T> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    de.disable_recursion_limit();
+    let value = T::deserialize(serde_stacker::Deserializer::new(&mut de))?;
+    de.end()?;
     Ok(value)
 }

@@ -1,5 +1,5 @@
 //! The history: snapshots of grouping trees, with optional pointer maps and heap metrics.
-//! These types are the `memcity/1` JSON interface (DESIGN §2), serialized as written.
+//! These types are the `memcity/1` JSON interface (docs/design.md, "Data model"), serialized as written.
 
 use std::collections::BTreeMap;
 
@@ -110,6 +110,16 @@ impl Snapshot {
         }
     }
 
+    /// About how many bytes of memory the snapshot takes (its nodes, strings and pointer maps):
+    /// what a server charges against its memory budget for holding it.
+    pub fn memory_estimate(&self) -> u64 {
+        let mut bytes = size_of::<Snapshot>() as u64;
+        self.tree.walk(&mut |node, _| {
+            bytes += (size_of::<Node>() + node.key.len() + node.name.len() + node.role.len()) as u64;
+        });
+        bytes + pointer_map_estimate(&self.points_to) + pointer_map_estimate(&self.pointed_from)
+    }
+
     /// What the UI calls this snapshot: its label, else its GC id, else its time.
     pub fn display_label(&self) -> String {
         match (&self.label, self.gc_id) {
@@ -120,8 +130,30 @@ impl Snapshot {
     }
 }
 
-/// A group of heap objects. Inner nodes are districts, leaves are buildings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A B-tree entry costs its key, its value and a share of a node (about 3 words).
+fn pointer_map_estimate(map: &PointerMap) -> u64 {
+    const ENTRY: usize = size_of::<String>() + 3 * size_of::<usize>();
+    map.iter()
+        .map(|(from, to)| {
+            let inner: usize = to.keys().map(|k| ENTRY + 8 + k.len()).sum();
+            (ENTRY + size_of::<BTreeMap<String, u64>>() + from.len() + inner) as u64
+        })
+        .sum()
+}
+
+impl History {
+    /// [`Snapshot::memory_estimate`] summed over the snapshots.
+    pub fn memory_estimate(&self) -> u64 {
+        self.snapshots.iter().map(Snapshot::memory_estimate).sum()
+    }
+}
+
+/// A group of heap objects.
+///
+/// Trees may be deep (10,000 levels and more: long allocation chains), so nothing that follows
+/// a tree may recurse on the machine stack unguarded: [`Node::walk`] and drop are iterative,
+/// clone, comparison and serialization grow the stack as they go (`stacker`).
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Node {
     /// Unique in a tree and stable across snapshots (path of names joined by `#`).
     pub key: String,
@@ -140,8 +172,62 @@ pub struct Node {
     /// freed, shared ownership counted (≥ `retained_bytes`), where the source computed it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub closure_bytes: Option<u64>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty", serialize_with = "serialize_children")]
     pub children: Vec<Node>,
+}
+
+/// Stack the recursion into one level of children may need, and what it grows by.
+const STACK_RED_ZONE: usize = 64 * 1024;
+const STACK_GROWTH: usize = 1 << 20;
+
+/// Runs `f` on a fresh stack segment when the current one is nearly used up.
+pub fn with_stack<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(STACK_RED_ZONE, STACK_GROWTH, f)
+}
+
+fn serialize_children<S: serde::Serializer>(children: &Vec<Node>, s: S) -> Result<S::Ok, S::Error> {
+    with_stack(|| children.serialize(s))
+}
+
+impl Clone for Node {
+    fn clone(&self) -> Node {
+        Node {
+            key: self.key.clone(),
+            name: self.name.clone(),
+            role: self.role.clone(),
+            objects: self.objects,
+            bytes: self.bytes,
+            retained_bytes: self.retained_bytes,
+            closure_bytes: self.closure_bytes,
+            children: with_stack(|| self.children.clone()),
+        }
+    }
+}
+
+impl PartialEq for Node {
+    fn eq(&self, other: &Node) -> bool {
+        self.key == other.key
+            && self.name == other.name
+            && self.role == other.role
+            && self.objects == other.objects
+            && self.bytes == other.bytes
+            && self.retained_bytes == other.retained_bytes
+            && with_stack(|| self.children == other.children)
+    }
+}
+
+impl Drop for Node {
+    /// Dropping a deep tree the default way recurses once per level; instead the descendants
+    /// are moved into one list and dropped childless.
+    fn drop(&mut self) {
+        if self.children.iter().all(Node::is_leaf) {
+            return;
+        }
+        let mut pending = std::mem::take(&mut self.children);
+        while let Some(mut node) = pending.pop() {
+            pending.append(&mut node.children);
+        }
+    }
 }
 
 impl Node {
@@ -162,15 +248,13 @@ impl Node {
         self.children.is_empty()
     }
 
-    /// Visits every node in pre-order with its parent.
+    /// Visits every node in pre-order with its parent (iteratively: trees may be deep).
     pub fn walk<'a>(&'a self, visit: &mut impl FnMut(&'a Node, Option<&'a Node>)) {
-        fn go<'a>(n: &'a Node, p: Option<&'a Node>, f: &mut impl FnMut(&'a Node, Option<&'a Node>)) {
-            f(n, p);
-            for c in &n.children {
-                go(c, Some(n), f);
-            }
+        let mut stack: Vec<(&'a Node, Option<&'a Node>)> = vec![(self, None)];
+        while let Some((node, parent)) = stack.pop() {
+            visit(node, parent);
+            stack.extend(node.children.iter().rev().map(|c| (c, Some(node))));
         }
-        go(self, None, visit);
     }
 }
 

@@ -1,8 +1,10 @@
-//! memcity's data model (DESIGN §2–§3): a history of grouping trees with pointer maps and heap
+//! memcity's data model (docs/design.md, "Data model" and "Meta trees"): a history of grouping trees with pointer maps and heap
 //! metrics; readers for `memcity/1`, snapshot folders and AntTracks' export; the writer; the
 //! rules a history must follow; and the meta trees (max, growth) the city is laid out from.
 
 pub mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod history;
 pub mod meta;
 pub mod read;

@@ -1,4 +1,4 @@
-//! Meta trees (DESIGN §3): the union of all snapshot trees by key, each snapshot's values on it,
+//! Meta trees (docs/design.md, "Meta trees"): the union of all snapshot trees by key, each snapshot's values on it,
 //! the max tree and the growth tree. Flat arrays indexed by group id, so the layout and the
 //! per-snapshot frames work on plain slices.
 
@@ -121,7 +121,7 @@ impl Timeline {
         let mut groups: Vec<Group> = Vec::new();
         let mut index: HashMap<String, u32> = HashMap::new();
         for snapshot in &history.snapshots {
-            add_tree(&snapshot.tree, None, 0, &mut groups, &mut index);
+            add_tree(&snapshot.tree, &mut groups, &mut index);
         }
         let n = groups.len();
         let values: Vec<Values> = history.snapshots.iter().map(|s| values_of(&s.tree, &index, n)).collect();
@@ -140,7 +140,7 @@ impl Timeline {
     /// history, at the cost of the new snapshot, plus widening the older snapshots' values when it
     /// brings new groups.
     pub fn push(&mut self, snapshot: &Snapshot) {
-        add_tree(&snapshot.tree, None, 0, &mut self.groups, &mut self.index);
+        add_tree(&snapshot.tree, &mut self.groups, &mut self.index);
         let n = self.groups.len();
         if n > self.max.objects.len() {
             for v in self.values.iter_mut().chain([&mut self.max]) {
@@ -204,7 +204,13 @@ fn raise_max(max: &mut Values, v: &Values) {
 /// `last − first` per group.
 fn growth_of(values: &[Values]) -> Growth {
     let (Some(first), Some(last)) = (values.first(), values.last()) else { return Growth::default() };
-    let diff = |a: &[u64], b: &[u64]| a.iter().zip(b).map(|(&l, &f)| l as i64 - f as i64).collect();
+    // Widened: values up to u64::MAX must not wrap (or panic) when subtracted.
+    let diff = |a: &[u64], b: &[u64]| {
+        a.iter()
+            .zip(b)
+            .map(|(&l, &f)| (l as i128 - f as i128).clamp(i64::MIN.into(), i64::MAX.into()) as i64)
+            .collect()
+    };
     Growth { objects: diff(&last.objects, &first.objects), bytes: diff(&last.bytes, &first.bytes) }
 }
 
@@ -218,34 +224,31 @@ fn retained_of(tree: &Node, index: &HashMap<String, u32>) -> HashMap<u32, u64> {
     r
 }
 
-fn add_tree(
-    node: &Node,
-    parent: Option<u32>,
-    depth: u32,
-    groups: &mut Vec<Group>,
-    index: &mut HashMap<String, u32>,
-) {
-    let id = match index.get(&node.key) {
-        Some(&id) => id,
-        None => {
-            let id = groups.len() as u32;
-            groups.push(Group {
-                key: node.key.clone(),
-                name: node.name.clone(),
-                role: node.role.clone(),
-                parent,
-                children: Vec::new(),
-                depth,
-            });
-            index.insert(node.key.clone(), id);
-            if let Some(p) = parent {
-                groups[p as usize].children.push(id);
+/// Adds the nodes of `tree` not yet in the union tree (iteratively: trees may be deep).
+fn add_tree(tree: &Node, groups: &mut Vec<Group>, index: &mut HashMap<String, u32>) {
+    let mut stack: Vec<(&Node, Option<u32>, u32)> = vec![(tree, None, 0)];
+    while let Some((node, parent, depth)) = stack.pop() {
+        let id = match index.get(&node.key) {
+            Some(&id) => id,
+            None => {
+                let id = groups.len() as u32;
+                groups.push(Group {
+                    key: node.key.clone(),
+                    name: node.name.clone(),
+                    role: node.role.clone(),
+                    parent,
+                    children: Vec::new(),
+                    depth,
+                });
+                index.insert(node.key.clone(), id);
+                if let Some(p) = parent {
+                    groups[p as usize].children.push(id);
+                }
+                id
             }
-            id
-        }
-    };
-    for child in &node.children {
-        add_tree(child, Some(id), depth + 1, groups, index);
+        };
+        // Reversed so children are numbered in document order, as a recursive walk would.
+        stack.extend(node.children.iter().rev().map(|child| (child, Some(id), depth + 1)));
     }
 }
 

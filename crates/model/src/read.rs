@@ -19,10 +19,24 @@ pub fn load_path(path: &Path) -> Result<History, LoadError> {
     if meta.is_dir() { load_folder(path) } else { load_file(path) }
 }
 
+/// Reads a whole file, refusing what is not a regular file: a FIFO or device would block or
+/// never end.
+fn read_regular(path: &Path) -> Result<Vec<u8>, LoadError> {
+    let name = path.display().to_string();
+    let cannot = |e: std::io::Error| LoadError::new(&name, format!("cannot read: {e}"));
+    if !fs::metadata(path).map_err(cannot)?.is_file() {
+        return Err(LoadError::new(
+            &name,
+            "not a regular file (a FIFO, socket or device); save it to a file first",
+        ));
+    }
+    fs::read(path).map_err(cannot)
+}
+
 /// Loads one file: a `memcity/1` history, one snapshot, an AntTracks tree or an array of them.
 pub fn load_file(path: &Path) -> Result<History, LoadError> {
     let name = path.display().to_string();
-    let bytes = fs::read(path).map_err(|e| LoadError::new(&name, format!("cannot read: {e}")))?;
+    let bytes = read_regular(path)?;
     load_bytes(&bytes, &name)
 }
 
@@ -121,7 +135,7 @@ pub fn load_folder(dir: &Path) -> Result<History, LoadError> {
     let mut metric_names = MetricNames::default();
     for file in json_files(dir)? {
         let name = file.display().to_string();
-        let bytes = fs::read(&file).map_err(|e| LoadError::new(&name, format!("cannot read: {e}")))?;
+        let bytes = read_regular(&file)?;
         match parse_document(&bytes, &name)? {
             Document::History(h) => {
                 metric_names = h.metric_names;
@@ -167,7 +181,7 @@ fn attach_pointer_maps(
 ) -> Result<(), LoadError> {
     for file in json_files(dir)? {
         let name = file.display().to_string();
-        let bytes = fs::read(&file).map_err(|e| LoadError::new(&name, format!("cannot read: {e}")))?;
+        let bytes = read_regular(&file)?;
         let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
         let maps: Vec<AntTracksPointerMap> =
             if first == Some(&b'[') { parse_json(&bytes, &name)? } else { vec![parse_json(&bytes, &name)?] };

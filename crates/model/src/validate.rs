@@ -1,4 +1,4 @@
-//! The rules a history must follow before the city uses it (DESIGN §2).
+//! The rules a history must follow before the city uses it (docs/design.md, "Data model").
 
 use std::collections::HashMap;
 
@@ -33,11 +33,11 @@ pub fn validate_history(
         }
         let tree_path = join(&prefix, "tree");
         let keys = check_tree(&snapshot.tree, &tree_path).map_err(error)?;
-        for (key, (parent, node_path)) in &keys {
+        for (key, (parent, _)) in &keys {
             match parents.get(key) {
                 Some((earlier, j)) if earlier != parent => {
                     return fail(
-                        node_path.json(&tree_path),
+                        json_path(&keys, key, &tree_path),
                         format!(
                             "key \"{key}\" has parent {} here but parent {} in snapshot {j}",
                             show(*parent),
@@ -46,9 +46,12 @@ pub fn validate_history(
                     );
                 }
                 Some(_) => {}
-                None => {
+                // Only later snapshots look keys up: the last one's need not be kept (for a
+                // one-snapshot history that halves the memory validation takes).
+                None if i + 1 < history.snapshots.len() => {
                     parents.insert(key, (*parent, i));
                 }
+                None => {}
             }
         }
         check_pointer_keys(&snapshot.points_to, &keys, &join(&prefix, "points_to")).map_err(error)?;
@@ -77,44 +80,50 @@ fn show(parent: Option<&str>) -> String {
     parent.map_or("(none: it is the root)".to_string(), |p| format!("\"{p}\""))
 }
 
-/// key -> (parent key, index path from the root); the JSON path is spelled out only for errors.
-type KeyTable<'a> = HashMap<&'a str, (Option<&'a str>, NodePath)>;
+/// key -> (parent key, index among the parent's children); the JSON path is spelled out only
+/// for errors, by following parents up (a path per node would be quadratic in a deep tree).
+type KeyTable<'a> = HashMap<&'a str, (Option<&'a str>, u32)>;
 
-/// Child indices from the root to a node.
-#[derive(Clone, Debug, Default)]
-struct NodePath(Vec<u32>);
-
-impl NodePath {
-    fn json(&self, root_path: &str) -> String {
-        let mut out = root_path.to_string();
-        for i in &self.0 {
-            out.push_str(&format!(".children[{i}]"));
-        }
-        out
+/// `root_path.children[i].children[j]…` of the node with `key`.
+fn json_path(keys: &KeyTable<'_>, key: &str, root_path: &str) -> String {
+    let mut indices = Vec::new();
+    let mut at = key;
+    while let Some(&(Some(parent), i)) = keys.get(at) {
+        indices.push(i);
+        at = parent;
     }
+    let mut out = root_path.to_string();
+    for i in indices.iter().rev() {
+        out.push_str(&format!(".children[{i}]"));
+    }
+    out
 }
 
 /// Returns every key of the tree with its parent key and position; rejects duplicates and empty
-/// keys.
+/// keys. Iterative: trees may be deep.
 fn check_tree<'a>(root: &'a Node, root_path: &str) -> Result<KeyTable<'a>, (String, String)> {
     let mut keys: KeyTable<'a> = HashMap::new();
-    let mut stack: Vec<(&'a Node, Option<&'a str>, NodePath)> = vec![(root, None, NodePath::default())];
-    while let Some((node, parent, path)) = stack.pop() {
+    // (node, parent, index in parent); a node's path is known once its parent is in `keys`.
+    let mut stack: Vec<(&'a Node, Option<&'a Node>, u32)> = vec![(root, None, 0)];
+    while let Some((node, parent, index)) = stack.pop() {
+        let here = || {
+            let parent_path = parent.map_or(root_path.to_string(), |p| json_path(&keys, &p.key, root_path));
+            if parent.is_some() { format!("{parent_path}.children[{index}]") } else { parent_path }
+        };
         if node.key.is_empty() {
-            return Err((format!("{}.key", path.json(root_path)), "empty key".into()));
+            return Err((format!("{}.key", here()), "empty key".into()));
         }
-        if let Some((_, other)) = keys.get(node.key.as_str()) {
+        if keys.contains_key(node.key.as_str()) {
+            let other = json_path(&keys, &node.key, root_path);
             return Err((
-                format!("{}.key", path.json(root_path)),
-                format!("duplicate key \"{}\" (also at {})", node.key, other.json(root_path)),
+                format!("{}.key", here()),
+                format!("duplicate key \"{}\" (also at {other})", node.key),
             ));
         }
+        keys.insert(&node.key, (parent.map(|p| p.key.as_str()), index));
         for (c, child) in node.children.iter().enumerate().rev() {
-            let mut child_path = path.clone();
-            child_path.0.push(c as u32);
-            stack.push((child, Some(&node.key), child_path));
+            stack.push((child, Some(node), c as u32));
         }
-        keys.insert(&node.key, (parent, path));
     }
     Ok(keys)
 }

@@ -7,8 +7,11 @@
 //! - [`server`]: the server on background threads; the app polls [`Server::latest`].
 //! - [`client`]: `push` (whole or live) and the AntTracks fetch.
 
+mod budget;
 pub mod client;
 mod connection;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod live;
 pub mod protocol;
 pub mod server;
@@ -17,5 +20,6 @@ pub use client::{ClientError, Connection, fetch_anttracks, push_history, push_li
 pub use live::{Applied, LiveHistory};
 pub use protocol::{Change, Message, Reply, parse_message};
 pub use server::{
-    DEFAULT_ADDR, DEFAULT_MAX_CLIENTS, DEFAULT_MAX_MESSAGE_BYTES, Server, ServerConfig, Update,
+    DEFAULT_ADDR, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CLIENTS,
+    DEFAULT_MAX_MEMORY_BYTES, DEFAULT_MAX_MESSAGE_BYTES, Server, ServerConfig, Update,
 };

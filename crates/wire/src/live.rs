@@ -18,6 +18,11 @@ pub struct LiveHistory {
     /// Every key seen so far, with its parent and the snapshot it first appeared in, so an
     /// append is checked in time proportional to its own tree rather than the whole history.
     parents: HashMap<String, (Option<String>, usize)>,
+    /// The history's estimated size in memory ([`History::memory_estimate`]) plus that of
+    /// `parents`, kept up to date change by change.
+    bytes: u64,
+    /// Changes that would make `bytes` larger than this are refused.
+    budget: u64,
 }
 
 /// What applying a change did.
@@ -29,7 +34,13 @@ pub struct Applied {
 
 impl Default for LiveHistory {
     fn default() -> Self {
-        LiveHistory { history: Arc::new(empty_history()), version: 0, parents: HashMap::new() }
+        LiveHistory {
+            history: Arc::new(empty_history()),
+            version: 0,
+            parents: HashMap::new(),
+            bytes: 0,
+            budget: u64::MAX,
+        }
     }
 }
 
@@ -40,6 +51,33 @@ fn empty_history() -> History {
 impl LiveHistory {
     pub fn new() -> LiveHistory {
         LiveHistory::default()
+    }
+
+    /// A live history that refuses changes which would make it take more than `bytes` of
+    /// memory (estimated).
+    pub fn with_budget(bytes: u64) -> LiveHistory {
+        LiveHistory { budget: bytes, ..LiveHistory::default() }
+    }
+
+    /// The history's estimated size in memory.
+    pub fn memory_bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Refuses a change that would bring the history to `after` bytes.
+    fn fits(&self, after: u64) -> Result<(), LoadError> {
+        if after <= self.budget {
+            return Ok(());
+        }
+        Err(LoadError::new(
+            SOURCE,
+            format!(
+                "refused: the history would take about {} MiB of memory, over the server's budget of {} MiB \
+                 (memcity serve --max-memory-mib)",
+                crate::budget::mib(after),
+                crate::budget::mib(self.budget)
+            ),
+        ))
     }
 
     /// The current history; it has no snapshots before the first change and after `clear`.
@@ -57,10 +95,17 @@ impl LiveHistory {
         let kind = change_kind(&change);
         let result = match change {
             Change::History(history) => {
+                // Checked before the index is built: a history refused for its size must not
+                // first take the memory it is refused for.
+                let bytes = history.memory_estimate() + keys_cost(&history);
+                if let Err(error) = self.fits(bytes) {
+                    return Applied { reply: Reply::error(Some(kind), error), changed: false };
+                }
                 self.parents.clear();
                 for (i, snapshot) in history.snapshots.iter().enumerate() {
                     index_keys(&mut self.parents, &snapshot.tree, i);
                 }
+                self.bytes = bytes;
                 self.history = Arc::new(history);
                 Ok((None, true))
             }
@@ -71,6 +116,7 @@ impl LiveHistory {
                 if changed {
                     self.history = Arc::new(empty_history());
                     self.parents.clear();
+                    self.bytes = 0;
                 }
                 Ok((None, changed))
             }
@@ -129,8 +175,11 @@ impl LiveHistory {
                 ),
             );
         }
+        let bytes = snapshot.memory_estimate() + new_keys_cost(&self.parents, &snapshot.tree);
+        self.fits(self.bytes.saturating_add(bytes)).map_err(|e| e.in_snapshot(n))?;
         index_keys(&mut self.parents, &snapshot.tree, n);
         Arc::make_mut(&mut self.history).snapshots.push(snapshot);
+        self.bytes += bytes;
         Ok(n)
     }
 
@@ -151,7 +200,11 @@ impl LiveHistory {
         validate_history(&alone, &|_| SOURCE.to_string(), &|_| String::new())
             .map_err(|e| LoadError { snapshot: Some(index), ..e })?;
         let [snapshot] = <[Snapshot; 1]>::try_from(alone.snapshots).expect("one snapshot");
+        let before = self.history.snapshots[index].memory_estimate();
+        let after = (self.bytes - before).saturating_add(snapshot.memory_estimate());
+        self.fits(after).map_err(|e| e.in_snapshot(index))?;
         Arc::make_mut(&mut self.history).snapshots[index] = snapshot;
+        self.bytes = after;
         Ok(index)
     }
 
@@ -172,12 +225,47 @@ impl LiveHistory {
 }
 
 /// Records the parent of every key of `tree` not seen before.
-fn index_keys(parents: &mut HashMap<String, (Option<String>, usize)>, tree: &Node, snapshot: usize) {
+/// Records the parent of every key of `tree` not seen before; returns what the new entries
+/// cost in memory (estimated).
+fn index_keys(parents: &mut HashMap<String, (Option<String>, usize)>, tree: &Node, snapshot: usize) -> u64 {
+    let mut cost = 0;
     tree.walk(&mut |node, parent| {
         if !parents.contains_key(&node.key) {
+            cost += key_cost(&node.key, parent.map(|p| p.key.as_str()));
             parents.insert(node.key.clone(), (parent.map(|p| p.key.clone()), snapshot));
         }
     });
+    cost
+}
+
+/// What [`index_keys`] would add for `tree`, without adding it.
+fn new_keys_cost(parents: &HashMap<String, (Option<String>, usize)>, tree: &Node) -> u64 {
+    let mut cost = 0;
+    tree.walk(&mut |node, parent| {
+        if !parents.contains_key(&node.key) {
+            cost += key_cost(&node.key, parent.map(|p| p.key.as_str()));
+        }
+    });
+    cost
+}
+
+/// What [`index_keys`] adds for every snapshot of `history` into an empty index.
+fn keys_cost(history: &History) -> u64 {
+    let mut seen = std::collections::HashSet::new();
+    let mut cost = 0;
+    for snapshot in &history.snapshots {
+        snapshot.tree.walk(&mut |node, parent| {
+            if seen.insert(node.key.as_str()) {
+                cost += key_cost(&node.key, parent.map(|p| p.key.as_str()));
+            }
+        });
+    }
+    cost
+}
+
+/// One entry of the parents index: two strings, the tuple, and the hash table's slack.
+fn key_cost(key: &str, parent: Option<&str>) -> u64 {
+    (key.len() + parent.map_or(0, str::len) + 128) as u64
 }
 
 /// Rejects the first key of `tree` (in pre-order) whose parent differs from the one it had
@@ -187,14 +275,16 @@ fn check_parents(
     tree: &Node,
     n: usize,
 ) -> Result<(), LoadError> {
-    // `at` holds the child indices down to `node`; the path string is built only on error.
-    fn visit(
-        parents: &HashMap<String, (Option<String>, usize)>,
-        node: &Node,
-        parent: Option<&str>,
-        at: &mut Vec<usize>,
-        n: usize,
-    ) -> Result<(), LoadError> {
+    // (node, parent, depth, index in parent), pre-order without recursion (trees may be deep);
+    // `at` holds the child indices down to the current node, the path string is built only on
+    // error.
+    let mut stack: Vec<(&Node, Option<&str>, usize, usize)> = vec![(tree, None, 0, 0)];
+    let mut at: Vec<usize> = Vec::new();
+    while let Some((node, parent, depth, index)) = stack.pop() {
+        at.truncate(depth.saturating_sub(1));
+        if depth > 0 {
+            at.push(index);
+        }
         if let Some((earlier, j)) = parents.get(&node.key)
             && earlier.as_deref() != parent
         {
@@ -207,14 +297,11 @@ fn check_parents(
             );
             return Err(LoadError::new(SOURCE, message).in_snapshot(n).at(format!("snapshot.tree{path}")));
         }
-        for (c, child) in node.children.iter().enumerate() {
-            at.push(c);
-            visit(parents, child, Some(&node.key), at, n)?;
-            at.pop();
+        for (c, child) in node.children.iter().enumerate().rev() {
+            stack.push((child, Some(&node.key), depth + 1, c));
         }
-        Ok(())
     }
-    visit(parents, tree, None, &mut Vec::new(), n)
+    Ok(())
 }
 
 fn show(parent: Option<&str>) -> String {
@@ -285,6 +372,37 @@ mod tests {
         assert!(append(&mut live, other_root).reply.error.unwrap().contains("root key"));
         assert_eq!(live.version(), 1);
         assert_eq!(live.history(), &before);
+    }
+
+    #[test]
+    fn retainer_paths_travel_and_bad_ones_are_refused_whole() {
+        use memcity_model::{RetainerPath, RetainerStep};
+        let step =
+            |key: &str, objects| RetainerStep { key: key.into(), objects, bytes: 8, retained_bytes: 8 };
+        let mut live = LiveHistory::new();
+        let mut good = snapshot(1, &[("A", 8), ("B", 8)]);
+        let path =
+            RetainerPath { steps: vec![step("Heap#A", 1), step("Heap#B", 1)], roots: vec!["Global".into()] };
+        good.retainers.insert("Heap#A".into(), path);
+        assert!(append(&mut live, good.clone()).reply.ok);
+        assert_eq!(live.history().snapshots[0].retainers, good.retainers);
+        let before = live.history().clone();
+        for (steps, needle) in [
+            (vec![step("Heap#B", 1)], "starts at its own group"),
+            (vec![step("Heap#A", 1), step("Heap#Z", 1)], "names no node"),
+            (vec![step("Heap#A", 5)], "holds 5 objects"),
+        ] {
+            let mut bad = snapshot(2, &[("A", 8), ("B", 8)]);
+            bad.retainers.insert("Heap#A".into(), RetainerPath { steps, roots: vec![] });
+            let refused = append(&mut live, bad);
+            assert!(!refused.changed, "{needle}");
+            let error = refused.reply.error.unwrap();
+            assert!(error.contains(needle) && error.contains("snapshot.retainers"), "{error}");
+        }
+        assert_eq!(live.history(), &before);
+        // Over the wire, an unknown field in a path is refused too.
+        let text = r#"{"type":"snapshot","snapshot":{"time_ms":3,"tree":{"key":"Heap","name":"Heap","objects":1,"bytes":8,"children":[{"key":"Heap#A","name":"A","objects":1,"bytes":8}]},"retainers":{"Heap#A":{"steps":[{"key":"Heap#A","objects":1,"bytes":8,"retained_bytes":8,"extra":1}]}}}}"#;
+        assert!(crate::protocol::parse_message(text.as_bytes()).is_err());
     }
 
     /// The incremental check must accept and reject exactly as the model's `validate_append`,
@@ -371,6 +489,29 @@ mod tests {
         let missing = live.apply(add(SnapshotRef::TimeMs(9), maps("Heap#A", "Heap#B")));
         assert!(missing.reply.error.unwrap().contains("at time_ms: no snapshot was taken at 9 ms"));
         assert_eq!(live.history(), &before);
+    }
+
+    #[test]
+    fn changes_beyond_the_memory_budget_are_refused() {
+        let one = snapshot(1, &[("A", 8)]).memory_estimate();
+        let keys = key_cost("Heap", None) + key_cost("Heap#A", Some("Heap"));
+        let mut live = LiveHistory::with_budget(2 * one + keys + one / 2);
+        assert!(append(&mut live, snapshot(1, &[("A", 8)])).changed);
+        assert_eq!(live.memory_bytes(), one + keys);
+        assert!(append(&mut live, snapshot(2, &[("A", 8)])).changed);
+        assert_eq!(live.memory_bytes(), 2 * one + keys, "known keys cost nothing more");
+        let third = append(&mut live, snapshot(3, &[("A", 8)]));
+        assert!(!third.changed);
+        let error = third.reply.error.unwrap();
+        assert!(error.contains("snapshot 2: refused: the history would take about"), "{error}");
+        assert!(error.contains("over the server's budget"), "{error}");
+        let big =
+            History { snapshots: (0..3).map(|t| snapshot(t, &[("A", 8)])).collect(), ..empty_history() };
+        assert!(!live.apply(Change::History(big)).changed);
+        assert_eq!(live.history().snapshots.len(), 2, "nothing changed");
+        live.apply(Change::Clear);
+        assert_eq!(live.memory_bytes(), 0);
+        assert!(append(&mut live, snapshot(3, &[("A", 8)])).changed);
     }
 
     #[test]

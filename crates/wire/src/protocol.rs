@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use memcity_model::error::parse_json;
+use memcity_model::error::{from_slice_deep, parse_json};
 use memcity_model::validate::validate_file_history;
 use memcity_model::{FORMAT, History, LoadError, MetricNames, PointerMap, Snapshot};
 use serde::de::IgnoredAny;
@@ -65,9 +65,10 @@ struct Kind {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+// `type` is read as a String, not skipped as IgnoredAny: serde_ignored would report it unknown.
 struct HistoryMessage {
     #[serde(rename = "type")]
-    _kind: IgnoredAny,
+    _kind: String,
     format: Option<String>,
     #[serde(default)]
     metric_names: MetricNames,
@@ -78,7 +79,7 @@ struct HistoryMessage {
 #[serde(deny_unknown_fields)]
 struct SnapshotMessage {
     #[serde(rename = "type")]
-    _kind: IgnoredAny,
+    _kind: String,
     snapshot: Box<Snapshot>,
 }
 
@@ -86,7 +87,7 @@ struct SnapshotMessage {
 #[serde(deny_unknown_fields)]
 struct PointersMessage {
     #[serde(rename = "type")]
-    _kind: IgnoredAny,
+    _kind: String,
     snapshot: Option<usize>,
     time_ms: Option<u64>,
     points_to: Option<PointerMap>,
@@ -113,14 +114,14 @@ struct Bare {
 /// `history` message is checked like a loaded file, other checks need the live history.
 pub fn parse_message(bytes: &[u8]) -> Result<Message, LoadError> {
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
-    if first != Some(&b'{') && serde_json::from_slice::<IgnoredAny>(bytes).is_ok() {
+    if first != Some(&b'{') && from_slice_deep::<IgnoredAny>(bytes).is_ok() {
         return Err(LoadError::new(SOURCE, "not a JSON object: a message is {\"type\": ..., ...}"));
     }
     let Kind { kind } = parse_json(bytes, SOURCE)?;
     let message = match kind.as_str() {
         "history" => Message::Change(Change::History(parse_history(bytes)?)),
         "snapshot" => {
-            let SnapshotMessage { snapshot, .. } = parse_json(bytes, SOURCE)?;
+            let SnapshotMessage { snapshot, .. } = parse_strict(bytes)?;
             Message::Change(Change::Snapshot(snapshot))
         }
         "pointers" => Message::Change(Change::Pointers(parse_pointers(bytes)?)),
@@ -149,13 +150,52 @@ pub fn parse_message(bytes: &[u8]) -> Result<Message, LoadError> {
 
 /// The known message type a message names, if it names one (for replies to bad messages).
 pub fn type_of(bytes: &[u8]) -> Option<&'static str> {
-    let Kind { kind } = serde_json::from_slice(bytes).ok()?;
+    let Kind { kind } = from_slice_deep(bytes).ok()?;
     TYPES.into_iter().find(|t| *t == kind)
+}
+
+/// Parses a message whose body holds model types (snapshots, nodes, heap metrics). Files may
+/// carry fields memcity does not know, but in a message an unknown field is an error (usually
+/// a typo), wherever it is.
+fn parse_strict<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, LoadError> {
+    let mut unknown = None;
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    de.disable_recursion_limit();
+    let parsed = serde_ignored::deserialize(serde_stacker::Deserializer::new(&mut de), |path| {
+        unknown.get_or_insert_with(|| path.to_string());
+    })
+    .and_then(|value| de.end().map(|()| value));
+    match (parsed, unknown) {
+        (Ok(_), Some(path)) => {
+            let (at, field) = path.rsplit_once('.').unwrap_or(("", &path));
+            Err(LoadError::new(SOURCE, format!("unknown field `{field}`")).at(json_path(at)))
+        }
+        (Ok(value), None) => Ok(value),
+        // The precise error, with its JSON path.
+        (Err(_), _) => parse_json(bytes, SOURCE),
+    }
+}
+
+/// serde_ignored's `a.b.0.c` as a JSON path `a.b[0].c`.
+fn json_path(dotted: &str) -> String {
+    let mut out = String::new();
+    // `?` marks the inside of an Option.
+    for part in dotted.split('.').filter(|p| !p.is_empty() && *p != "?") {
+        if part.parse::<usize>().is_ok() {
+            out.push_str(&format!("[{part}]"));
+        } else {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(part);
+        }
+    }
+    out
 }
 
 /// The same checks as loading a `memcity/1` file.
 fn parse_history(bytes: &[u8]) -> Result<History, LoadError> {
-    let message: HistoryMessage = parse_json(bytes, SOURCE)?;
+    let message: HistoryMessage = parse_strict(bytes)?;
     if let Some(format) = &message.format
         && format != FORMAT
     {
@@ -172,7 +212,7 @@ fn parse_history(bytes: &[u8]) -> Result<History, LoadError> {
 }
 
 fn parse_pointers(bytes: &[u8]) -> Result<Pointers, LoadError> {
-    let message: PointersMessage = parse_json(bytes, SOURCE)?;
+    let message: PointersMessage = parse_strict(bytes)?;
     let at = match (message.snapshot, message.time_ms) {
         (Some(index), None) => SnapshotRef::Index(index),
         (None, Some(time)) => SnapshotRef::TimeMs(time),
@@ -372,6 +412,33 @@ mod tests {
                "children":[{"key":"H","name":"H","objects":1,"bytes":1}]}}]}"#,
         );
         assert!(e.contains("snapshots[0].tree.children[0].key: duplicate key"), "{e}");
+    }
+
+    #[test]
+    fn unknown_fields_anywhere_in_a_message_are_errors() {
+        let tree = |extra: &str| {
+            format!(
+                r#"{{"key":"H","name":"H","objects":1,"bytes":8,"children":[{{"key":"H#A","name":"A","objects":1,"bytes":8{extra}}}]}}"#
+            )
+        };
+        let snapshot = |extra: &str, node: &str| format!(r#"{{"time_ms":1,"tree":{}{extra}}}"#, tree(node));
+        let e = error(&format!(r#"{{"type":"snapshot","snapshot":{}}}"#, snapshot(r#","colour":1"#, "")));
+        assert_eq!(e, "message: at snapshot: unknown field `colour`");
+        let e = error(&format!(r#"{{"type":"snapshot","snapshot":{}}}"#, snapshot("", r#","byte":1"#)));
+        assert_eq!(e, "message: at snapshot.tree.children[0]: unknown field `byte`");
+        let e = error(&format!(
+            r#"{{"type":"history","snapshots":[{}]}}"#,
+            snapshot(r#","heap":{"used_after":5}"#, "")
+        ));
+        assert_eq!(e, "message: at snapshots[0].heap: unknown field `used_after`");
+        let e =
+            error(r#"{"type":"history","metric_names":{"objects":"o","bytes":"b","x":1},"snapshots":[]}"#);
+        assert_eq!(e, "message: at metric_names: unknown field `x`");
+        // Without them the same messages are fine.
+        assert!(
+            parse_message(format!(r#"{{"type":"snapshot","snapshot":{}}}"#, snapshot("", "")).as_bytes())
+                .is_ok()
+        );
     }
 
     #[test]

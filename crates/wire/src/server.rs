@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::{self, JoinHandle};
@@ -15,15 +15,24 @@ use std::time::{Duration, Instant};
 
 use memcity_model::{History, Snapshot};
 
+use crate::budget::Budget;
 use crate::connection;
 use crate::live::LiveHistory;
 use crate::protocol::{Change, Message, Reply, kind_of, parse_message, type_of};
 
 /// Where the server listens unless told otherwise: loopback only, port 7878.
 pub const DEFAULT_ADDR: &str = "127.0.0.1:7878";
-pub const DEFAULT_MAX_CLIENTS: usize = 16;
-/// The largest message accepted (256 MiB): a large history in one `history` message.
-pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 256 << 20;
+/// Enough for a class pushing to one teacher's city.
+pub const DEFAULT_MAX_CLIENTS: usize = 64;
+/// The largest message accepted (128 MiB): a large history in one `history` message. Its
+/// parsed form takes 2 to 4 times as much, which must fit in the memory budget.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 128 << 20;
+/// Memory for the history and every message being received or sent, all clients together.
+pub const DEFAULT_MAX_MEMORY_BYTES: u64 = 1 << 30;
+/// A client that neither sends nor receives for this long is disconnected, freeing its slot.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long a new connection has, in total, to complete the WebSocket handshake.
+pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
@@ -36,6 +45,15 @@ pub struct ServerConfig {
     pub max_message_bytes: usize,
     /// Where `save` messages without a path, and [`Server::shutdown`], write the history.
     pub save_path: Option<PathBuf>,
+    /// The memory budget: the history (estimated) plus messages being received (charged as
+    /// they arrive) and `get` replies being sent. Beyond it a message is refused and its
+    /// connection closed with 1013 (Try Again Later); a change that would make the history
+    /// larger is refused.
+    pub max_memory_bytes: u64,
+    /// Clients silent for this long (no byte received) are disconnected with 1001.
+    pub idle_timeout: Duration,
+    /// The whole WebSocket handshake must be done within this time.
+    pub handshake_timeout: Duration,
 }
 
 impl Default for ServerConfig {
@@ -45,6 +63,9 @@ impl Default for ServerConfig {
             max_clients: DEFAULT_MAX_CLIENTS,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             save_path: None,
+            max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
         }
     }
 }
@@ -80,11 +101,14 @@ pub(crate) struct Shared {
     /// which file the server overwrites.
     pub(crate) loopback: bool,
     pub(crate) live: Mutex<LiveHistory>,
+    pub(crate) budget: Budget,
     pub(crate) stop: AtomicBool,
     pub(crate) next_client: AtomicU64,
     /// A handle on each connected client's socket, to count them and to hang up on shutdown.
     pub(crate) clients: Mutex<HashMap<u64, TcpStream>>,
     pub(crate) threads: Mutex<Vec<JoinHandle<()>>>,
+    /// Connections over the cap being answered with 503 right now.
+    pub(crate) refusing: AtomicUsize,
     pub(crate) subscribers: Mutex<Vec<Sender<Update>>>,
     /// Serialises saves so two never write the same file at once.
     pub(crate) saving: Mutex<()>,
@@ -176,6 +200,13 @@ impl Drop for Server {
     }
 }
 
+/// The history may take 2/3 of the memory budget: the rest stays for messages in transit and
+/// replies, so a full history can still be fetched with `get` (its JSON takes about half the
+/// history's size) and `clear` or small messages get through.
+fn history_budget(max_memory_bytes: u64) -> u64 {
+    max_memory_bytes / 3 * 2
+}
+
 /// An address the server can be reached on from this machine.
 fn wake_addr(addr: SocketAddr) -> SocketAddr {
     let ip = match addr.ip() {
@@ -189,24 +220,28 @@ fn wake_addr(addr: SocketAddr) -> SocketAddr {
 impl Shared {
     fn new(config: ServerConfig, loopback: bool) -> Shared {
         Shared {
-            config,
             loopback,
-            live: Mutex::new(LiveHistory::new()),
+            live: Mutex::new(LiveHistory::with_budget(history_budget(config.max_memory_bytes))),
+            budget: Budget::new(config.max_memory_bytes),
+            config,
             stop: AtomicBool::new(false),
             next_client: AtomicU64::new(0),
             clients: Mutex::new(HashMap::new()),
             threads: Mutex::new(Vec::new()),
+            refusing: AtomicUsize::new(0),
             subscribers: Mutex::new(Vec::new()),
             saving: Mutex::new(()),
         }
     }
 
-    /// Parses and carries out one message; always produces a reply.
-    pub(crate) fn handle(&self, bytes: &[u8], received: Instant) -> Reply {
-        let message = match parse_message(bytes) {
+    /// Parses and carries out one message; always produces a reply. The text is dropped once
+    /// parsed, before the change is checked and applied, so the two are not held together.
+    pub(crate) fn handle(&self, bytes: impl AsRef<[u8]>, received: Instant) -> Reply {
+        let message = match parse_message(bytes.as_ref()) {
             Ok(message) => message,
-            Err(error) => return Reply::error(type_of(bytes), error),
+            Err(error) => return Reply::error(type_of(bytes.as_ref()), error),
         };
+        drop(bytes);
         let kind = kind_of(&message);
         match message {
             Message::Change(change) => {
@@ -214,6 +249,7 @@ impl Shared {
                 let (applied, update) = {
                     let mut live = lock(&self.live);
                     let applied = live.apply(change);
+                    self.budget.set_held(live.memory_bytes());
                     let history = live.history();
                     let update = Update {
                         version: live.version(),

@@ -4,6 +4,8 @@
 
 pub mod frustums;
 pub mod pipeline;
+pub mod retainer_arcs;
+pub mod tubes;
 
 use bevy::core_pipeline::core_3d::Transparent3d;
 use bevy::prelude::*;
@@ -16,15 +18,37 @@ use memcity_layout::frame::{footprint, growth_color, height, opacity, visible};
 use memcity_layout::{Building, CityLayout, Rect};
 use rayon::prelude::*;
 
-use crate::app::camera::CityCamera;
-use crate::app::headless::{CityDrawn, PipelinesIdle};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::app::inspect::{Selection, Target};
-use crate::app::live::LayoutMorph;
-use crate::app::model::{CityModel, ViewOptions};
+use crate::app::model::{CityModel, LayoutMorph, ViewOptions};
 use crate::app::time::DisplayedFrame;
+use crate::app::viewport::CityCamera;
 use pipeline::{CityGpu, CityInstances, DrawCity, FLAG_HOVERED, FLAG_SELECTED, InstanceData};
 
 pub struct CityRenderPlugin;
+
+/// Set by the render world once the city's draw has run, so a screenshot never shows a city
+/// whose pipeline was still compiling.
+#[derive(Resource, Clone, Default)]
+pub struct CityDrawn(pub Arc<AtomicBool>);
+
+/// Set by the render world while no pipeline is still compiling (frustums use Bevy's own).
+#[derive(Resource, Clone, Default)]
+pub struct PipelinesIdle(pub Arc<AtomicBool>);
+
+/// One log line when the city is first on screen (how long opening took, for the README).
+fn announce_first_draw(drawn: Res<CityDrawn>, mut told: Local<bool>) {
+    if !*told && drawn.0.load(Ordering::Relaxed) {
+        *told = true;
+        info!("the city is on screen");
+    }
+}
+
+fn watch_pipelines(cache: Res<bevy::render::render_resource::PipelineCache>, idle: Res<PipelinesIdle>) {
+    idle.0.store(cache.waiting_pipelines().next().is_none(), Ordering::Relaxed);
+}
 
 impl Plugin for CityRenderPlugin {
     fn build(&self, app: &mut App) {
@@ -40,7 +64,9 @@ impl Plugin for CityRenderPlugin {
             .init_resource::<InstanceInputs>()
             .add_plugins(ExtractResourcePlugin::<CityInstances>::default())
             .add_plugins(frustums::FrustumPlugin)
-            .add_systems(PostUpdate, build_instances);
+            .add_plugins(retainer_arcs::RetainerArcPlugin)
+            .add_systems(PostUpdate, build_instances)
+            .add_systems(Last, announce_first_draw);
         let Some(render_app) = app.get_sub_app_mut(RenderApp) else { return };
         render_app
             .insert_resource(drawn)
@@ -55,7 +81,7 @@ impl Plugin for CityRenderPlugin {
                 (
                     pipeline::prepare_city.in_set(RenderSystems::PrepareResources),
                     pipeline::queue_city.in_set(RenderSystems::Queue),
-                    crate::app::headless::watch_pipelines.in_set(RenderSystems::Cleanup),
+                    watch_pipelines.in_set(RenderSystems::Cleanup),
                 ),
             );
     }
@@ -104,8 +130,7 @@ fn build_instances(
     }
     inputs.key = key;
     let morph = morph.as_ref().and_then(|m| m.active(model.generation));
-    out.instances =
-        std::sync::Arc::new(city_instances(&model, &frame, &selection, options.growth_color, eye, morph));
+    out.instances = Arc::new(city_instances(&model, &frame, &selection, options.growth_color, eye, morph));
     out.version += 1;
 }
 

@@ -17,8 +17,8 @@ use bevy::render::sync_world::MainEntity;
 use bevy::render::view::ExtractedView;
 use bytemuck::{Pod, Zeroable};
 
-use crate::app::camera::CityCamera;
-use crate::app::headless::CityDrawn;
+use crate::app::render::CityDrawn;
+use crate::app::viewport::CityCamera;
 
 /// One box: center (w = flags), size, linear color with opacity. 48 bytes.
 #[derive(Clone, Copy, Pod, Zeroable, Debug, Default, PartialEq)]

@@ -1,8 +1,11 @@
-//! Teaching scenarios (DESIGN §7): small simulated programs, deterministic for a seed, that
+//! Teaching scenarios (docs/design.md, "Teaching scenarios"): small simulated programs, deterministic for a seed, that
 //! emit traces; replayed they give histories that show a leak (or none) in a realistic heap.
 
+mod lessons;
 mod programs;
 pub mod sim;
+
+pub use lessons::Lesson;
 
 use memcity_model::History;
 
@@ -36,6 +39,8 @@ pub struct Scenario {
     pub leak_types: &'static [&'static str],
     /// Every type the leaking structure is made of (the leak types and what they hold).
     pub structure_types: &'static [&'static str],
+    /// For a leak: its root cause in the program's source and the fixed variant.
+    pub lesson: Option<&'static Lesson>,
     program: fn(&mut Sim, &Params),
 }
 
@@ -45,7 +50,16 @@ pub const SCENARIOS: &[Scenario] = &[
         summary: "a LinkedList<Person> that is only added to: Person, String, char[] and list nodes pile up",
         leak_types: &["java.util.LinkedList$Node", "app.model.Person", "java.lang.String", "char[]"],
         structure_types: &["java.util.LinkedList$Node", "app.model.Person", "java.lang.String", "char[]"],
+        lesson: Some(&lessons::LINKED_LIST),
         program: programs::linked_list,
+    },
+    Scenario {
+        name: "linked-list-fixed",
+        summary: "linked-list with the bug fixed: people who leave are removed from the registry",
+        leak_types: &[],
+        structure_types: &[],
+        lesson: None,
+        program: programs::linked_list_fixed,
     },
     Scenario {
         name: "http-client",
@@ -62,7 +76,16 @@ pub const SCENARIOS: &[Scenario] = &[
             "java.lang.String",
             "char[]",
         ],
+        lesson: Some(&lessons::HTTP_CLIENT),
         program: programs::http_client,
+    },
+    Scenario {
+        name: "http-client-fixed",
+        summary: "http-client with the bug fixed: one HostConfiguration per host, so pools are reused",
+        leak_types: &[],
+        structure_types: &[],
+        lesson: None,
+        program: programs::http_client_fixed,
     },
     Scenario {
         name: "easytravel",
@@ -78,13 +101,23 @@ pub const SCENARIOS: &[Scenario] = &[
             "java.lang.String",
             "char[]",
         ],
+        lesson: Some(&lessons::EASYTRAVEL),
         program: programs::easytravel,
+    },
+    Scenario {
+        name: "easytravel-fixed",
+        summary: "easytravel with the bug fixed: QueryKey has equals/hashCode, repeated searches hit the cache",
+        leak_types: &[],
+        structure_types: &[],
+        lesson: None,
+        program: programs::easytravel_fixed,
     },
     Scenario {
         name: "churn",
         summary: "heavy short-lived allocation with a burst of frequent GCs in the middle; no leak",
         leak_types: &[],
         structure_types: &[],
+        lesson: None,
         program: programs::churn,
     },
     Scenario {
@@ -92,6 +125,7 @@ pub const SCENARIOS: &[Scenario] = &[
         summary: "a steady state: a bounded session cache and request work that all dies young",
         leak_types: &[],
         structure_types: &[],
+        lesson: None,
         program: programs::healthy,
     },
 ];

@@ -14,9 +14,22 @@ const ADD: &[&str] =
     &["java.util.LinkedList.linkLast", "java.util.LinkedList.add", "app.model.Registry.register"];
 
 pub fn linked_list(sim: &mut Sim, params: &Params) {
+    registry(sim, params, false);
+}
+
+/// The registry with its bug fixed: people who left are removed, so only the active ones stay.
+pub fn linked_list_fixed(sim: &mut Sim, params: &Params) {
+    registry(sim, params, true);
+}
+
+/// People active at once in the fixed registry (about one cycle of sign-ups).
+const ACTIVE_PEOPLE: usize = 40;
+
+fn registry(sim: &mut Sim, params: &Params, fixed: bool) {
     let list = sim.instance("java.util.LinkedList", 32, &["app.model.Registry.<clinit>"], "main");
     sim.root(list, RootKind::Static, "app.model.Registry.people");
     let mut last: Option<u64> = None;
+    let mut nodes = std::collections::VecDeque::new();
     let step = |sim: &mut Sim, _| {
         for _ in 0..sim.count(40.0) {
             let node = sim.instance("java.util.LinkedList$Node", 24, ADD, "main");
@@ -44,6 +57,14 @@ pub fn linked_list(sim: &mut Sim, params: &Params) {
             }
             sim.ptr(list, "last", Some(node));
             last = Some(node);
+            nodes.push_back(node);
+            // The fix: Registry.unregister unlinks whoever left (here: the longest registered).
+            if fixed && nodes.len() > ACTIVE_PEOPLE {
+                nodes.pop_front();
+                let first = nodes[0];
+                sim.ptr(list, "first", Some(first));
+                sim.ptr(first, "prev", None);
+            }
         }
     };
     sim.run(params.gcs, step, normal_timing);
@@ -56,6 +77,19 @@ const GET_POOL: &[&str] = &[
 ];
 
 pub fn http_client(sim: &mut Sim, params: &Params) {
+    connection_manager(sim, params, false);
+}
+
+/// The fixed fetcher reuses one HostConfiguration per feed host, so `getHostPool` finds the
+/// existing pool instead of adding one per request.
+pub fn http_client_fixed(sim: &mut Sim, params: &Params) {
+    connection_manager(sim, params, true);
+}
+
+/// Feed hosts the fixed fetcher talks to.
+const FEED_HOSTS: u64 = 8;
+
+fn connection_manager(sim: &mut Sim, params: &Params, fixed: bool) {
     let manager = sim.instance(
         "org.apache.commons.httpclient.MultiThreadedHttpConnectionManager",
         40,
@@ -74,9 +108,16 @@ pub fn http_client(sim: &mut Sim, params: &Params) {
     sim.ptr(map, "table", Some(table));
     let mut buckets: Vec<Option<u64>> = vec![None; 256];
     let mut host = 0u64;
+    let mut requests = 0u64;
     let step = |sim: &mut Sim, _| {
-        // Every feed URL has its own host configuration: a new pool each time, never removed.
+        // The bug: every feed URL builds its own HostConfiguration, so getHostPool never finds
+        // the pool again and adds one per request. The fix keeps one configuration per host.
         for _ in 0..sim.count(12.0) {
+            requests += 1;
+            if fixed && requests > FEED_HOSTS {
+                use_connections(sim);
+                continue;
+            }
             host += 1;
             let config = sim.instance(
                 "org.apache.commons.httpclient.HostConfiguration",
@@ -106,30 +147,43 @@ pub fn http_client(sim: &mut Sim, params: &Params) {
             sim.ptr(node, "next", buckets[b]);
             sim.ptr(table, &format!("[{b}]"), Some(node));
             buckets[b] = Some(node);
-            // A batch of connections is used and released: they die young.
-            for _ in 0..4 {
-                let conn = sim.instance("org.apache.commons.httpclient.HttpConnection", 64, &["org.apache.commons.httpclient.MultiThreadedHttpConnectionManager$ConnectionPool.createConnection"], "feed-fetcher");
-                let buffer = sim.array(
-                    "byte[]",
-                    2048,
-                    1,
-                    &[
-                        "java.io.BufferedInputStream.<init>",
-                        "org.apache.commons.httpclient.HttpConnection.open",
-                    ],
-                    "feed-fetcher",
-                );
-                sim.ptr(conn, "inputStream", Some(buffer));
-            }
+            use_connections(sim);
         }
     };
     sim.run(params.gcs, step, normal_timing);
+}
+
+/// A batch of connections is used and released: they die young.
+fn use_connections(sim: &mut Sim) {
+    for _ in 0..4 {
+        let conn = sim.instance("org.apache.commons.httpclient.HttpConnection", 64, &["org.apache.commons.httpclient.MultiThreadedHttpConnectionManager$ConnectionPool.createConnection"], "feed-fetcher");
+        let buffer = sim.array(
+            "byte[]",
+            2048,
+            1,
+            &["java.io.BufferedInputStream.<init>", "org.apache.commons.httpclient.HttpConnection.open"],
+            "feed-fetcher",
+        );
+        sim.ptr(conn, "inputStream", Some(buffer));
+    }
 }
 
 const SEARCH: &[&str] =
     &["com.dynatrace.easytravel.LocationSearch.find", "com.dynatrace.easytravel.SearchService.search"];
 
 pub fn easytravel(sim: &mut Sim, params: &Params) {
+    location_cache(sim, params, false);
+}
+
+/// The fixed QueryKey has equals/hashCode: a repeated search hits the cache and adds nothing.
+pub fn easytravel_fixed(sim: &mut Sim, params: &Params) {
+    location_cache(sim, params, true);
+}
+
+/// Different searches users make in the fixed program (the rest repeat them).
+const DISTINCT_QUERIES: u64 = 4;
+
+fn location_cache(sim: &mut Sim, params: &Params, fixed: bool) {
     let cache = sim.instance(
         "java.util.concurrent.ConcurrentHashMap",
         64,
@@ -155,6 +209,10 @@ pub fn easytravel(sim: &mut Sim, params: &Params) {
             let key = sim.instance("com.dynatrace.easytravel.QueryKey", 24, SEARCH, thread);
             let text = sim.string(4 + query % 10, SEARCH, thread);
             sim.ptr(key, "text", Some(text));
+            if fixed && query > DISTINCT_QUERIES {
+                // A cache hit: the lookup key dies young and nothing is added.
+                continue;
+            }
             let results = sim.count(8.0).max(1);
             let list = sim.instance(
                 "java.util.ArrayList",

@@ -148,3 +148,85 @@ fn window_verdicts_hold_for_other_seeds() {
         }
     }
 }
+
+/// The types on the retainer path of the group `type_name ‹ site` at the last snapshot, and the
+/// roots it ends at.
+fn retainer_types(h: &History, leaf_key: &str) -> (Vec<String>, Vec<String>) {
+    let last = h.snapshots.last().unwrap();
+    let path = &last.retainers[leaf_key];
+    let types = path
+        .steps
+        .iter()
+        .map(|s| {
+            s.key.trim_start_matches("Heap#Type:").split("#Allocation Site:").next().unwrap().to_string()
+        })
+        .collect();
+    (types, path.roots.clone())
+}
+
+#[test]
+fn linked_list_char_arrays_are_kept_by_the_registry_list() {
+    let h = find("linked-list").unwrap().history(&Params::default(), ReplayOptions::default());
+    let (types, roots) = retainer_types(&h, "Heap#Type:char[]#Allocation Site:app.model.Person.<init>");
+    assert_eq!(
+        types,
+        [
+            "char[]",
+            "java.lang.String",
+            "app.model.Person",
+            "java.util.LinkedList$Node",
+            "java.util.LinkedList"
+        ]
+    );
+    assert_eq!(roots, ["Static Field app.model.Registry.people"]);
+    // Each step holds the leak's objects, and the list at the top retains them all.
+    let path =
+        &h.snapshots.last().unwrap().retainers["Heap#Type:char[]#Allocation Site:app.model.Person.<init>"];
+    assert_eq!(path.steps[3].objects, path.steps[0].objects);
+    assert_eq!(path.steps[4].objects, 1);
+    assert!(path.steps.windows(2).all(|w| w[0].retained_bytes <= w[1].retained_bytes));
+}
+
+#[test]
+fn cache_leaks_end_at_the_map_that_is_never_cleaned() {
+    for (scenario, leaking, map, root) in [
+        (
+            "http-client",
+            "Heap#Type:org.apache.commons.httpclient.HostConfiguration#Allocation Site:org.apache.commons.httpclient.HttpMethodBase.getHostConfiguration",
+            "java.util.HashMap",
+            "Static Field app.feed.Fetcher.connectionManager",
+        ),
+        (
+            "easytravel",
+            "Heap#Type:com.dynatrace.easytravel.Location#Allocation Site:com.dynatrace.easytravel.Location.<init>",
+            "java.util.concurrent.ConcurrentHashMap",
+            "Static Field com.dynatrace.easytravel.LocationCache.cache",
+        ),
+    ] {
+        let h = find(scenario).unwrap().history(&Params::default(), ReplayOptions::default());
+        let (types, roots) = retainer_types(&h, leaking);
+        assert!(types.iter().any(|t| t == map), "{scenario}: {types:?}");
+        assert_eq!(roots, [root], "{scenario}: {types:?}");
+    }
+}
+
+#[test]
+fn every_leak_has_a_lesson_whose_fixed_variant_stays_flat() {
+    for s in SCENARIOS.iter().filter(|s| !s.leak_types.is_empty()) {
+        let lesson = s.lesson.unwrap_or_else(|| panic!("{} has no lesson", s.name));
+        let fixed = find(lesson.fixed).unwrap_or_else(|| panic!("{}: no scenario {}", s.name, lesson.fixed));
+        assert!(fixed.leak_types.is_empty() && fixed.lesson.is_none(), "{}", fixed.name);
+        // Same program: the leak's types are there, but none of them keeps growing.
+        let (leaky, flat) = (growth(&by_type(s.name)), growth(&by_type(fixed.name)));
+        for t in s.leak_types {
+            assert!(flat.contains_key(*t), "{}: {t} is missing", fixed.name);
+            assert!(
+                flat[*t] * 20 < leaky[*t],
+                "{}: {t} grows by {} (leak: {})",
+                fixed.name,
+                flat[*t],
+                leaky[*t]
+            );
+        }
+    }
+}

@@ -2,7 +2,9 @@
 //! and LEB128 varints. Strings are defined once, in a record of their own, and events refer to
 //! them by number, so reading needs no JSON parsing and no string hashing per event.
 
-use super::{Event, Interner, Op, OpSink, RootKind, Strings, Trace, TraceError};
+use super::{
+    Event, FrameBudget, Interner, MAX_SITE_FRAMES, Op, OpSink, RootKind, Strings, Trace, TraceError,
+};
 
 pub const MAGIC: &[u8; 8] = b"MCTRACE\x01";
 
@@ -139,7 +141,7 @@ pub fn read_binary_into(bytes: &[u8], source_name: &str, sink: &mut impl OpSink)
             message: "not a binary memcity trace (it does not start with MCTRACE\\x01)".into(),
         });
     }
-    let mut r = Reader { bytes, at: MAGIC.len() };
+    let mut r = Reader { bytes, at: MAGIC.len(), frames: FrameBudget::default() };
     // File number → interned id, per table.
     let mut tables: [Vec<u32>; 5] = Default::default();
     let mut record = 0;
@@ -162,6 +164,7 @@ pub fn read_binary_into(bytes: &[u8], source_name: &str, sink: &mut impl OpSink)
 struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
+    frames: FrameBudget,
 }
 
 impl Reader<'_> {
@@ -213,9 +216,14 @@ impl Reader<'_> {
         Ok(Some(match tag {
             DEF_TYPE => return self.string().map(|v| define(&mut tables[0], &mut s.types, v)).map(|_| None),
             DEF_SITE => {
+                // Sized by what the file holds, not by the count it claims.
                 let frames = self.varint()?;
+                if frames > MAX_SITE_FRAMES as u64 {
+                    return Err(format!("a site of {frames} frames (at most {MAX_SITE_FRAMES})"));
+                }
                 let frames = (0..frames).map(|_| self.string()).collect::<Result<Vec<_>, _>>()?;
                 tables[1].push(s.sites.intern(&frames));
+                self.frames.check(s)?;
                 return Ok(None);
             }
             DEF_THREAD => {

@@ -72,6 +72,11 @@ fn bad_files_name_the_record_and_byte() {
         (vec![DEF_FIELD, 9, b'a'], "ends inside a string"),
         (vec![GC, 1, 2], "ends inside a record"),
         ([vec![GC], vec![0xff; 10], vec![1, 1]].concat(), "does not fit in 64 bits"),
+        // 50 M empty frames claimed: refused by the count, before any frame is read.
+        (
+            [vec![DEF_SITE], varint(50_000_000), vec![0; 64]].concat(),
+            "a site of 50000000 frames (at most 4096)",
+        ),
     ] {
         let bytes = file(&[type_a.clone(), bad.clone(), gc.clone()]);
         let bytes = if needle.starts_with("ends") { file(&[type_a.clone(), bad.clone()]) } else { bytes };
@@ -134,4 +139,22 @@ fn extreme_numbers_and_null_stores_round_trip() {
     ];
     let trace = read_binary_trace(&events_to_binary(&events), "t").unwrap();
     assert_eq!((0..events.len()).map(|i| trace.event(i)).collect::<Vec<_>>(), events);
+}
+
+#[test]
+fn the_frames_of_all_sites_are_bounded_together() {
+    // Distinct sites of 4096 frames each (the last frame tells them apart), up to the limit.
+    let site = |n: u32| {
+        let mut record = [vec![DEF_SITE], varint(4096), vec![0; 4095]].concat();
+        record.extend(string(&n.to_string()));
+        record
+    };
+    let sites = crate::trace::MAX_TRACE_FRAMES / 4096;
+    let fits: Vec<Vec<u8>> = (0..sites as u32).map(site).collect();
+    assert!(read_binary_trace(&file(&fits), "t.mctrace").is_ok());
+    let mut over = fits;
+    over.push(site(u32::MAX));
+    let err = read_binary_trace(&file(&over), "t.mctrace").unwrap_err();
+    assert!(err.message.contains("more than 8388608 frames together"), "{err}");
+    assert_eq!(err.line, sites + 1);
 }

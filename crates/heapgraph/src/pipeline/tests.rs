@@ -1,0 +1,100 @@
+use super::*;
+use crate::classify::parse_list;
+use crate::roots::{RootKind, root_sets};
+
+/// root(Static) → list(L) → node(N) → node(N) → person(P) ×2; a shared String(S) held by both
+/// persons; a Local-rooted Temp(T); garbage G.
+fn heap() -> (HeapGraph, Vec<RootSet>, Grouper) {
+    let mut grouper = Grouper::new(parse_list("type").unwrap());
+    let mut leaf = |t: &str| grouper.leaf(&ObjectFacts { type_name: t, ..Default::default() });
+    let (l, n, p, s, t, g) = (leaf("L"), leaf("N"), leaf("P"), leaf("S"), leaf("T"), leaf("G"));
+    // objects:   0  1  2  3  4  5  6  7
+    let group = vec![l, n, n, p, p, s, t, g];
+    let refs: [&[u32]; 8] = [&[1], &[2, 3], &[4], &[5], &[5], &[], &[], &[0]];
+    let mut edge_start = vec![0];
+    let mut edges = Vec::new();
+    for r in refs {
+        edges.extend_from_slice(r);
+        edge_start.push(edges.len());
+    }
+    let graph = HeapGraph {
+        group,
+        shallow: vec![10, 20, 20, 30, 30, 40, 50, 60],
+        edge_start,
+        edges,
+        roots: vec![0, 6],
+    };
+    let roots = root_sets(8, [(0, RootKind::Static), (6, RootKind::Local)]);
+    (graph, roots, grouper)
+}
+
+#[test]
+fn counts_retained_closure_and_paths_per_group() {
+    let (g, roots, grouper) = heap();
+    let live = crate::reachable(&g);
+    let options = AnalysisOptions { retained: Retained::Closure, ..AnalysisOptions::default() };
+    let holder = |o: u32| (o == 0).then(|| "App.list".to_string());
+    let grouped = group_heap_named(&g, grouper.group_count(), &live, &roots, &holder, &options);
+    let group = |t: &str| grouper.group_of_key(&format!("Heap#Type:{t}")).unwrap() as usize;
+    let c = |t: &str| grouped.counts[group(t)];
+    assert_eq!((c("N").objects, c("N").bytes), (2, 40));
+    assert_eq!(c("G").objects, 0, "garbage is not counted");
+    assert_eq!(grouped.reachable_bytes, 200);
+    // The two persons share the string: neither dominates it, the group's closure frees it.
+    assert_eq!((c("P").retained, c("P").closure), (Some(60), Some(100)));
+    assert_eq!(c("N").retained, Some(140));
+    assert_eq!(c("L").retained, Some(150));
+    let path = grouped.paths[group("S")].as_ref().unwrap();
+    let steps: Vec<u32> = path.steps.iter().map(|s| s.group).collect();
+    assert_eq!(steps, [group("S"), group("N"), group("L")].map(|g| g as u32));
+    assert_eq!(path.roots, ["Static Field App.list"]);
+    assert_eq!(grouped.paths[group("T")].as_ref().unwrap().roots, ["Local Variable"]);
+    assert!(grouped.paths[group("G")].is_none());
+    assert!(grouped.maps.as_ref().unwrap().points_to[group("P")].contains_key(&(group("S") as u32)));
+}
+
+#[test]
+fn snapshots_carry_keyed_paths_that_validate() {
+    let (g, roots, grouper) = heap();
+    let live = crate::reachable(&g);
+    let grouped = group_heap(&g, grouper.group_count(), &live, &roots, &AnalysisOptions::default());
+    let snapshot = grouper.snapshot(&grouped, SnapshotInfo { time_ms: 5, ..SnapshotInfo::default() });
+    let path = &snapshot.retainers["Heap#Type:S"];
+    assert_eq!(
+        path.steps.iter().map(|s| s.key.as_str()).collect::<Vec<_>>(),
+        ["Heap#Type:S", "Heap#Type:N", "Heap#Type:L"]
+    );
+    assert_eq!(path.roots, ["Static Field"]);
+    let history = memcity_model::History {
+        format: memcity_model::FORMAT.into(),
+        metric_names: Default::default(),
+        snapshots: vec![snapshot],
+    };
+    memcity_model::validate_history(&history, &|_| "t".into(), &|_| "s".into()).unwrap();
+}
+
+#[test]
+fn without_retained_nothing_needs_a_dominator_tree() {
+    let (g, roots, grouper) = heap();
+    let live = crate::reachable(&g);
+    let options = AnalysisOptions { pointer_maps: false, retained: Retained::None, retainer_paths: false };
+    let grouped = group_heap(&g, grouper.group_count(), &live, &roots, &options);
+    assert!(grouped.counts.iter().all(|c| c.retained.is_none() && c.closure.is_none()));
+    assert!(grouped.paths.iter().all(Option::is_none) && grouped.maps.is_none());
+}
+
+#[test]
+fn root_labels_name_holders_and_cap_the_list() {
+    let roots = vec![
+        RootSet::NONE,
+        [RootKind::Jni].into_iter().collect(),
+        RootSet::NONE,
+        RootSet::NONE,
+        RootSet::NONE,
+    ];
+    let named = |o: u32| (o >= 2).then(|| format!("class C{o}"));
+    assert_eq!(
+        root_labels(&[0, 1, 2, 3, 4], &roots, &named),
+        ["several roots", "JNI Global", "class C2, held by several roots", "and 2 more"]
+    );
+}

@@ -1,0 +1,240 @@
+//! Retainer paths on hand-made heaps shaped like a JVM's, and their invariants on random graphs.
+
+use super::*;
+use crate::dominators::tests::{graph, random_graphs};
+use crate::dominators::{UNREACHABLE, dominators};
+use crate::retained::dominated_sizes;
+
+/// A heap under construction: objects are numbered as they are added.
+#[derive(Default)]
+struct Heap {
+    group: Vec<u32>,
+    shallow: Vec<u64>,
+    refs: Vec<(u32, u32)>,
+    roots: Vec<u32>,
+}
+
+impl Heap {
+    fn object(&mut self, group: u32, bytes: u64, refs: &[u32]) -> u32 {
+        let o = self.group.len() as u32;
+        self.group.push(group);
+        self.shallow.push(bytes);
+        self.refs.extend(refs.iter().map(|&t| (o, t)));
+        o
+    }
+
+    fn paths(self) -> Vec<Option<RetainerPath>> {
+        let groups = self.group.iter().max().map_or(0, |&m| m as usize + 1);
+        let g = graph(self.group, self.shallow, &self.refs, self.roots);
+        retainer_paths(&g, &dominators(&g), groups)
+    }
+}
+
+fn step(group: u32, objects: u64, bytes: u64, retained_bytes: u64) -> RetainerStep {
+    RetainerStep { group, objects, bytes, retained_bytes }
+}
+
+const LIST: u32 = 0;
+const NODE: u32 = 1;
+const PERSON: u32 = 2;
+const STRING: u32 = 3;
+const CHARS: u32 = 4;
+
+/// A person with a name (24-byte String holding a 50-byte char[]).
+fn person(heap: &mut Heap) -> u32 {
+    let chars = heap.object(CHARS, 50, &[]);
+    let name = heap.object(STRING, 24, &[chars]);
+    heap.object(PERSON, 40, &[name])
+}
+
+/// Root → List → Node → Node → …, each Node → Person; the list also references its last node.
+fn linked_list(heap: &mut Heap, k: usize) -> u32 {
+    let mut next = None;
+    let mut last = None;
+    for _ in 0..k {
+        let item = person(heap);
+        let refs: Vec<u32> = next.into_iter().chain([item]).collect();
+        let node = heap.object(NODE, 32, &refs);
+        last.get_or_insert(node);
+        next = Some(node);
+    }
+    let list = heap.object(LIST, 24, &[next.unwrap(), last.unwrap()]);
+    heap.roots.push(list);
+    list
+}
+
+#[test]
+fn char_arrays_in_a_linked_list_are_held_through_string_person_node_list() {
+    let mut heap = Heap::default();
+    let list = linked_list(&mut heap, 5);
+    let paths = heap.paths();
+    let path = paths[CHARS as usize].as_ref().unwrap();
+    assert_eq!(
+        path.steps,
+        vec![
+            step(CHARS, 5, 250, 250),
+            step(STRING, 5, 120, 370),
+            step(PERSON, 5, 200, 570),
+            step(NODE, 5, 160, 730),
+            step(LIST, 1, 24, 754),
+        ]
+    );
+    assert_eq!(path.rooted, vec![list]);
+    // A node's path skips the nodes that dominate it and ends at the list too.
+    let node_path = paths[NODE as usize].as_ref().unwrap();
+    assert_eq!(node_path.steps.iter().map(|s| s.group).collect::<Vec<_>>(), vec![NODE, LIST]);
+    assert_eq!(node_path.rooted, vec![list]);
+}
+
+#[test]
+fn a_list_held_by_nobody_else_is_rooted_at_its_head() {
+    // Root → Node → Node → Node (no list object): the nodes' path is one step, rooted at the head.
+    let mut heap = Heap::default();
+    let tail = heap.object(NODE, 32, &[]);
+    let middle = heap.object(NODE, 32, &[tail]);
+    let head = heap.object(NODE, 32, &[middle]);
+    heap.roots.push(head);
+    let path = heap.paths()[NODE as usize].clone().unwrap();
+    assert_eq!((path.steps, path.rooted), (vec![step(NODE, 3, 96, 96)], vec![head]));
+}
+
+const HOLDER: u32 = 5;
+const MAP: u32 = 6;
+const TABLE: u32 = 7;
+const ENTRY: u32 = 8;
+const SESSION: u32 = 9;
+
+/// Map → Entry[] → Entry → (key String, value); every other entry chains a colliding one.
+fn map(heap: &mut Heap, values: &[u32]) -> u32 {
+    let mut entries = Vec::new();
+    for (i, &value) in values.iter().enumerate() {
+        let chars = heap.object(CHARS, 50, &[]);
+        let key = heap.object(STRING, 24, &[chars]);
+        let chained = (i % 2 == 1).then(|| entries.pop().unwrap());
+        let refs: Vec<u32> = [key, value].into_iter().chain(chained).collect();
+        entries.push(heap.object(ENTRY, 32, &refs));
+    }
+    let table = heap.object(TABLE, 16 + 4 * values.len() as u64, &entries);
+    heap.object(MAP, 48, &[table])
+}
+
+#[test]
+fn sessions_are_held_by_the_managers_map_not_by_every_map_of_the_type() {
+    // A manager's map holds 4 sessions, each with a map holding one person; a cache holds a
+    // map of 2 persons. Maps, tables and entries are all of one type each.
+    let mut heap = Heap::default();
+    let sessions: Vec<u32> = (0..4)
+        .map(|_| {
+            let p = person(&mut heap);
+            let attributes = map(&mut heap, &[p]);
+            heap.object(SESSION, 64, &[attributes])
+        })
+        .collect();
+    let sessions_map = map(&mut heap, &sessions);
+    let manager = heap.object(HOLDER, 100, &[sessions_map]);
+    let cached = [person(&mut heap), person(&mut heap)];
+    let cache_map = map(&mut heap, &cached);
+    let cache = heap.object(HOLDER, 100, &[cache_map]);
+    heap.roots.extend([manager, cache]);
+    let paths = heap.paths();
+    let summary = |group: u32| {
+        let path = paths[group as usize].clone().unwrap();
+        (path.steps.iter().map(|s| (s.group, s.objects)).collect::<Vec<_>>(), path.rooted)
+    };
+    let tail = [(ENTRY, 4), (TABLE, 1), (MAP, 1), (HOLDER, 1)];
+    assert_eq!(summary(SESSION), ([&[(SESSION, 4)], &tail[..]].concat(), vec![manager]));
+    // The heavier branch (4 persons through sessions, against 2 in the cache) is followed.
+    let head = [(PERSON, 6), (ENTRY, 6), (TABLE, 5), (MAP, 5), (SESSION, 4)];
+    assert_eq!(summary(PERSON), ([&head[..], &tail[..]].concat(), vec![manager]));
+}
+
+#[test]
+fn a_group_held_jointly_by_two_roots_ends_at_its_shared_object() {
+    let mut heap = Heap::default();
+    let y = heap.object(2, 7, &[]);
+    let x = heap.object(2, 5, &[y]);
+    let a = heap.object(0, 1, &[x]);
+    let b = heap.object(1, 1, &[x]);
+    heap.roots.extend([a, b, b]);
+    let path = heap.paths()[2].clone().unwrap();
+    assert_eq!((path.steps, path.rooted), (vec![step(2, 2, 12, 12)], vec![x]));
+}
+
+/// Holder 0 holds `a` objects of group 2, holder 1 holds `b` (bytes each); both are roots.
+fn two_holders(a: &[u64], b: &[u64]) -> (RetainerPath, [u32; 2]) {
+    let mut heap = Heap::default();
+    let holder = |heap: &mut Heap, group: u32, sizes: &[u64]| {
+        let held: Vec<u32> = sizes.iter().map(|&s| heap.object(2, s, &[])).collect();
+        let h = heap.object(group, 8, &held);
+        heap.roots.push(h);
+        h
+    };
+    let holders = [holder(&mut heap, 0, a), holder(&mut heap, 1, b)];
+    (heap.paths()[2].clone().unwrap(), holders)
+}
+
+#[test]
+fn the_holder_of_more_bytes_wins_then_of_more_objects() {
+    let (path, [_, h1]) = two_holders(&[10, 10, 10], &[100]);
+    assert_eq!(path.steps, vec![step(2, 4, 130, 130), step(1, 1, 8, 108)]);
+    assert_eq!(path.rooted, vec![h1]);
+    let (path, [h0, _]) = two_holders(&[10, 10, 10], &[20]);
+    assert_eq!((path.steps[1].group, path.rooted), (0, vec![h0]));
+    let (path, [_, h1]) = two_holders(&[50], &[25, 25]);
+    assert_eq!((path.steps[1].group, path.rooted), (1, vec![h1]));
+}
+
+#[test]
+fn a_path_through_alternating_groups_stops_at_the_cap() {
+    // A chain of 200 objects alternating between groups 0 and 1 from root 0: each step climbs
+    // one level, and each step of group 0 still holds the root, the only rooted object.
+    let n = 200u32;
+    let refs: Vec<(u32, u32)> = (0..n - 1).map(|i| (i, i + 1)).collect();
+    let g = graph((0..n).map(|i| i % 2).collect(), vec![1; n as usize], &refs, vec![0]);
+    let path = retainer_paths(&g, &dominators(&g), 2)[1].clone().unwrap();
+    assert_eq!(path.steps.len(), MAX_STEPS);
+    assert_eq!(
+        path.steps[..3].iter().map(|s| (s.group, s.objects)).collect::<Vec<_>>(),
+        [(1, 100), (0, 100), (1, 99)]
+    );
+    assert_eq!((path.steps[MAX_STEPS - 1].group, path.rooted), (0, vec![0]));
+    let path = retainer_paths(&g, &dominators(&g), 2)[0].clone().unwrap();
+    assert_eq!((path.steps.len(), path.steps[MAX_STEPS - 1].group, path.rooted), (MAX_STEPS, 1, vec![]));
+}
+
+#[test]
+fn a_million_node_list_is_climbed_without_recursion() {
+    let mut heap = Heap::default();
+    let list = linked_list(&mut heap, 250_000);
+    let path = heap.paths()[PERSON as usize].clone().unwrap();
+    let objects: Vec<(u32, u64)> = path.steps.iter().map(|s| (s.group, s.objects)).collect();
+    assert_eq!((objects, path.rooted), (vec![(PERSON, 250_000), (NODE, 250_000), (LIST, 1)], vec![list]));
+}
+
+#[test]
+fn paths_on_random_graphs_start_at_the_group_and_end_below_the_virtual_root() {
+    for g in random_graphs() {
+        let groups = g.group.iter().max().map_or(0, |&m| m as usize + 1);
+        let tree = dominators(&g);
+        let dominated = dominated_sizes(&g, &tree, groups);
+        for (group, path) in retainer_paths(&g, &tree, groups).into_iter().enumerate() {
+            let members: Vec<usize> = (0..g.object_count())
+                .filter(|&o| g.group[o] as usize == group && tree.idom[o] != UNREACHABLE)
+                .collect();
+            let Some(path) = path else {
+                assert!(members.is_empty());
+                continue;
+            };
+            let bytes = members.iter().map(|&o| g.shallow[o]).sum();
+            assert_eq!(path.steps[0], step(group as u32, members.len() as u64, bytes, dominated[group].1));
+            assert!(path.steps.iter().all(|s| s.objects > 0 && s.bytes <= s.retained_bytes));
+            let last = path.steps.last().unwrap().group;
+            assert!(path.steps.len() < MAX_STEPS && !path.rooted.is_empty());
+            assert!(
+                path.rooted
+                    .iter()
+                    .all(|&r| tree.idom[r as usize] == VIRTUAL_ROOT && g.group[r as usize] == last)
+            );
+        }
+    }
+}

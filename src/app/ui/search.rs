@@ -1,0 +1,133 @@
+//! The Search pane: groups by name, best match first: an exact name before a prefix before a
+//! substring, types (shallower groups) before allocation sites. Each hit shows its unique name
+//! and path; choosing one selects it (districts too) and flies there.
+
+use bevy::prelude::*;
+use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+
+use super::{Panes, Room, UiSystems};
+use crate::app::camera::FlyTo;
+use crate::app::inspect::{Selection, Target};
+use crate::app::model::CityModel;
+use crate::app::names::{GroupNames, short};
+
+pub struct SearchPlugin;
+
+impl Plugin for SearchPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<SearchBox>()
+            .add_systems(EguiPrimaryContextPass, search_pane.in_set(UiSystems::Panes));
+    }
+}
+
+#[derive(Resource, Default)]
+struct SearchBox {
+    text: String,
+}
+
+fn search_pane(
+    mut contexts: EguiContexts,
+    room: Res<Room>,
+    mut panes: ResMut<Panes>,
+    mut search: ResMut<SearchBox>,
+    model: Res<CityModel>,
+    names: Res<GroupNames>,
+    mut selection: ResMut<Selection>,
+    mut fly: MessageWriter<FlyTo>,
+) -> Result {
+    let ctx = contexts.ctx_mut()?;
+    let room = room.rect(ctx);
+    let (mut chosen, mut open) = (None, panes.search);
+    egui::Window::new("Search")
+        .constrain_to(room)
+        .open(&mut open)
+        .anchor(egui::Align2::RIGHT_BOTTOM, [-8.0, -8.0])
+        .collapsible(false)
+        .resizable(false)
+        .show(ctx, |ui| {
+            let response =
+                ui.add(egui::TextEdit::singleline(&mut search.text).hint_text("type, site or package"));
+            let hits = search_groups(&model, &search.text, 8);
+            for &group in &hits {
+                let hit = ui.button(names.get(group)).on_hover_text(model.timeline.path_label(group));
+                ui.small(model.timeline.path_label(group));
+                if hit.clicked() {
+                    chosen = Some(group);
+                }
+            }
+            if response.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
+                chosen = hits.first().copied();
+            }
+        });
+    if let Some(group) = chosen {
+        let target = if model.layout.building(group).is_some() {
+            Target::Building(group)
+        } else {
+            Target::District(group)
+        };
+        selection.selected = Some(model.timeline.groups[group as usize].key.clone());
+        fly.write(FlyTo::Target { target, with_references: false });
+    }
+    if open != panes.search {
+        panes.search = open;
+    }
+    Ok(())
+}
+
+/// Shown groups matching `text` (case-insensitive), best first.
+pub fn search_groups(model: &CityModel, text: &str, limit: usize) -> Vec<u32> {
+    let needle = text.trim().to_lowercase();
+    if needle.is_empty() {
+        return Vec::new();
+    }
+    let layout = &model.layout;
+    let shown = |g: u32| layout.building(g).is_some() || layout.district(g).is_some();
+    let depth = |mut g: u32| {
+        let mut d = 0;
+        while let Some(p) = model.timeline.groups[g as usize].parent {
+            (g, d) = (p, d + 1);
+        }
+        d
+    };
+    let mut hits: Vec<(u8, usize, u32)> = model
+        .timeline
+        .groups
+        .iter()
+        .enumerate()
+        .filter(|(g, _)| shown(*g as u32))
+        .filter_map(|(g, group)| {
+            let (full, simple) = (group.name.to_lowercase(), short(&group.name).to_lowercase());
+            let rank = if full == needle || simple == needle {
+                0
+            } else if full.starts_with(&needle) || simple.starts_with(&needle) {
+                1
+            } else if full.contains(&needle) {
+                2
+            } else {
+                return None;
+            };
+            Some((rank, depth(g as u32), g as u32))
+        })
+        .collect();
+    hits.sort();
+    hits.into_iter().take(limit).map(|h| h.2).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_exact_type_name_comes_first_then_prefixes_then_substrings() {
+        let model = CityModel::new(crate::input::load("scenario:linked-list").unwrap(), &Default::default());
+        let name = |g: u32| model.timeline.groups[g as usize].name.clone();
+        let hits = search_groups(&model, "Person", 20);
+        assert_eq!(name(hits[0]), "app.model.Person", "the type, not char[] or a site");
+        assert!(model.layout.district(hits[0]).is_some() || model.layout.building(hits[0]).is_some());
+        // Then sites whose simple name starts with Person (Person.<init>, Person.setEmail).
+        assert!(short(&name(hits[1])).starts_with("Person"), "{}", name(hits[1]));
+        let substring = search_groups(&model, "person", 20);
+        assert_eq!(substring[0], hits[0], "case-insensitive");
+        assert!(search_groups(&model, "no such thing", 5).is_empty());
+    }
+}

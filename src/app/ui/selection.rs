@@ -1,0 +1,130 @@
+//! The Selection pane: the selected group in words and, for a building, what keeps it alive
+//! (purple) and what it keeps alive (green). A click on an entry selects that building and
+//! flies there with its references in view. Sections are separate functions, so more (a
+//! retainer path) can be added below.
+
+use bevy::prelude::*;
+use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+
+use super::describe::describe;
+use super::{Room, UiSystems};
+use crate::app::camera::FlyTo;
+use crate::app::inspect::{Selection, Target};
+use crate::app::model::CityModel;
+use crate::app::names::GroupNames;
+use crate::app::time::TimeCursor;
+use crate::app::tour::{Step, Tour};
+
+pub struct SelectionPlugin;
+
+impl Plugin for SelectionPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(EguiPrimaryContextPass, selection_pane.in_set(UiSystems::Panes));
+    }
+}
+
+pub const INCOMING: egui::Color32 = egui::Color32::from_rgb(170, 80, 230);
+pub const OUTGOING: egui::Color32 = egui::Color32::from_rgb(60, 210, 90);
+/// What a tour step points at.
+pub const HIGHLIGHT: egui::Color32 = egui::Color32::from_rgb(255, 225, 60);
+
+/// What the user chose in the pane.
+#[derive(Clone, Copy)]
+enum Choice {
+    Deselect,
+    Go(u32),
+}
+
+fn selection_pane(
+    mut contexts: EguiContexts,
+    room: Res<Room>,
+    model: Res<CityModel>,
+    names: Res<GroupNames>,
+    cursor: Res<TimeCursor>,
+    tour: Option<Res<Tour>>,
+    mut selection: ResMut<Selection>,
+    mut fly: MessageWriter<FlyTo>,
+) -> Result {
+    let ctx = contexts.ctx_mut()?;
+    let room = room.rect(ctx);
+    let Some(target) = selection.target(&model) else { return Ok(()) };
+    let point_at_references = tour.is_some_and(|t| t.step == Step::KeptAlive);
+    let mut choice = None;
+    egui::Window::new("Selection")
+        .constrain_to(room)
+        .anchor(egui::Align2::RIGHT_TOP, [-8.0, 8.0])
+        .collapsible(false)
+        .resizable(false)
+        .show(ctx, |ui| {
+            ui.set_max_width(460.0);
+            for (i, line) in describe(&model, &names, cursor.current, target.group()).into_iter().enumerate()
+            {
+                match i {
+                    0 => ui.heading(line),
+                    1 => ui.small(line),
+                    _ => ui.label(line),
+                };
+            }
+            if let Target::Building(g) = target {
+                choice = references(ui, &model, &names, cursor.current, g, point_at_references).or(choice);
+            }
+            if ui.button("Deselect (Esc)").clicked() {
+                choice = Some(Choice::Deselect);
+            }
+        });
+    match choice {
+        Some(Choice::Deselect) => selection.selected = None,
+        Some(Choice::Go(group)) => {
+            selection.selected = Some(model.timeline.groups[group as usize].key.clone());
+            if model.layout.building(group).is_some() {
+                fly.write(FlyTo::Target { target: Target::Building(group), with_references: true });
+            }
+        }
+        None => {}
+    }
+    Ok(())
+}
+
+/// The "kept alive by" and "keeps alive" lists of building group `g`, largest first.
+fn references(
+    ui: &mut egui::Ui,
+    model: &CityModel,
+    names: &GroupNames,
+    snapshot: usize,
+    g: u32,
+    highlight: bool,
+) -> Option<Choice> {
+    let maps = model.timeline.pointers.get(snapshot)?;
+    let mut choice = None;
+    for (title, edges, color) in [
+        ("kept alive by (purple):", maps.pointed_from.get(&g), INCOMING),
+        ("keeps alive (green):", maps.points_to.get(&g), OUTGOING),
+    ] {
+        let mut edges: Vec<(u32, u64)> = edges.cloned().unwrap_or_default();
+        edges.sort_by_key(|e| std::cmp::Reverse(e.1));
+        if edges.is_empty() {
+            continue;
+        }
+        ui.separator();
+        let title = ui.colored_label(color, title);
+        if highlight && color == INCOMING {
+            ui.painter().rect_stroke(
+                title.rect.expand(3.0),
+                3.0,
+                (2.0, HIGHLIGHT),
+                egui::StrokeKind::Outside,
+            );
+        }
+        for (other, n) in edges.iter().take(6) {
+            let name = names.get(*other);
+            let name =
+                if name.is_empty() { model.timeline.groups[*other as usize].name.as_str() } else { name };
+            let entry =
+                ui.button(format!("{name}  ({n} objects)")).on_hover_text(model.timeline.path_label(*other));
+            if entry.clicked() {
+                choice = Some(Choice::Go(*other));
+            }
+        }
+    }
+    choice
+}

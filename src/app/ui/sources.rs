@@ -1,0 +1,181 @@
+//! Where the city's data comes from, in the UI: the Open pane (any input `memcity [INPUT]`
+//! takes, and a menu of the built-in scenarios and their tours), the progress of a load, why
+//! the last one failed, and the live server's state.
+
+use bevy::prelude::*;
+use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+
+use super::{Panes, Room, UiSystems};
+use crate::app::live::LiveServer;
+use crate::app::load::{Loading, OpenInput};
+use crate::app::model::CityModel;
+use crate::app::tour::TourCommand;
+
+pub struct SourcesPlugin;
+
+impl Plugin for SourcesPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<OpenBox>()
+            .add_systems(EguiPrimaryContextPass, (open_pane, progress_window).in_set(UiSystems::Panes));
+    }
+}
+
+#[derive(Resource, Default)]
+struct OpenBox {
+    text: String,
+}
+
+fn open_pane(
+    mut contexts: EguiContexts,
+    room: Res<Room>,
+    mut panes: ResMut<Panes>,
+    mut open: ResMut<OpenBox>,
+    mut loading: ResMut<Loading>,
+    live: Option<Res<LiveServer>>,
+    model: Res<CityModel>,
+    mut requests: MessageWriter<OpenInput>,
+    mut tours: MessageWriter<TourCommand>,
+) -> Result {
+    let ctx = contexts.ctx_mut()?;
+    let room = room.rect(ctx);
+    let empty = model.snapshot_count() == 0;
+    // An empty city or a failed load needs this pane.
+    let mut shown = panes.open || (empty && !loading.is_busy() && live.is_none()) || loading.error.is_some();
+    egui::Window::new("Open")
+        .constrain_to(room)
+        .open(&mut shown)
+        .anchor(egui::Align2::CENTER_TOP, [0.0, 8.0])
+        .collapsible(false)
+        .resizable(false)
+        .show(ctx, |ui| {
+            ui.label("A history file or folder, heap dumps (.hprof, .hprof.gz) or scenario:NAME");
+            let busy = loading.is_busy();
+            let (go, _) = path_field(ui, &mut open.text, &mut loading.error, busy);
+            if go && !open.text.trim().is_empty() {
+                requests.write(OpenInput(vec![open.text.clone()]));
+            }
+            ui.collapsing("Built-in scenarios and tours", |ui| {
+                egui::Grid::new("memcity_scenarios").striped(true).show(ui, |ui| {
+                    for s in memcity_analysis::scenarios::SCENARIOS {
+                        if ui.add_enabled(!loading.is_busy(), egui::Button::new(s.name)).clicked() {
+                            requests.write(OpenInput(vec![format!("scenario:{}", s.name)]));
+                        }
+                        if s.lesson.is_some() && ui.button("tour").clicked() {
+                            tours.write(TourCommand::Start(s.name.into()));
+                        } else if s.lesson.is_none() {
+                            ui.label("");
+                        }
+                        ui.small(s.summary);
+                        ui.end_row();
+                    }
+                });
+            });
+            if let Some(error) = &loading.error {
+                ui.colored_label(egui::Color32::from_rgb(255, 110, 90), error);
+                ui.label("The city shown is unchanged.");
+            }
+            if let Some(live) = &live {
+                ui.separator();
+                ui.label(format!("listening on {} · {} client(s)", live.url, live.clients()));
+                match (live.last, live.latency) {
+                    (Some((kind, version)), Some(latency)) => ui.label(format!(
+                        "last change: {kind} (version {version}), on screen after {:.1} ms",
+                        latency.as_secs_f64() * 1e3
+                    )),
+                    _ => ui.label(format!("nothing received yet: try `memcity push {} FILE`", live.url)),
+                };
+            } else if empty && !loading.is_busy() {
+                ui.label("No city loaded yet.");
+            }
+        });
+    // The last failure is about the path that was there; a new one is not wrong yet.
+    // Closing the pane dismisses the failure too.
+    if !shown && loading.error.is_some() {
+        loading.error = None;
+    }
+    if shown != panes.open {
+        panes.open = shown;
+    }
+    Ok(())
+}
+
+/// The path field and its Open button: whether to open now (Enter or the button), and where the
+/// field is. Typing clears the last failure: it was about the path that was there.
+pub fn path_field(
+    ui: &mut egui::Ui,
+    text: &mut String,
+    error: &mut Option<String>,
+    busy: bool,
+) -> (bool, egui::Rect) {
+    ui.horizontal(|ui| {
+        let field = ui.add(egui::TextEdit::singleline(text).desired_width(320.0));
+        if field.changed() {
+            *error = None;
+        }
+        let enter = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        let button = ui.add_enabled(!busy, egui::Button::new("Open")).clicked();
+        (enter || button, field.rect)
+    })
+    .inner
+}
+
+fn progress_window(mut contexts: EguiContexts, loading: Res<Loading>) -> Result {
+    let Some((spec, fraction, seconds)) = loading.status() else { return Ok(()) };
+    let ctx = contexts.ctx_mut()?;
+    egui::Window::new("Loading")
+        .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
+        .resizable(false)
+        .collapsible(false)
+        .show(ctx, |ui| {
+            ui.label(format!("loading {spec} ({seconds:.0} s)"));
+            let bar = match fraction {
+                Some(f) => egui::ProgressBar::new(f).show_percentage(),
+                None => egui::ProgressBar::new(0.0).animate(true),
+            };
+            ui.add(bar.desired_width(360.0));
+        });
+    // Keep repainting while the bar moves.
+    ctx.request_repaint();
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pass(
+        ctx: &egui::Context,
+        text: &mut String,
+        error: &mut Option<String>,
+        events: Vec<egui::Event>,
+    ) -> egui::Rect {
+        let input = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(800.0, 600.0))),
+            events,
+            ..Default::default()
+        };
+        let mut rect = egui::Rect::NOTHING;
+        ctx.run_ui(input, |ui| rect = path_field(ui, text, error, false).1).drop_without_applying_deltas();
+        rect
+    }
+
+    #[test]
+    fn typing_a_new_path_clears_the_old_error() {
+        let ctx = egui::Context::default();
+        let (mut text, mut error) =
+            ("no/such/file.json".to_string(), Some("no/such/file.json: no such file".to_string()));
+        let field = pass(&ctx, &mut text, &mut error, Vec::new()).center();
+        let click = |pressed| egui::Event::PointerButton {
+            pos: field,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: Default::default(),
+        };
+        pass(&ctx, &mut text, &mut error, vec![egui::Event::PointerMoved(field), click(true)]);
+        pass(&ctx, &mut text, &mut error, vec![click(false)]);
+        assert!(error.is_some(), "focusing the field keeps the message");
+        pass(&ctx, &mut text, &mut error, vec![egui::Event::Text("x".into())]);
+        assert!(text.ends_with('x'), "the field took the key: {text}");
+        assert_eq!(error, None, "the old error is gone once the path changes");
+    }
+}

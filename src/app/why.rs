@@ -1,0 +1,266 @@
+//! "Why is it alive?": the selected building's retainer path — listed in a pane whose entries fly
+//! to their buildings, drawn as arcs (render::retainer_arcs), and pinned so pruning never hides
+//! it — the leak suspects ranked by growth of retained bytes, and the selected group's exact GC
+//! closure, computed on demand in the background from the input the city came from.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::mpsc::{Receiver, channel};
+
+use bevy::prelude::*;
+use memcity_model::RetainerPath;
+
+use crate::app::inspect::{Selection, Target, orbit_for};
+use crate::app::model::{CityModel, LayoutSettings};
+use crate::app::time::{DisplayedFrame, TimeCursor};
+
+pub struct WhyPlugin;
+
+impl Plugin for WhyPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<RetainerView>()
+            .init_resource::<CitySource>()
+            .init_resource::<Closures>()
+            .add_systems(Update, (follow_selection, pin_path, request_closure, receive_closure).chain());
+    }
+}
+
+/// The inputs the shown city was loaded from (empty for live and pushed cities): what an exact
+/// GC closure is computed again from.
+#[derive(Resource, Default, Clone, Debug)]
+pub struct CitySource(pub Vec<String>);
+
+/// The group whose retainer path is shown: the selected building.
+#[derive(Resource, Default, Clone, Debug, PartialEq)]
+pub struct RetainerView {
+    pub key: Option<String>,
+}
+
+impl RetainerView {
+    /// The path at `snapshot`, if the source gave one.
+    pub fn path<'a>(&self, model: &'a CityModel, snapshot: usize) -> Option<&'a RetainerPath> {
+        model.history.snapshots.get(snapshot)?.retainers.get(self.key.as_deref()?)
+    }
+
+    /// The path's groups at `snapshot`, from the selected one up to the root-most holder.
+    pub fn groups(&self, model: &CityModel, snapshot: usize) -> Vec<u32> {
+        let Some(path) = self.path(model, snapshot) else { return Vec::new() };
+        path.steps.iter().filter_map(|s| model.timeline.group(&s.key)).collect()
+    }
+}
+
+fn follow_selection(selection: Res<Selection>, model: Res<CityModel>, mut view: ResMut<RetainerView>) {
+    let key = selection
+        .selected
+        .clone()
+        .filter(|k| model.timeline.group(k).is_some_and(|g| model.timeline.groups[g as usize].is_leaf()));
+    if view.key != key {
+        view.key = key;
+    }
+}
+
+/// Keys the layout must show for the selection: the selected group and every group on its
+/// retainer path at any snapshot (so stepping through time never hides a step).
+pub fn keys_to_pin(model: &CityModel, selected: &str) -> BTreeSet<String> {
+    let mut keys: BTreeSet<String> = [selected.to_string()].into();
+    for snapshot in &model.history.snapshots {
+        if let Some(path) = snapshot.retainers.get(selected) {
+            keys.extend(path.steps.iter().map(|s| s.key.clone()));
+        }
+    }
+    keys
+}
+
+/// Pins the selection and its path where pruning hid them; keys already shown are left alone, so
+/// selecting a visible building does not relayout the city.
+fn pin_path(selection: Res<Selection>, model: Res<CityModel>, mut settings: ResMut<LayoutSettings>) {
+    if !selection.is_changed() && !model.is_changed() {
+        return;
+    }
+    let Some(selected) = &selection.selected else { return };
+    let shown = |key: &str| {
+        model
+            .timeline
+            .group(key)
+            .is_some_and(|g| model.layout.building(g).is_some() || model.layout.district(g).is_some())
+    };
+    let mut pinned = settings.pinned.clone();
+    pinned.retain(|k| model.timeline.group(k).is_some());
+    pinned.extend(keys_to_pin(&model, selected).into_iter().filter(|k| !shown(k)));
+    if pinned != settings.pinned {
+        settings.pinned = pinned;
+    }
+}
+
+/// An exact GC closure: being computed, or its `(objects, bytes)`, or why it cannot be.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Closure {
+    Computing,
+    Done(u64, u64),
+    Failed(String),
+}
+
+/// Exact GC closures by (snapshot, key), computed one at a time.
+#[derive(Resource, Default)]
+pub struct Closures {
+    pub cache: HashMap<(usize, String), Closure>,
+    running: Option<((usize, String), std::sync::Mutex<Receiver<Result<(u64, u64), String>>>)>,
+    /// The city the cache belongs to (its model generation when loaded).
+    history: usize,
+}
+
+impl Closures {
+    pub fn is_computing(&self) -> bool {
+        self.running.is_some()
+    }
+
+    pub fn get(&self, snapshot: usize, key: &str) -> Option<&Closure> {
+        self.cache.get(&(snapshot, key.to_string()))
+    }
+}
+
+fn request_closure(
+    view: Res<RetainerView>,
+    cursor: Res<TimeCursor>,
+    model: Res<CityModel>,
+    source: Res<CitySource>,
+    mut closures: ResMut<Closures>,
+) {
+    // A new history (not a relayout of the same one) invalidates every closure.
+    let history = std::sync::Arc::as_ptr(&model.history) as usize;
+    if closures.history != history {
+        closures.cache.clear();
+        closures.history = history;
+    }
+    let Some(key) = view.key.clone() else { return };
+    if source.0.is_empty() || closures.running.is_some() {
+        return;
+    }
+    let snapshot = cursor.current;
+    if closures.cache.contains_key(&(snapshot, key.clone())) {
+        return;
+    }
+    let label = model.history.snapshots.get(snapshot).and_then(|s| s.label.clone());
+    let (specs, job_key) = (source.0.clone(), key.clone());
+    let (send, receive) = channel();
+    let spawned = std::thread::Builder::new().name("memcity-closure".into()).spawn(move || {
+        let result =
+            crate::input::closure(&specs, snapshot, label.as_deref(), &job_key).map_err(|e| format!("{e:#}"));
+        let _ = send.send(result);
+    });
+    let state = match spawned {
+        Ok(_) => {
+            closures.running = Some(((snapshot, key.clone()), std::sync::Mutex::new(receive)));
+            Closure::Computing
+        }
+        Err(e) => Closure::Failed(format!("cannot start: {e}")),
+    };
+    closures.cache.insert((snapshot, key), state);
+}
+
+fn receive_closure(mut closures: ResMut<Closures>) {
+    let Some((job, receiver)) = &closures.running else { return };
+    let received = receiver.lock().ok().map(|r| r.try_recv());
+    let job = job.clone();
+    let state = match received {
+        Some(Ok(Ok((objects, bytes)))) => Closure::Done(objects, bytes),
+        Some(Ok(Err(e))) => Closure::Failed(e),
+        Some(Err(std::sync::mpsc::TryRecvError::Empty)) => return,
+        _ => Closure::Failed("the computation stopped without a result".into()),
+    };
+    closures.running = None;
+    closures.cache.insert(job, state);
+}
+
+/// One line of the pane per step: what it is, how much it holds, where it flies.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepLine {
+    pub group: Option<u32>,
+    pub name: String,
+    pub objects: u64,
+    pub retained_bytes: u64,
+    /// Retained bytes as a share of the snapshot's heap.
+    pub share: f64,
+}
+
+/// The retainer path at `snapshot` as the pane lists it, and the roots it ends at.
+pub fn step_lines(
+    model: &CityModel,
+    view: &RetainerView,
+    snapshot: usize,
+) -> Option<(Vec<StepLine>, Vec<String>)> {
+    let path = view.path(model, snapshot)?;
+    let s = model.history.snapshots.get(snapshot)?;
+    let heap = s.heap.as_ref().and_then(|h| h.reachable_bytes).unwrap_or(s.tree.bytes).max(1);
+    let lines = path
+        .steps
+        .iter()
+        .map(|step| {
+            let group = model.timeline.group(&step.key);
+            StepLine {
+                group,
+                name: group.map_or_else(|| step.key.clone(), |g| model.timeline.path_label(g)),
+                objects: step.objects,
+                retained_bytes: step.retained_bytes,
+                share: step.retained_bytes as f64 / heap as f64,
+            }
+        })
+        .collect();
+    Some((lines, path.roots.clone()))
+}
+
+/// A group whose retained bytes grow, with the path's root-most holder.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Suspect {
+    pub group: u32,
+    pub growth: i64,
+    /// Retained bytes at the snapshot as a share of its heap.
+    pub share: f64,
+    /// The root-most step of its retainer path, when that is another group, and the share of
+    /// the heap that step retains ("LinkedList retains 67% of the heap").
+    pub holder: Option<(u32, f64)>,
+}
+
+/// Leaf groups ranked by how much their retained bytes grew from the first snapshot to
+/// `snapshot`, the strongest first; groups that did not grow are left out.
+pub fn leak_suspects(model: &CityModel, snapshot: usize, limit: usize) -> Vec<Suspect> {
+    let t = &model.timeline;
+    let (Some(first), Some(now)) = (t.retained.first(), t.retained.get(snapshot)) else { return Vec::new() };
+    let s = &model.history.snapshots[snapshot];
+    let heap = s.heap.as_ref().and_then(|h| h.reachable_bytes).unwrap_or(s.tree.bytes).max(1);
+    let mut suspects: Vec<Suspect> = now
+        .iter()
+        .filter(|&(&g, _)| t.groups[g as usize].is_leaf())
+        .map(|(&g, &bytes)| Suspect {
+            group: g,
+            growth: bytes as i64 - first.get(&g).copied().unwrap_or(0) as i64,
+            share: bytes as f64 / heap as f64,
+            holder: s
+                .retainers
+                .get(&t.groups[g as usize].key)
+                .and_then(|p| p.steps.last())
+                .and_then(|step| Some((t.group(&step.key)?, step.retained_bytes as f64 / heap as f64)))
+                .filter(|&(h, _)| h != g),
+        })
+        .filter(|s| s.growth > 0)
+        .collect();
+    suspects.sort_by(|a, b| b.growth.cmp(&a.growth).then(a.group.cmp(&b.group)));
+    suspects.truncate(limit);
+    suspects
+}
+
+/// Where the camera goes for a step: its building, if the city shows it.
+pub fn orbit_for_group(
+    model: &CityModel,
+    frame: &DisplayedFrame,
+    group: u32,
+) -> Option<crate::app::camera::Orbit> {
+    let target = if model.layout.building(group).is_some() {
+        Target::Building(group)
+    } else {
+        Target::District(group)
+    };
+    orbit_for(model, frame, target, 0.55)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,160 @@
+//! The panes of "why is it alive?": the selected building's retainer path (each entry flies to
+//! its building) with its retained sizes and exact GC closure, and the leak suspects.
+
+use bevy::prelude::*;
+use bevy::window::RequestRedraw;
+use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+
+use crate::app::camera::FlyTo;
+use crate::app::inspect::Selection;
+use crate::app::model::CityModel;
+use crate::app::names::GroupNames;
+use crate::app::render::retainer_arcs::RETAINER;
+use crate::app::time::{DisplayedFrame, TimeCursor};
+use crate::app::ui::{Room, UiSystems};
+use crate::app::why::{Closure, Closures, RetainerView, leak_suspects, orbit_for_group, step_lines};
+
+pub struct WhyPanePlugin;
+
+impl Plugin for WhyPanePlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(EguiPrimaryContextPass, (retainer_pane, suspects_pane).in_set(UiSystems::Panes))
+            .add_systems(Last, redraw_while_computing);
+    }
+}
+
+fn gold() -> egui::Color32 {
+    let [r, g, b] = RETAINER.map(|c| (c * 255.0) as u8);
+    egui::Color32::from_rgb(r, g, b)
+}
+
+/// The window rests when idle: a closure computed in the background must still show up.
+fn redraw_while_computing(closures: Res<Closures>, mut redraw: MessageWriter<RequestRedraw>) {
+    if closures.is_computing() {
+        redraw.write(RequestRedraw);
+    }
+}
+
+fn retainer_pane(
+    mut contexts: EguiContexts,
+    room: Res<Room>,
+    names: Res<GroupNames>,
+    model: Res<CityModel>,
+    frame: Res<DisplayedFrame>,
+    cursor: Res<TimeCursor>,
+    view: Res<RetainerView>,
+    closures: Res<Closures>,
+    mut fly: MessageWriter<FlyTo>,
+) -> Result {
+    let ctx = contexts.ctx_mut()?;
+    let room = room.rect(ctx);
+    let Some(key) = &view.key else { return Ok(()) };
+    egui::Window::new("Why is it alive?")
+        .constrain_to(room)
+        .anchor(egui::Align2::RIGHT_BOTTOM, [-8.0, -8.0])
+        .resizable(false)
+        .show(ctx, |ui| {
+            let Some((lines, roots)) = step_lines(&model, &view, cursor.current) else {
+                ui.label("This input has no retainer paths (heap dumps, traces and scenarios have them).");
+                return;
+            };
+            ui.colored_label(gold(), "kept alive by (gold arcs), up to the GC roots:");
+            for (i, line) in lines.iter().enumerate() {
+                let text = format!(
+                    "{}{}  {} obj, retains {} ({:.1}% of heap)",
+                    if i == 0 { "" } else { "← " },
+                    line.group.map_or(line.name.as_str(), |g| names.get(g)),
+                    line.objects,
+                    bytes(line.retained_bytes),
+                    100.0 * line.share
+                );
+                let clicked =
+                    ui.add(egui::Button::new(text).frame(false)).on_hover_text("fly there").clicked();
+                if clicked && let Some(orbit) = line.group.and_then(|g| orbit_for_group(&model, &frame, g)) {
+                    fly.write(FlyTo(orbit));
+                }
+            }
+            if !roots.is_empty() {
+                ui.label(format!("← GC roots: {}", roots.join("; ")));
+            }
+            ui.separator();
+            ui.label("retained = what these objects dominate (one dominator tree per snapshot)");
+            match closures.get(cursor.current, key) {
+                Some(Closure::Done(objects, b)) => {
+                    ui.label(format!(
+                        "exact GC closure: {objects} objects, {} (shared ownership counted)",
+                        bytes(*b)
+                    ));
+                }
+                Some(Closure::Computing) => {
+                    ui.label("exact GC closure: computing…");
+                }
+                Some(Closure::Failed(e)) => {
+                    ui.label(format!("exact GC closure: {e}"));
+                }
+                None => {}
+            }
+        });
+    Ok(())
+}
+
+fn suspects_pane(
+    mut contexts: EguiContexts,
+    room: Res<Room>,
+    names: Res<GroupNames>,
+    model: Res<CityModel>,
+    frame: Res<DisplayedFrame>,
+    cursor: Res<TimeCursor>,
+    mut selection: ResMut<Selection>,
+    mut fly: MessageWriter<FlyTo>,
+) -> Result {
+    let ctx = contexts.ctx_mut()?;
+    let room = room.rect(ctx);
+    let suspects = leak_suspects(&model, cursor.current, 6);
+    if suspects.is_empty() {
+        return Ok(());
+    }
+    egui::Window::new("Leak suspects")
+        .constrain_to(room)
+        .default_open(false)
+        .anchor(egui::Align2::LEFT_BOTTOM, [8.0, -8.0])
+        .show(ctx, |ui| {
+            ui.label("groups whose retained bytes grow most:");
+            for s in &suspects {
+                let name = names.get(s.group);
+                let holder = s.holder.map(|(h, share)| {
+                    let name = names.get(h);
+                    format!(", held by {name} (retains {:.0}% of the heap)", 100.0 * share)
+                });
+                let text = format!(
+                    "{name}: +{} retained ({:.1}% of heap){}",
+                    bytes(s.growth as u64),
+                    100.0 * s.share,
+                    holder.unwrap_or_default()
+                );
+                if ui
+                    .add(egui::Button::new(text).frame(false))
+                    .on_hover_text("select and fly there")
+                    .clicked()
+                {
+                    selection.selected = Some(model.timeline.groups[s.group as usize].key.clone());
+                    if let Some(orbit) = orbit_for_group(&model, &frame, s.group) {
+                        fly.write(FlyTo(orbit));
+                    }
+                }
+            }
+        });
+    Ok(())
+}
+
+/// Bytes in the largest unit that keeps them ≥ 1 ("12.6 MB").
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "kB", "MB", "GB", "TB"];
+    let mut value = n as f64;
+    let mut unit = 0;
+    while value >= 1000.0 && unit < UNITS.len() - 1 {
+        value /= 1000.0;
+        unit += 1;
+    }
+    if unit == 0 { format!("{n} B") } else { format!("{value:.1} {}", UNITS[unit]) }
+}

@@ -1,0 +1,160 @@
+//! Hostile and impossible input through the CLI: every refusal is one clear line and a non-zero
+//! exit, before any work starts and without blocking; deep valid trees go through end to end.
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Runs memcity, killing it (and failing) if it takes longer than 60 s: nothing may block.
+fn memcity(args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_memcity"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("memcity {args:?} blocked");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("memcity-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// Asserts a refusal: non-zero exit and one line of error containing `needle`.
+fn refused(args: &[&str], needle: &str) {
+    let o = memcity(args);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{args:?} succeeded");
+    assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    assert!(
+        stderr.trim().lines().count() == 1 || stderr.starts_with("error: invalid value"),
+        "{args:?}: not one line: {stderr}"
+    );
+}
+
+/// A memcity/1 document whose tree is a chain `depth` levels deep.
+fn deep_document(depth: usize) -> String {
+    let mut text = String::from(r#"{"format":"memcity/1","snapshots":[{"time_ms":1,"tree":"#);
+    for level in 0..depth {
+        text.push_str(&format!(r#"{{"key":"k{level}","name":"n{level}","objects":1,"bytes":8"#));
+        if level + 1 < depth {
+            text.push_str(r#","children":["#);
+        }
+    }
+    for level in (0..depth).rev() {
+        text.push('}');
+        if level > 0 {
+            text.push(']');
+        }
+    }
+    text.push_str("}]}");
+    text
+}
+
+#[test]
+fn deep_trees_lay_out_end_to_end() {
+    for depth in [1_000, 10_000] {
+        let input = temp(&format!("deep-{depth}.json"));
+        std::fs::write(&input, deep_document(depth)).unwrap();
+        let out = temp(&format!("deep-{depth}-city.json"));
+        let o = memcity(&["layout", input.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        assert!(o.status.success(), "{depth}: {}", String::from_utf8_lossy(&o.stderr));
+        let city: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        assert_eq!(city["districts"].as_array().unwrap().len(), depth - 1, "{depth}");
+        assert_eq!(city["buildings"].as_array().unwrap().len(), 1, "{depth}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn fifos_are_refused_not_read() {
+    let fifo = temp("pipe.json");
+    let _ = std::fs::remove_file(&fifo);
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let path = fifo.to_str().unwrap();
+    let out = temp("fifo-out.json");
+    let out = out.to_str().unwrap();
+    refused(&["layout", path, "--out", out], "not a regular file or folder");
+    refused(&["analyze", "--trace", path, "--out", out], "not a regular file or folder");
+    let dump = temp("pipe.hprof");
+    let _ = std::fs::remove_file(&dump);
+    assert!(Command::new("mkfifo").arg(&dump).status().unwrap().success());
+    refused(&["import", dump.to_str().unwrap(), "--out", out], "not a regular file");
+}
+
+#[test]
+fn output_paths_are_checked_before_work_starts() {
+    let dir = temp("a-folder");
+    std::fs::create_dir_all(&dir).unwrap();
+    let dir = dir.to_str().unwrap();
+    let missing = temp("no/such/folder/city.json");
+    let missing = missing.to_str().unwrap();
+    refused(&["layout", "scenario:churn", "--out", dir], "--out");
+    refused(&["layout", "scenario:churn", "--out", missing], "does not exist");
+    refused(&["analyze", "--scenario", "churn", "--out", dir], "is a folder");
+    refused(&["trace", "--scenario", "churn", "--out", missing], "does not exist");
+    refused(&["import", "data/hprof", "--out", dir], "is a folder");
+    refused(&["serve", "127.0.0.1:0", "--save", dir], "--save");
+    refused(&["--screenshot", dir, "scenario:churn"], "--screenshot");
+    refused(&["--screenshot", missing, "scenario:churn"], "does not exist");
+}
+
+#[test]
+fn impossible_flag_values_are_refused_at_parse_time() {
+    refused(&["import", "data/hprof", "--object-header", "18446744073709551615"], "not in 4..=64");
+    refused(&["serve", "--max-clients", "0"], "not in 1..=4096");
+    refused(&["serve", "--max-memory-mib", "0"], "--max-memory-mib");
+    refused(&["serve", "--idle-timeout-s", "0"], "--idle-timeout-s");
+    refused(&["analyze", "--synthetic", "10000000000"], "not in 1..=50000000");
+    refused(&["analyze", "--scenario", "churn", "--gcs", "1000000000000"], "--gcs");
+    refused(&["--tab", "3", "scenario:churn"], "--tab picks a tab of an AntTracks server");
+    refused(&["--listen", "127.0.0.1:0", "--time", "0"], "the city starts empty");
+}
+
+#[test]
+fn sizes_that_would_wrap_are_refused() {
+    let trace = temp("wrap.jsonl");
+    let max = u64::MAX;
+    std::fs::write(
+        &trace,
+        format!(
+            "{{\"e\":\"alloc\",\"id\":1,\"type\":\"A\",\"size\":{max}}}\n\
+             {{\"e\":\"alloc\",\"id\":2,\"type\":\"A\",\"size\":{max}}}\n\
+             {{\"e\":\"gc\",\"id\":1,\"start\":0,\"end\":1}}\n"
+        ),
+    )
+    .unwrap();
+    refused(
+        &["analyze", "--trace", trace.to_str().unwrap()],
+        "line 2: object 2 of 18446744073709551615 bytes would make the heap hold more than",
+    );
+}
+
+#[test]
+fn a_gzip_bomb_is_refused_quickly() {
+    use std::io::Write;
+    let bomb = temp("bomb.hprof.gz");
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..1024 {
+        encoder.write_all(&zeros).unwrap();
+    }
+    std::fs::write(&bomb, encoder.finish().unwrap()).unwrap();
+    let started = Instant::now();
+    refused(
+        &["import", bomb.to_str().unwrap(), "--out", temp("bomb.json").to_str().unwrap()],
+        "JAVA PROFILE",
+    );
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+}
