@@ -33,11 +33,11 @@ pub fn spawn(dir: &Path, url: String, stop: Arc<AtomicBool>) -> Result<JoinHandl
             for error in &poll.errors {
                 eprintln!("memcity: --follow: {error}");
             }
-            if let Some(history) = poll.history.or(pending.take()) {
-                if let Err(error) = push(&url, &mut sent, &history) {
-                    eprintln!("memcity: --follow: {error:#}");
-                    pending = Some(history);
-                }
+            if let Some(history) = poll.history.or(pending.take())
+                && let Err(error) = push(&url, &mut sent, &history)
+            {
+                eprintln!("memcity: --follow: {error:#}");
+                pending = Some(history);
             }
             std::thread::sleep(POLL);
         }
