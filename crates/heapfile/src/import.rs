@@ -36,6 +36,11 @@ impl Default for ImportOptions {
 /// Reads and checks one heap file.
 pub fn read_file(path: &Path) -> Result<HeapFile, HeapFileError> {
     let name = path.display().to_string();
+    // A FIFO or device would block or never end.
+    let metadata = std::fs::metadata(path).map_err(|e| HeapFileError::io(&name, e))?;
+    if !metadata.is_file() {
+        return Err(HeapFileError::io(&name, "not a regular file"));
+    }
     let bytes = std::fs::read(path).map_err(|e| HeapFileError::io(&name, e))?;
     crate::parse(&bytes, &name)
 }
@@ -51,6 +56,10 @@ pub fn is_heap_input(path: &Path) -> bool {
     if path.is_dir() {
         let entries = std::fs::read_dir(path).into_iter().flatten().flatten();
         return entries.into_iter().any(|e| is_snapshot_name(&e.path()));
+    }
+    // Only regular files are sniffed: opening a FIFO would block.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
     }
     let mut head = [0u8; 8];
     std::fs::File::open(path)

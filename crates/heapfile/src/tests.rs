@@ -162,3 +162,14 @@ fn a_follower_adds_new_files_and_skips_bad_ones() {
     assert!(Follower::new(&dir.join("nope"), ImportOptions::default()).is_err());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn fifos_are_neither_sniffed_nor_read() {
+    let dir = temp_dir("fifo");
+    let fifo = dir.join("pipe.mcheap");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(!is_heap_input(&fifo));
+    let error = read_file(&fifo).unwrap_err().to_string();
+    assert!(error.ends_with("pipe.mcheap: not a regular file"), "{error}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
