@@ -31,6 +31,7 @@ import threading
 import time
 import tracemalloc
 import types
+import warnings
 import zlib
 
 __all__ = ["start", "stop", "snapshot"]
@@ -156,7 +157,11 @@ class _Probe:
             self.busy = False
 
     def _fork(self, trigger, generation, roots, began):
-        pid = os.fork()
+        with warnings.catch_warnings():
+            # Python 3.12+ warns about fork() in threaded programs (the probe's own ticker
+            # thread counts): the child only reads the heap and exits; see docs/python.md.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
         if pid == 0:
             status = 1
             try:
