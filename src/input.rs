@@ -33,6 +33,9 @@ pub fn load_with_progress(spec: &str, progress: &(dyn Fn(u64, u64) + Sync)) -> R
     if memcity_v8::is_snapshots(path) {
         return Ok(memcity_v8::import(&[path.to_path_buf()], &Default::default(), progress)?);
     }
+    if memcity_heapfile::is_heap_input(path) {
+        return Ok(memcity_heapfile::import(&[path.to_path_buf()], &Default::default())?);
+    }
     if is_trace(path) {
         return replay_trace_file(path, ReplayOptions::default());
     }
@@ -233,11 +236,14 @@ pub fn check(spec: &str) -> Result<()> {
     crate::cli::paths::check_input(Path::new(spec))
 }
 
-/// Heap dumps and traces take long enough to deserve a progress bar.
+/// Heap dumps, heap snapshot files and traces take long enough to deserve a progress bar.
 pub fn is_slow(spec: &str) -> bool {
     let path = Path::new(spec);
     !spec.starts_with("scenario:")
-        && (is_heap_dumps(path) || memcity_v8::is_snapshots(path) || is_trace(path))
+        && (is_heap_dumps(path)
+            || memcity_v8::is_snapshots(path)
+            || is_trace(path)
+            || memcity_heapfile::is_heap_input(path))
 }
 
 /// A `.hprof`/`.hprof.gz` file, or a folder that holds such files.

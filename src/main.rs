@@ -4,6 +4,7 @@
 #[cfg(feature = "app")]
 mod app;
 mod cli;
+mod follow;
 mod input;
 
 fn main() -> std::process::ExitCode {

@@ -1,5 +1,6 @@
-//! `memcity import`: a series of JVM heap dumps (HPROF, plain or gzipped) or of V8 heap
-//! snapshots (Node, Chromium) becomes a history file.
+//! `memcity import`: a series of JVM heap dumps (HPROF, plain or gzipped), of V8 heap snapshots
+//! (Node, Chromium), or of heap snapshot files a language probe wrote (`.mcheap`, e.g. the
+//! Python probe's) becomes a history file.
 
 use std::path::PathBuf;
 
@@ -12,13 +13,15 @@ use super::retained::RetainedArgs;
 
 #[derive(clap::Args, Debug)]
 pub struct ImportArgs {
-    /// Heap dumps (.hprof or .hprof.gz, e.g. from `jcmd PID GC.heap_dump`) or V8 heap snapshots
-    /// (.heapsnapshot[.gz] from Node or Chromium), or folders of them. One snapshot per file,
-    /// ordered by the time each dump was taken (snapshots: by Node's file names, else as given).
+    /// Heap dumps (.hprof or .hprof.gz, e.g. from `jcmd PID GC.heap_dump`), V8 heap snapshots
+    /// (.heapsnapshot[.gz] from Node or Chromium), heap snapshot files (.mcheap, from
+    /// probes/python/memcity_probe.py), or folders of them. One snapshot per file, ordered by the
+    /// time each was taken (V8 snapshots: by Node's file names, else as given).
     #[arg(required = true)]
     pub dumps: Vec<PathBuf>,
     /// How objects are grouped, outermost first: e.g. `package,type`, `type`, `type,root-kind`
-    /// [default: package,type for dumps, node-type,type for V8 snapshots].
+    /// [default: package,type for dumps, node-type,type for V8 snapshots,
+    /// package,type,allocation-site for .mcheap files].
     #[arg(long)]
     pub classifiers: Option<String>,
     /// Where the history is written (memcity/1 JSON).
@@ -69,12 +72,22 @@ pub fn options(classifiers: &str, layout: &LayoutArgs, analysis: AnalysisOptions
 
 pub fn run(args: ImportArgs) -> Result<()> {
     crate::cli::paths::check_output_file(&args.out, "--out")?;
-    let history = import_series_with_progress(
-        &args.dumps,
-        args.classifiers.as_deref(),
-        &args.layout,
-        args.retained.analysis(),
-    )?;
+    let history = if args.dumps.iter().all(|p| memcity_heapfile::is_heap_input(p)) {
+        let classifiers = args.classifiers.as_deref().unwrap_or("package,type,allocation-site");
+        let snapshot = options(classifiers, &args.layout, args.retained.analysis())?.snapshot;
+        let options = memcity_heapfile::ImportOptions {
+            classifiers: snapshot.classifiers,
+            analysis: snapshot.analysis,
+        };
+        memcity_heapfile::import(&args.dumps, &options)?
+    } else {
+        import_series_with_progress(
+            &args.dumps,
+            args.classifiers.as_deref(),
+            &args.layout,
+            args.retained.analysis(),
+        )?
+    };
     memcity_model::save_history(&history, &args.out).map_err(anyhow::Error::msg)?;
     println!("wrote {} snapshots to {}", history.snapshots.len(), args.out.display());
     Ok(())

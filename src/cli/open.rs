@@ -59,6 +59,11 @@ pub struct OpenArgs {
     /// the first page).
     #[arg(long = "target", value_name = "URL-SUBSTRING", requires = "inspect")]
     pub inspect_target: Option<String>,
+    /// Follow a probe's snapshot folder (e.g. `memcity_probe.py --out DIR`, docs/python.md):
+    /// the city grows as snapshots appear. It is fed through the live server (--listen, or one
+    /// on a free loopback port).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["inputs", "connect", "tour", "inspect"])]
+    pub follow: Option<std::path::PathBuf>,
     /// Open the trees and pointer maps of an AntTracks server (ws://HOST:PORT) instead of INPUT.
     #[arg(long, value_name = "URL", conflicts_with = "inputs")]
     pub connect: Option<String>,
@@ -115,7 +120,9 @@ pub fn run(args: OpenArgs) -> Result<()> {
         let timeout = memcity_wire::client::DEFAULT_TIMEOUT;
         memcity_wire::fetch_anttracks(url, args.tab, timeout)
             .map_err(|e| anyhow::anyhow!("--connect: {e}"))?
-    } else if (args.listen.is_some() || args.inspect.is_some()) && args.inputs.is_empty() {
+    } else if (args.listen.is_some() || args.inspect.is_some() || args.follow.is_some())
+        && args.inputs.is_empty()
+    {
         empty_history()
     } else if interactive && slow && args.time.is_none() && args.select.is_none() {
         // The window opens at once and shows the import's progress.
@@ -151,11 +158,17 @@ pub fn run(args: OpenArgs) -> Result<()> {
             history.snapshots.len() - 1
         );
     }
-    let listen = match (&args.listen, &args.inspect) {
-        (Some(addr), _) => Some(listen(addr)?),
-        (None, Some(inspector)) => Some(inspect(inspector, &args)?),
-        (None, None) => None,
+    let listen = match (&args.listen, &args.inspect, &args.follow) {
+        (Some(addr), _, _) => Some(listen(addr)?),
+        (None, Some(inspector), _) => Some(inspect(inspector, &args)?),
+        (None, None, Some(_)) => Some(listen("127.0.0.1:0")?),
+        (None, None, None) => None,
     };
+    if let (Some(dir), Some(server)) = (&args.follow, &listen) {
+        // The thread ends with the process.
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        crate::follow::spawn(dir, format!("ws://{}", server.local_addr()), stop)?;
+    }
     let from_inputs = !args.bench_render && args.connect.is_none() && background.is_none();
     let source = if from_inputs && !history.snapshots.is_empty() { specs } else { Vec::new() };
     launch(args, history, settings, background, listen, source)

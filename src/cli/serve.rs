@@ -23,6 +23,10 @@ pub struct ServeArgs {
     pub save: Option<PathBuf>,
     #[command(flatten)]
     pub limits: LimitArgs,
+    /// Also follow a probe's snapshot folder (e.g. memcity_probe.py --out DIR): its snapshots
+    /// become the history as they appear.
+    #[arg(long, value_name = "DIR")]
+    pub follow: Option<PathBuf>,
 }
 
 /// The server's limits, shared by `serve` and `memcity --listen`.
@@ -78,11 +82,18 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let stop = Arc::new(AtomicBool::new(false));
     let on_signal = stop.clone();
     ctrlc::set_handler(move || on_signal.store(true, Ordering::SeqCst)).context("cannot handle Ctrl-C")?;
+    let following = match &args.follow {
+        Some(dir) => Some(crate::follow::spawn(dir, format!("ws://{addr}"), stop.clone())?),
+        None => None,
+    };
     let updates = server.subscribe();
     while !stop.load(Ordering::SeqCst) {
         if let Ok(update) = updates.recv_timeout(Duration::from_millis(100)) {
             println!("version {}: {} ({} snapshots)", update.version, update.kind, update.snapshots);
         }
+    }
+    if let Some(thread) = following {
+        let _ = thread.join();
     }
     if let Some(path) = server.shutdown().map_err(anyhow::Error::msg)? {
         println!("saved {}", path.display());

@@ -66,7 +66,7 @@ pub fn steps(history: &History, key: &str, time: Option<usize>) -> Result<Vec<St
     let path = snapshot.retainers.get(key).ok_or_else(|| {
         anyhow!(
             "snapshot {index} ({}) has no retainer path for \"{key}\": the input carries none (only heap \
-             dumps, traces and scenarios give them, or histories written from those)",
+             dumps, heap snapshot files, traces and scenarios give them, or histories written from those)",
             snapshot.display_label()
         )
     })?;

@@ -1,0 +1,168 @@
+//! A series of heap files becomes a history through the one heap pipeline: every file's objects
+//! get leaf groups from one shared grouper (type name, allocation site and root kinds are what a
+//! file knows of an object), then counts, pointer maps, retained sizes and retainer paths per
+//! group; snapshots are ordered by the probe's clock.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use memcity_heapgraph::{
+    AnalysisOptions, Classifier, Grouper, HeapGraph, LeafMemo, ObjectFacts, RootSet, SeriesHeap, group_heap,
+    history_of, reachable, root_sets,
+};
+use memcity_model::{HeapMetrics, History};
+use rayon::prelude::*;
+
+use crate::error::HeapFileError;
+use crate::format::{EXTENSION, HeapFile, NO_SITE};
+
+/// How heap files become snapshots.
+#[derive(Debug, Clone)]
+pub struct ImportOptions {
+    pub classifiers: Vec<Classifier>,
+    pub analysis: AnalysisOptions,
+}
+
+impl Default for ImportOptions {
+    /// Module → type → allocation site.
+    fn default() -> ImportOptions {
+        ImportOptions {
+            classifiers: vec![Classifier::Package, Classifier::Type, Classifier::AllocationSite { depth: 1 }],
+            analysis: AnalysisOptions::default(),
+        }
+    }
+}
+
+/// Reads and checks one heap file.
+pub fn read_file(path: &Path) -> Result<HeapFile, HeapFileError> {
+    let name = path.display().to_string();
+    // A FIFO or device would block or never end.
+    let metadata = std::fs::metadata(path).map_err(|e| HeapFileError::io(&name, e))?;
+    if !metadata.is_file() {
+        return Err(HeapFileError::io(&name, "not a regular file"));
+    }
+    let bytes = std::fs::read(path).map_err(|e| HeapFileError::io(&name, e))?;
+    crate::parse(&bytes, &name)
+}
+
+/// Whether a file name is a finished snapshot (probes write `.NAME.tmp` first, then rename).
+fn is_snapshot_name(path: &Path) -> bool {
+    let hidden = path.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
+    !hidden && path.extension().is_some_and(|e| e == EXTENSION)
+}
+
+/// A heap file (by its magic) or a folder holding `.mcheap` files.
+pub fn is_heap_input(path: &Path) -> bool {
+    if path.is_dir() {
+        let entries = std::fs::read_dir(path).into_iter().flatten().flatten();
+        return entries.into_iter().any(|e| is_snapshot_name(&e.path()));
+    }
+    // Only regular files are sniffed: opening a FIFO would block.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let mut head = [0u8; 8];
+    std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| crate::has_magic(&head))
+}
+
+/// The snapshot files named by `paths`: files as given, folders as their `.mcheap` files in name
+/// order (partial files of a probe still writing are left out).
+pub fn snapshot_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, HeapFileError> {
+    let mut files = Vec::new();
+    for path in paths {
+        if !path.is_dir() {
+            files.push(path.clone());
+            continue;
+        }
+        let name = path.display().to_string();
+        let entries = std::fs::read_dir(path).map_err(|e| HeapFileError::io(&name, e))?;
+        let mut found: Vec<PathBuf> =
+            entries.flatten().map(|e| e.path()).filter(|p| is_snapshot_name(p)).collect();
+        if found.is_empty() {
+            return Err(HeapFileError::io(&name, format!("no .{EXTENSION} snapshot files in this folder")));
+        }
+        found.sort();
+        files.extend(found);
+    }
+    Ok(files)
+}
+
+/// Imports the heap files named by `paths` (files, or folders of `.mcheap` files), one snapshot
+/// per file. A bad file rejects the whole series.
+pub fn import(paths: &[PathBuf], options: &ImportOptions) -> Result<History, HeapFileError> {
+    let files = snapshot_files(paths)?;
+    let grouper = Mutex::new(Grouper::new(options.classifiers.clone()));
+    let heaps = files
+        .par_iter()
+        .map(|path| Ok(series_heap(&read_file(path)?, &label(path), &grouper, &options.analysis)))
+        .collect::<Result<Vec<_>, HeapFileError>>()?;
+    let grouper = grouper.into_inner().unwrap_or_else(|e| e.into_inner());
+    Ok(history_of(&grouper, heaps))
+}
+
+pub(crate) fn label(path: &Path) -> String {
+    path.file_stem().map_or_else(|| path.display().to_string(), |s| s.to_string_lossy().into_owned())
+}
+
+/// One file through the pipeline; the grouper is locked only while leaves are assigned.
+pub(crate) fn series_heap(
+    file: &HeapFile,
+    label: &str,
+    grouper: &Mutex<Grouper>,
+    analysis: &AnalysisOptions,
+) -> SeriesHeap {
+    let (graph, roots, group_count) = {
+        let mut grouper = grouper.lock().unwrap_or_else(|e| e.into_inner());
+        let (graph, roots) = heap_graph(file, &mut grouper);
+        (graph, roots, grouper.group_count())
+    };
+    let live = reachable(&graph);
+    let heap = group_heap(&graph, group_count, &live, &roots, analysis);
+    let meta = &file.meta;
+    let mut label = label.to_string();
+    match (&meta.trigger, meta.cost_ms) {
+        (Some(trigger), Some(ms)) => label.push_str(&format!(" ({trigger}; cost {ms:.0} ms)")),
+        (None, Some(ms)) => label.push_str(&format!(" (cost {ms:.0} ms)")),
+        (Some(trigger), None) => label.push_str(&format!(" ({trigger})")),
+        (None, None) => {}
+    }
+    let metrics = HeapMetrics { used_after_gc: meta.traced_bytes, ..HeapMetrics::default() };
+    SeriesHeap { time_ms: meta.time_ms, label, heap, metrics }
+}
+
+/// The file's heap as a graph whose objects carry their leaf groups, and each object's roots.
+pub fn heap_graph(file: &HeapFile, grouper: &mut Grouper) -> (HeapGraph, Vec<RootSet>) {
+    let n = file.object_count();
+    let roots = root_sets(n, file.roots.iter().copied());
+    let uses = grouper.uses();
+    // Each site's frames as text, built once per site.
+    let sites: Vec<Vec<String>> = if uses.site {
+        file.sites.iter().map(|f| f.iter().map(|&s| file.strings[s as usize].clone()).collect()).collect()
+    } else {
+        Vec::new()
+    };
+    let mut memo = LeafMemo::default();
+    let group = (0..n)
+        .map(|o| {
+            let ty = file.types[o];
+            let site = if uses.site { file.site[o] } else { NO_SITE };
+            let rooted = if uses.roots { roots[o] } else { RootSet::NONE };
+            memo.leaf(grouper, (ty, site, rooted), || ObjectFacts {
+                type_name: &file.strings[ty as usize],
+                site: sites.get(site as usize).map_or(&[], Vec::as_slice),
+                roots: rooted,
+                ..ObjectFacts::default()
+            })
+        })
+        .collect();
+    let graph = HeapGraph {
+        group,
+        shallow: file.size.clone(),
+        edge_start: file.edge_start.clone(),
+        edges: file.edges.clone(),
+        roots: file.roots.iter().map(|&(o, _)| o).collect(),
+    };
+    (graph, roots)
+}
