@@ -99,11 +99,14 @@ pub enum Closure {
     Failed(String),
 }
 
+/// The closure being computed: for which (snapshot, key), and where its result arrives.
+type ClosureJob = ((usize, String), std::sync::Mutex<Receiver<Result<(u64, u64), String>>>);
+
 /// Exact GC closures by (snapshot, key), computed one at a time.
 #[derive(Resource, Default)]
 pub struct Closures {
     pub cache: HashMap<(usize, String), Closure>,
-    running: Option<((usize, String), std::sync::Mutex<Receiver<Result<(u64, u64), String>>>)>,
+    running: Option<ClosureJob>,
     /// The city the cache belongs to (its model generation when loaded).
     history: usize,
 }

@@ -41,8 +41,7 @@ fn retainer_pane(
     names: Res<GroupNames>,
     model: Res<CityModel>,
     cursor: Res<TimeCursor>,
-    view: Res<RetainerView>,
-    closures: Res<Closures>,
+    (view, closures): (Res<RetainerView>, Res<Closures>),
     mut fly: MessageWriter<FlyTo>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;

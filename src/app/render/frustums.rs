@@ -2,14 +2,12 @@
 //! green to the ones it keeps alive; straight cones or arcs routed over the city. All of them
 //! are one mesh, rebuilt when the selection, the time or the options change.
 
-use bevy::asset::RenderAssetUsages;
-use bevy::mesh::PrimitiveTopology;
 use bevy::prelude::*;
 use memcity_layout::references::{Direction, Frustum, arc, frustum, references};
 
 use crate::app::inspect::{Selection, Target};
 use crate::app::model::{CityModel, ViewOptions};
-use crate::app::render::tubes::Tubes;
+use crate::app::render::tubes::{Tubes, tube_mesh};
 use crate::app::time::{DisplayedFrame, TimeCursor};
 
 pub const INCOMING: [f32; 3] = [0.62, 0.22, 0.9];
@@ -31,25 +29,7 @@ fn spawn_frustum_mesh(
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<StandardMaterial>>,
 ) {
-    commands.spawn((
-        FrustumMesh(None),
-        Mesh3d(meshes.add(empty_mesh())),
-        MeshMaterial3d(materials.add(StandardMaterial {
-            base_color: Color::WHITE,
-            unlit: true,
-            double_sided: true,
-            cull_mode: None,
-            ..default()
-        })),
-        Transform::default(),
-        bevy::camera::visibility::NoFrustumCulling,
-    ));
-}
-
-fn empty_mesh() -> Mesh {
-    let mut mesh = Mesh::new(PrimitiveTopology::TriangleList, RenderAssetUsages::default());
-    Tubes::default().write(&mut mesh);
-    mesh
+    commands.spawn((FrustumMesh(None), tube_mesh(&mut meshes, &mut materials)));
 }
 
 /// The frustums to draw now for the selection (none unless a building is selected and pointers

@@ -2,13 +2,11 @@
 //! keeps alive, up to the building closest to the GC roots. One mesh, rebuilt when the
 //! selection, the time or the city changes.
 
-use bevy::asset::RenderAssetUsages;
-use bevy::mesh::PrimitiveTopology;
 use bevy::prelude::*;
 use memcity_layout::retainers::{arc_points, retainer_arcs};
 
 use crate::app::model::{CityModel, ViewOptions};
-use crate::app::render::tubes::Tubes;
+use crate::app::render::tubes::{Tubes, tube_mesh};
 use crate::app::time::{DisplayedFrame, TimeCursor};
 use crate::app::why::RetainerView;
 
@@ -33,21 +31,7 @@ fn spawn_arc_mesh(
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<StandardMaterial>>,
 ) {
-    let mut mesh = Mesh::new(PrimitiveTopology::TriangleList, RenderAssetUsages::default());
-    Tubes::default().write(&mut mesh);
-    commands.spawn((
-        ArcMesh(None),
-        Mesh3d(meshes.add(mesh)),
-        MeshMaterial3d(materials.add(StandardMaterial {
-            base_color: Color::WHITE,
-            unlit: true,
-            double_sided: true,
-            cull_mode: None,
-            ..default()
-        })),
-        Transform::default(),
-        bevy::camera::visibility::NoFrustumCulling,
-    ));
+    commands.spawn((ArcMesh(None), tube_mesh(&mut meshes, &mut materials)));
 }
 
 fn update_arcs(

@@ -1,7 +1,32 @@
 //! Tubes as one triangle mesh: the geometry of reference frustums and retainer arcs.
 
-use bevy::mesh::Indices;
+use bevy::asset::RenderAssetUsages;
+use bevy::camera::visibility::NoFrustumCulling;
+use bevy::mesh::{Indices, PrimitiveTopology};
 use bevy::prelude::*;
+
+/// The parts of an entity that draws tubes: an empty mesh to be rewritten, an unlit material
+/// colored by the vertices, and no culling (the mesh spans the city).
+pub fn tube_mesh(
+    meshes: &mut Assets<Mesh>,
+    materials: &mut Assets<StandardMaterial>,
+) -> (Mesh3d, MeshMaterial3d<StandardMaterial>, Transform, NoFrustumCulling) {
+    let mut mesh = Mesh::new(PrimitiveTopology::TriangleList, RenderAssetUsages::default());
+    Tubes::default().write(&mut mesh);
+    let material = StandardMaterial {
+        base_color: Color::WHITE,
+        unlit: true,
+        double_sided: true,
+        cull_mode: None,
+        ..default()
+    };
+    (
+        Mesh3d(meshes.add(mesh)),
+        MeshMaterial3d(materials.add(material)),
+        Transform::default(),
+        NoFrustumCulling,
+    )
+}
 
 /// Triangle soup of tubes with a radius that varies linearly along the path.
 #[derive(Default)]
