@@ -32,11 +32,21 @@ pub struct AnalysisOptions {
     pub pointer_maps: bool,
     pub retained: Retained,
     pub retainer_paths: bool,
+    /// Heaps with more objects than this build their pointer maps and their dominator tree one
+    /// after the other instead of side by side: slower by the maps' time, but the two sets of
+    /// tables are never alive together (a source that must stay below its input's size in
+    /// memory, such as a V8 snapshot's text, lowers it).
+    pub sequential_above: usize,
 }
 
 impl Default for AnalysisOptions {
     fn default() -> AnalysisOptions {
-        AnalysisOptions { pointer_maps: true, retained: Retained::Dominated, retainer_paths: true }
+        AnalysisOptions {
+            pointer_maps: true,
+            retained: Retained::Dominated,
+            retainer_paths: true,
+            sequential_above: usize::MAX,
+        }
     }
 }
 
@@ -88,21 +98,22 @@ pub fn group_heap_named(
         c.bytes += g.shallow[o];
         reachable_bytes += g.shallow[o];
     }
-    // Pointer maps and the dominator tree (then retained sizes and paths) are independent.
+    // Pointer maps and the dominator tree (then retained sizes and paths) are independent;
+    // run side by side unless the heap is big enough for memory to matter more.
     let want_retained = options.retained != Retained::None;
-    let (maps, (dominated, paths)) = rayon::join(
-        || options.pointer_maps.then(|| pointer_maps(g, group_count, live)),
-        || {
-            if !want_retained && !options.retainer_paths {
-                return (None, None);
-            }
-            let tree = dominators(g);
-            rayon::join(
-                || want_retained.then(|| dominated_sizes(g, &tree, group_count)),
-                || options.retainer_paths.then(|| retainer_paths(g, &tree, group_count)),
-            )
-        },
-    );
+    let maps = || options.pointer_maps.then(|| pointer_maps(g, group_count, live));
+    let tree = || {
+        if !want_retained && !options.retainer_paths {
+            return (None, None);
+        }
+        let tree = dominators(g);
+        rayon::join(
+            || want_retained.then(|| dominated_sizes(g, &tree, group_count)),
+            || options.retainer_paths.then(|| retainer_paths(g, &tree, group_count)),
+        )
+    };
+    let (maps, (dominated, paths)) =
+        if g.object_count() > options.sequential_above { (maps(), tree()) } else { rayon::join(maps, tree) };
     for (c, (_, bytes)) in counts.iter_mut().zip(dominated.unwrap_or_default()) {
         c.retained = (c.objects > 0).then_some(bytes);
     }

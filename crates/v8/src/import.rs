@@ -89,31 +89,11 @@ pub fn import_one(
     };
     // Groups other snapshots add meanwhile have no objects here.
     let live = reachable(&js.graph);
-    Ok(analyse(&js.graph, group_count, &live, &js.roots, &options.analysis))
+    let analysis = AnalysisOptions { sequential_above: SEQUENTIAL_ABOVE, ..options.analysis };
+    Ok(group_heap(&js.graph, group_count, &live, &js.roots, &analysis))
 }
 
 /// Heaps with more objects than this build pointer maps and the dominator tree one after the
-/// other, not side by side: slower by the maps' time, but peak memory stays below the size of
-/// the snapshot's text.
+/// other, not side by side (see `AnalysisOptions::sequential_above`): peak memory then stays
+/// below the size of the snapshot's text.
 const SEQUENTIAL_ABOVE: usize = 8_000_000;
-
-fn analyse(
-    g: &memcity_heapgraph::HeapGraph,
-    group_count: usize,
-    live: &[bool],
-    roots: &[memcity_heapgraph::RootSet],
-    analysis: &AnalysisOptions,
-) -> GroupedHeap {
-    let tree_wanted = analysis.retained != memcity_heapgraph::Retained::None || analysis.retainer_paths;
-    if g.object_count() <= SEQUENTIAL_ABOVE || !analysis.pointer_maps || !tree_wanted {
-        return group_heap(g, group_count, live, roots, analysis);
-    }
-    let maps_only = AnalysisOptions {
-        pointer_maps: true,
-        retained: memcity_heapgraph::Retained::None,
-        retainer_paths: false,
-    };
-    let maps = group_heap(g, group_count, live, roots, &maps_only).maps;
-    let without_maps = AnalysisOptions { pointer_maps: false, ..*analysis };
-    GroupedHeap { maps, ..group_heap(g, group_count, live, roots, &without_maps) }
-}

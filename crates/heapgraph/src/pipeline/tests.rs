@@ -77,7 +77,12 @@ fn snapshots_carry_keyed_paths_that_validate() {
 fn without_retained_nothing_needs_a_dominator_tree() {
     let (g, roots, grouper) = heap();
     let live = crate::reachable(&g);
-    let options = AnalysisOptions { pointer_maps: false, retained: Retained::None, retainer_paths: false };
+    let options = AnalysisOptions {
+        pointer_maps: false,
+        retained: Retained::None,
+        retainer_paths: false,
+        ..AnalysisOptions::default()
+    };
     let grouped = group_heap(&g, grouper.group_count(), &live, &roots, &options);
     assert!(grouped.counts.iter().all(|c| c.retained.is_none() && c.closure.is_none()));
     assert!(grouped.paths.iter().all(Option::is_none) && grouped.maps.is_none());
@@ -97,4 +102,13 @@ fn root_labels_name_holders_and_cap_the_list() {
         root_labels(&[0, 1, 2, 3, 4], &roots, &named),
         ["several roots", "JNI Global", "class C2, held by several roots", "and 2 more"]
     );
+}
+
+#[test]
+fn big_heaps_analysed_one_step_after_the_other_give_the_same_result() {
+    let (g, roots, grouper) = heap();
+    let live = crate::reachable(&g);
+    let side_by_side = group_heap(&g, grouper.group_count(), &live, &roots, &AnalysisOptions::default());
+    let sequential = AnalysisOptions { sequential_above: 0, ..AnalysisOptions::default() };
+    assert_eq!(group_heap(&g, grouper.group_count(), &live, &roots, &sequential), side_by_side);
 }
