@@ -20,7 +20,11 @@ impl Plugin for WhyPlugin {
         app.init_resource::<RetainerView>()
             .init_resource::<CitySource>()
             .init_resource::<Closures>()
-            .add_systems(Update, (follow_selection, pin_path, request_closure, receive_closure).chain());
+            .init_resource::<LeakSuspects>()
+            .add_systems(
+                Update,
+                (follow_selection, pin_path, request_closure, receive_closure, rank_suspects).chain(),
+            );
     }
 }
 
@@ -221,6 +225,25 @@ pub struct Suspect {
     /// The root-most step of its retainer path, when that is another group, and the share of
     /// the heap that step retains ("LinkedList retains 67% of the heap").
     pub holder: Option<(u32, f64)>,
+}
+
+/// The leak suspects at the shown snapshot, ranked once when the city or the time changes (the
+/// pane draws them every frame).
+#[derive(Resource, Default, Clone, Debug, PartialEq)]
+pub struct LeakSuspects {
+    /// (city generation, snapshot) they were ranked for.
+    pub at: Option<(u64, usize)>,
+    pub ranked: Vec<Suspect>,
+}
+
+/// How many suspects the pane lists.
+pub const SUSPECTS: usize = 6;
+
+fn rank_suspects(model: Res<CityModel>, cursor: Res<TimeCursor>, mut suspects: ResMut<LeakSuspects>) {
+    let at = Some((model.generation, cursor.current));
+    if suspects.at != at {
+        *suspects = LeakSuspects { at, ranked: leak_suspects(&model, cursor.current, SUSPECTS) };
+    }
 }
 
 /// Leaf groups ranked by how much their retained bytes grew from the first snapshot to

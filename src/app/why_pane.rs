@@ -12,7 +12,7 @@ use crate::app::names::GroupNames;
 use crate::app::render::retainer_arcs::RETAINER;
 use crate::app::time::TimeCursor;
 use crate::app::ui::{Room, UiSystems};
-use crate::app::why::{Closure, Closures, RetainerView, leak_suspects, step_lines, target_of};
+use crate::app::why::{Closure, Closures, LeakSuspects, RetainerView, step_lines, target_of};
 
 pub struct WhyPanePlugin;
 
@@ -101,13 +101,13 @@ fn suspects_pane(
     room: Res<Room>,
     names: Res<GroupNames>,
     model: Res<CityModel>,
-    cursor: Res<TimeCursor>,
+    suspects: Res<LeakSuspects>,
     mut selection: ResMut<Selection>,
     mut fly: MessageWriter<FlyTo>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let room = room.rect(ctx);
-    let suspects = leak_suspects(&model, cursor.current, 6);
+    let suspects = &suspects.ranked;
     if suspects.is_empty() {
         return Ok(());
     }
@@ -117,7 +117,7 @@ fn suspects_pane(
         .anchor(egui::Align2::LEFT_BOTTOM, [8.0, -8.0])
         .show(ctx, |ui| {
             ui.label("groups whose retained bytes grow most:");
-            for s in &suspects {
+            for s in suspects {
                 let name = names.get(s.group);
                 let holder = s.holder.map(|(h, share)| {
                     let name = names.get(h);

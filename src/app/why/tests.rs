@@ -105,3 +105,15 @@ fn leak_suspects_rank_the_growing_chain_and_name_its_holder() {
     assert!(holder.starts_with("Heap#Type:java.util.LinkedList#"), "{holder}");
     assert!(leak_suspects(model, 0, 6).is_empty(), "nothing grew at the first snapshot");
 }
+
+#[test]
+fn suspects_are_ranked_once_per_city_and_snapshot() {
+    let mut app = app(Settings::default());
+    let ranked = app.world().resource::<LeakSuspects>().clone();
+    let model = app.world().resource::<CityModel>().clone();
+    assert_eq!(ranked.at, Some((model.generation, 29)));
+    assert_eq!(ranked.ranked, leak_suspects(&model, 29, SUSPECTS));
+    app.world_mut().resource_mut::<TimeCursor>().jump_to(0, 30);
+    app.update();
+    assert!(app.world().resource::<LeakSuspects>().ranked.is_empty(), "nothing grew at snapshot 0");
+}
