@@ -3,47 +3,18 @@
 //! equal the JVM's own histogram recorded beside each dump. Skipped (with a note) where no JDK
 //! is installed, unless MEMCITY_REQUIRE_JVM=1.
 
+mod common;
+use common::{find, run, tools_present};
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 const MEMCITY: &str = env!("CARGO_BIN_EXE_memcity");
 
-fn jdk_present() -> bool {
-    let present = ["java", "javac", "jcmd"].iter().all(|tool| {
-        Command::new(tool).arg("-h").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok()
-    });
-    if !present {
-        assert!(
-            std::env::var("MEMCITY_REQUIRE_JVM").is_err(),
-            "MEMCITY_REQUIRE_JVM is set but no JDK was found"
-        );
-        eprintln!("no JDK (java, javac, jcmd): skipping the live JVM test");
-    }
-    present
-}
-
-fn run(command: &mut Command) -> String {
-    let output = command.output().unwrap();
-    assert!(
-        output.status.success(),
-        "{command:?} failed: {}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
-}
-
-fn find<'a>(node: &'a memcity_model::Node, key: &str) -> Option<&'a memcity_model::Node> {
-    if node.key == key {
-        return Some(node);
-    }
-    node.children.iter().find_map(|c| find(c, key))
-}
-
 #[test]
 fn record_then_import_matches_the_jvm_histograms() {
-    if !jdk_present() {
+    if !tools_present(&["java", "javac", "jcmd"], "-version", "MEMCITY_REQUIRE_JVM") {
         return;
     }
     let dir: PathBuf = std::env::temp_dir().join(format!("memcity-record-{}", std::process::id()));

@@ -3,22 +3,14 @@
 //! imported history shows the detached nodes growing, flagged as detached. Skipped where
 //! chromium is missing, unless CI=1 or MEMCITY_REQUIRE_CHROMIUM=1 (then it fails).
 
+mod common;
+use common::{run, tools_present};
+
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
 const MEMCITY: &str = env!("CARGO_BIN_EXE_memcity");
-
-fn chromium_present() -> bool {
-    let present = Command::new("chromium").arg("--version").output().is_ok_and(|o| o.status.success());
-    if !present {
-        let required = std::env::var("CI").is_ok_and(|v| v == "1" || v == "true")
-            || std::env::var("MEMCITY_REQUIRE_CHROMIUM").is_ok();
-        assert!(!required, "CI or MEMCITY_REQUIRE_CHROMIUM is set but chromium was not found");
-        eprintln!("no chromium: skipping the Chromium heap snapshot test");
-    }
-    present
-}
 
 /// Kills the browser when the test ends, however it ends.
 struct Browser(Child);
@@ -57,20 +49,9 @@ fn start(page: &Path, profile: &Path) -> (Browser, u16) {
     (browser, port)
 }
 
-fn run(command: &mut Command) -> String {
-    let output = command.output().unwrap();
-    assert!(
-        output.status.success(),
-        "{command:?} failed: {}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
-}
-
 #[test]
 fn a_page_leaking_detached_dom_nodes_is_recorded_and_they_grow_flagged_detached() {
-    if !chromium_present() {
+    if !tools_present(&["chromium"], "--version", "MEMCITY_REQUIRE_CHROMIUM") {
         return;
     }
     let dir = std::env::temp_dir().join(format!("memcity-v8-chromium-{}", std::process::id()));

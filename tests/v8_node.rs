@@ -4,40 +4,14 @@
 //! leads from it to the store. Skipped where node is missing, unless CI=1 or
 //! MEMCITY_REQUIRE_NODE=1 (then it fails).
 
+mod common;
+use common::{find, run, tools_present};
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const MEMCITY: &str = env!("CARGO_BIN_EXE_memcity");
 const CONTEXT: &str = "Heap#Node Type:object#Type:RequestContext";
-
-pub fn node_present() -> bool {
-    let present = Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
-    if !present {
-        let required = std::env::var("CI").is_ok_and(|v| v == "1" || v == "true")
-            || std::env::var("MEMCITY_REQUIRE_NODE").is_ok();
-        assert!(!required, "CI or MEMCITY_REQUIRE_NODE is set but node was not found");
-        eprintln!("no node: skipping the Node heap snapshot test");
-    }
-    present
-}
-
-fn run(command: &mut Command) -> String {
-    let output = command.output().unwrap();
-    assert!(
-        output.status.success(),
-        "{command:?} failed: {}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
-}
-
-fn find<'a>(node: &'a memcity_model::Node, key: &str) -> Option<&'a memcity_model::Node> {
-    if node.key == key {
-        return Some(node);
-    }
-    node.children.iter().find_map(|c| find(c, key))
-}
 
 fn leaves(node: &memcity_model::Node, out: &mut Vec<(String, u64)>) {
     if node.children.is_empty() {
@@ -63,7 +37,7 @@ fn record(name: &str) -> PathBuf {
 
 #[test]
 fn a_node_leak_is_the_top_grower_and_its_retainer_path_reaches_the_holder() {
-    if !node_present() {
+    if !tools_present(&["node"], "--version", "MEMCITY_REQUIRE_NODE") {
         return;
     }
     let dir = record("leak");
@@ -96,7 +70,7 @@ fn a_node_leak_is_the_top_grower_and_its_retainer_path_reaches_the_holder() {
 
 #[test]
 fn node_snapshots_carry_allocation_sites_and_scripts() {
-    if !node_present() {
+    if !tools_present(&["node"], "--version", "MEMCITY_REQUIRE_NODE") {
         return;
     }
     let dir = record("sites");

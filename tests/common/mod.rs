@@ -1,0 +1,41 @@
+//! Helpers the end-to-end tests share: finding the external tools a test needs, running a
+//! command that must succeed, finding a node of a history's tree.
+#![allow(dead_code)] // each test file uses some of them
+
+use std::process::{Command, Stdio};
+
+/// Whether every tool runs here. Where one is missing the test skips with a note, unless CI=1
+/// or `require_env` is set: then a missing tool is a failure.
+pub fn tools_present(tools: &[&str], version_arg: &str, require_env: &str) -> bool {
+    let runs = |tool: &&str| {
+        Command::new(tool).arg(version_arg).stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok()
+    };
+    let present = tools.iter().all(runs);
+    if !present {
+        let required =
+            std::env::var("CI").is_ok_and(|v| v == "1" || v == "true") || std::env::var(require_env).is_ok();
+        assert!(!required, "CI or {require_env} is set but one of {tools:?} was not found");
+        eprintln!("no {tools:?} here: skipping");
+    }
+    present
+}
+
+/// Runs a command that must succeed and returns its standard output.
+pub fn run(command: &mut Command) -> String {
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{command:?} failed: {}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// The node with `key` in a tree.
+pub fn find<'a>(node: &'a memcity_model::Node, key: &str) -> Option<&'a memcity_model::Node> {
+    if node.key == key {
+        return Some(node);
+    }
+    node.children.iter().find_map(|c| find(c, key))
+}
