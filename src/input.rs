@@ -149,9 +149,14 @@ pub fn series(paths: &[std::path::PathBuf]) -> Result<Series> {
 /// not objects, and have no closure to compute.
 pub fn closure(specs: &[String], index: usize, label: Option<&str>, key: &str) -> Result<(u64, u64)> {
     let no_heap = |spec: &str| {
-        anyhow::anyhow!(
-            "{spec}: this input carries groups, not objects: exact GC closures need a heap dump, trace or scenario"
-        )
+        let why = if memcity_v8::is_snapshots(Path::new(spec))
+            || memcity_heapfile::is_heap_input(Path::new(spec))
+        {
+            "exact GC closures are computed on demand for heap dumps, traces and scenarios only (use `memcity import --closure` for this input)"
+        } else {
+            "this input carries groups, not objects: exact GC closures need a heap dump, trace or scenario"
+        };
+        anyhow::anyhow!("{spec}: {why}")
     };
     match specs {
         [spec] if spec.starts_with("scenario:") => {
@@ -354,6 +359,12 @@ mod tests {
         assert!(objects >= 6000, "{objects}");
         let err = closure(&[repo("data/sample-leak.json")], 0, None, key).unwrap_err().to_string();
         assert!(err.contains("carries groups, not objects"), "{err}");
+        let snapshot =
+            std::env::temp_dir().join(format!("memcity-closure-{}.heapsnapshot", std::process::id()));
+        std::fs::write(&snapshot, b"{\"snapshot\":{}}").unwrap();
+        let err = closure(&[snapshot.display().to_string()], 0, None, key).unwrap_err().to_string();
+        std::fs::remove_file(&snapshot).unwrap();
+        assert!(err.contains("import --closure"), "{err}");
     }
 
     #[test]
