@@ -22,12 +22,7 @@ fn bench(c: &mut Criterion) {
     // Reading a trace interns its strings once; replay then works on integer ops.
     let mut interned = Trace::from_events(&events);
     let gc = interned.ops.pop().unwrap();
-    let bare = AnalysisOptions {
-        pointer_maps: false,
-        retained: Retained::None,
-        retainer_paths: false,
-        ..AnalysisOptions::default()
-    };
+    let bare = AnalysisOptions { pointer_maps: false, retained: Retained::None, retainer_paths: false };
     let options = || ReplayOptions {
         classifiers: vec![Classifier::Type, Classifier::AllocationSite { depth: 1 }],
         analysis: bare,

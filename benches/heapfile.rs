@@ -88,24 +88,14 @@ fn bench(c: &mut Criterion) {
         b.iter(|| memcity_heapfile::import(std::slice::from_ref(&path), &ImportOptions::default()).unwrap())
     });
     let counts_only = ImportOptions {
-        analysis: AnalysisOptions {
-            pointer_maps: false,
-            retained: Retained::None,
-            retainer_paths: false,
-            ..AnalysisOptions::default()
-        },
+        analysis: AnalysisOptions { pointer_maps: false, retained: Retained::None, retainer_paths: false },
         ..ImportOptions::default()
     };
     group.bench_function("import (1 M objects, counts only)", |b| {
         b.iter(|| memcity_heapfile::import(std::slice::from_ref(&path), &counts_only).unwrap())
     });
     let maps = ImportOptions {
-        analysis: AnalysisOptions {
-            pointer_maps: true,
-            retained: Retained::None,
-            retainer_paths: false,
-            ..AnalysisOptions::default()
-        },
+        analysis: AnalysisOptions { pointer_maps: true, retained: Retained::None, retainer_paths: false },
         ..ImportOptions::default()
     };
     group.bench_function("import (1 M objects, pointer maps, no dominators)", |b| {

@@ -10,6 +10,7 @@
 //! have reference chains of millions of objects, and recursion would overflow the stack.
 
 use crate::HeapGraph;
+use crate::spanning::Spanning;
 
 /// In [`DominatorTree::idom`]: dominated only by the virtual root above all GC roots (a root,
 /// or an object held through several roots).
@@ -55,102 +56,13 @@ impl DominatorTree {
 }
 
 /// The dominator tree of what is reachable from `g.roots`, with a virtual root above the roots.
-/// Time O(m log n) for m references and n objects, whatever the shape. Memory: about 14 `u32`s
+/// Time O(m log n) for m references and n objects, whatever the shape. Memory: about 12 `u32`s
 /// per object plus one per reference, besides the result.
 pub fn dominators(g: &HeapGraph) -> DominatorTree {
-    let limit = VIRTUAL_ROOT as usize;
-    assert!(
-        g.object_count() < limit && g.edges.len() + g.roots.len() < limit,
-        "heap graph too large for u32 indices"
-    );
-    let mut dfs = Dfs::new(g);
-    let (pred_start, preds) = predecessors(g, &mut dfs);
-    let idom = immediate_dominators(&dfs.parent, &pred_start, &preds);
-    drop((pred_start, preds));
-    assemble(g, &dfs, &idom)
-}
-
-/// A depth-first spanning tree from the virtual root, by DFS number: the virtual root is 0,
-/// reachable objects `1..vertex.len()` in the order the search first enters them.
-struct Dfs {
-    /// Per object: its DFS number (or UNREACHABLE), and the references to it from reachable
-    /// objects (counted by the search, later a fill position). Side by side because both are
-    /// touched for every reference, at random: one cache miss instead of two.
-    object: Vec<[u32; 2]>,
-    /// The object with each number (`vertex[0]` is VIRTUAL_ROOT).
-    vertex: Vec<u32>,
-    /// The number of each number's parent in the spanning tree (`parent[0] == 0`).
-    parent: Vec<u32>,
-}
-
-impl Dfs {
-    fn new(g: &HeapGraph) -> Dfs {
-        let mut dfs = Dfs {
-            object: vec![[UNREACHABLE, 0]; g.object_count()],
-            vertex: vec![VIRTUAL_ROOT],
-            parent: vec![0],
-        };
-        // Frames: (number, next reference, end of references) in `g.edges`.
-        let mut stack: Vec<(u32, usize, usize)> = Vec::new();
-        let frame = |v: u32, o: u32| (v, g.edge_start[o as usize], g.edge_start[o as usize + 1]);
-        for &root in &g.roots {
-            if let Some(v) = dfs.visit(root, 0) {
-                stack.push(frame(v, root));
-            }
-            while let Some(top) = stack.last_mut() {
-                if top.1 == top.2 {
-                    stack.pop();
-                    continue;
-                }
-                let t = g.edges[top.1];
-                top.1 += 1;
-                if let Some(v) = dfs.visit(t, top.0) {
-                    stack.push(frame(v, t));
-                }
-            }
-        }
-        dfs
-    }
-
-    /// Counts a reference from number `from` to object `o`, and numbers `o` if it is new.
-    fn visit(&mut self, o: u32, from: u32) -> Option<u32> {
-        let entry = &mut self.object[o as usize];
-        entry[1] += 1;
-        if entry[0] != UNREACHABLE {
-            return None;
-        }
-        let v = self.vertex.len() as u32;
-        entry[0] = v;
-        self.vertex.push(o);
-        self.parent.push(from);
-        Some(v)
-    }
-}
-
-/// The successors of DFS number `v` (object `o`): the GC roots for the virtual root.
-fn successors(g: &HeapGraph, v: u32, o: u32) -> &[u32] {
-    if v == 0 { &g.roots } else { g.referents(o) }
-}
-
-/// The predecessors of each DFS number as DFS numbers, in compressed sparse row form. Only
-/// reachable objects have numbers, so references from unreachable objects are left out.
-fn predecessors(g: &HeapGraph, dfs: &mut Dfs) -> (Vec<u32>, Vec<u32>) {
-    let count = dfs.vertex.len();
-    let mut start = vec![0u32; count + 1];
-    for v in 1..count {
-        let entry = &mut dfs.object[dfs.vertex[v] as usize];
-        start[v + 1] = start[v] + entry[1];
-        entry[1] = start[v];
-    }
-    let mut preds = vec![0u32; start[count] as usize];
-    for (v, &o) in dfs.vertex.iter().enumerate() {
-        for &t in successors(g, v as u32, o) {
-            let entry = &mut dfs.object[t as usize];
-            preds[entry[1] as usize] = v as u32;
-            entry[1] += 1;
-        }
-    }
-    (start, preds)
+    let mut spanning = Spanning::new(g);
+    let idom = immediate_dominators(std::mem::take(&mut spanning.parent), &spanning);
+    spanning.drop_referrers();
+    assemble(&g.shallow, &spanning.vertex, &idom)
 }
 
 /// Not a DFS number: the end of a bucket list.
@@ -171,7 +83,7 @@ struct Link {
 /// The immediate dominator of each DFS number (Lengauer–Tarjan with simple linking and path
 /// compression: O(m log n) whatever the shape). Numbers are processed in decreasing order and
 /// linked to their DFS parent as they go, so the linked numbers are those from `w` up.
-fn immediate_dominators(parent: &[u32], pred_start: &[u32], preds: &[u32]) -> Vec<u32> {
+pub(crate) fn immediate_dominators(parent: Vec<u32>, spanning: &Spanning) -> Vec<u32> {
     let count = parent.len();
     // A number not yet processed has itself as its label and semi-dominator.
     let mut forest: Vec<Link> =
@@ -184,7 +96,7 @@ fn immediate_dominators(parent: &[u32], pred_start: &[u32], preds: &[u32]) -> Ve
     let mut path = Vec::new();
     for w in (1..count).rev() {
         let mut s = parent[w];
-        for &v in &preds[pred_start[w] as usize..pred_start[w + 1] as usize] {
+        for &v in spanning.referrers_of(w as u32) {
             // A number below `w` is not processed yet: its own number is its semi-dominator.
             let candidate = if v < w as u32 { v } else { eval(v, w as u32 + 1, &mut forest, &mut path).semi };
             s = s.min(candidate);
@@ -238,17 +150,17 @@ fn eval(v: u32, linked: u32, forest: &mut [Link], path: &mut Vec<u32>) -> Link {
 
 /// Retained sizes bottom-up (a dominator's number is below its children's), then preorder
 /// positions top-down: each child takes the next free slot of its dominator's range.
-fn assemble(g: &HeapGraph, dfs: &Dfs, idom: &[u32]) -> DominatorTree {
-    let count = dfs.vertex.len();
+pub(crate) fn assemble(shallow: &[u64], vertex: &[u32], idom: &[u32]) -> DominatorTree {
+    let count = vertex.len();
     let mut size = vec![1u32; count];
     let mut bytes = vec![0u64; count];
     for v in (1..count).rev() {
-        bytes[v] += g.shallow[dfs.vertex[v] as usize];
+        bytes[v] += shallow[vertex[v] as usize];
         let d = idom[v] as usize;
         size[d] += size[v];
         bytes[d] += bytes[v];
     }
-    let n = g.object_count();
+    let n = shallow.len();
     let mut tree =
         DominatorTree { idom: vec![UNREACHABLE; n], retained: vec![0; n], preorder: vec![0; count - 1] };
     // `next[v]`: the next free position in the subtree of `v` (the virtual root owns none).
@@ -260,9 +172,9 @@ fn assemble(g: &HeapGraph, dfs: &Dfs, idom: &[u32]) -> DominatorTree {
         let at = next[d];
         next[d] += next[v];
         next[v] = at + 1;
-        let o = dfs.vertex[v] as usize;
+        let o = vertex[v] as usize;
         tree.preorder[at as usize] = o as u32;
-        tree.idom[o] = if d == 0 { VIRTUAL_ROOT } else { dfs.vertex[d] };
+        tree.idom[o] = if d == 0 { VIRTUAL_ROOT } else { vertex[d] };
         tree.retained[o] = bytes[v];
     }
     tree

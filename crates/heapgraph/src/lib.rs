@@ -4,24 +4,27 @@
 //! maps between groups with distinct counts, dominators, retained sizes (dominated and exact GC
 //! closure) and retainer paths.
 
-use std::collections::BTreeMap;
-
 pub mod classify;
 pub mod dominators;
 pub mod group;
+pub mod maps;
 pub mod pipeline;
 pub mod retained;
 pub mod retainers;
 pub mod roots;
 pub mod series;
+pub mod spanning;
 
 pub use classify::{Classifier, FactUse, ObjectFacts, parse_list};
 pub use group::{GroupCounts, Grouper, ROOT_KEY};
+pub use maps::{PointerMaps, pointer_maps};
 pub use pipeline::{
     AnalysisOptions, GroupPath, GroupedHeap, LeafMemo, Retained, SnapshotInfo, group_heap, group_heap_named,
+    group_heap_owned,
 };
 pub use roots::{RootKind, RootSet, root_sets};
 pub use series::{SeriesHeap, history_of};
+pub use spanning::Spanning;
 
 use rayon::prelude::*;
 
@@ -78,79 +81,6 @@ fn mark(g: &HeapGraph, enter: impl Fn(u32) -> bool) -> Vec<bool> {
         }
     }
     marked
-}
-
-/// Pointer maps between groups, indexed by group (docs/design.md, "Pointer maps"):
-/// `points_to[a][b]` = distinct objects of `b` referenced by objects of `a`;
-/// `pointed_from[b][a]` = distinct objects of `a` that reference objects of `b`.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct PointerMaps {
-    pub points_to: Vec<BTreeMap<u32, u64>>,
-    pub pointed_from: Vec<BTreeMap<u32, u64>>,
-}
-
-/// Pointer maps over the live objects (edges from or to dead objects are left out).
-pub fn pointer_maps(g: &HeapGraph, group_count: usize, live: &[bool]) -> PointerMaps {
-    let mut maps = PointerMaps {
-        points_to: vec![BTreeMap::new(); group_count],
-        pointed_from: vec![BTreeMap::new(); group_count],
-    };
-    // `seen[group] == stamp` dedupes groups per object without clearing a set each time.
-    let mut seen = vec![usize::MAX; group_count];
-    for s in 0..g.object_count() {
-        if !live[s] {
-            continue;
-        }
-        let a = g.group[s];
-        for &t in g.referents(s as u32) {
-            let b = g.group[t as usize];
-            if live[t as usize] && seen[b as usize] != s {
-                seen[b as usize] = s;
-                *maps.pointed_from[b as usize].entry(a).or_insert(0) += 1;
-            }
-        }
-    }
-    let referrers = reverse(g, live);
-    seen.fill(usize::MAX);
-    for t in 0..g.object_count() {
-        let b = g.group[t];
-        for &s in referrers.referents(t as u32) {
-            let a = g.group[s as usize];
-            if seen[a as usize] != t {
-                seen[a as usize] = t;
-                *maps.points_to[a as usize].entry(b).or_insert(0) += 1;
-            }
-        }
-    }
-    maps
-}
-
-/// The live part of the graph with every edge reversed (no roots).
-fn reverse(g: &HeapGraph, live: &[bool]) -> HeapGraph {
-    let n = g.object_count();
-    let live_edge = |s: usize, t: u32| live[s] && live[t as usize];
-    let mut count = vec![0usize; n + 1];
-    for s in 0..n {
-        for &t in g.referents(s as u32) {
-            if live_edge(s, t) {
-                count[t as usize + 1] += 1;
-            }
-        }
-    }
-    for i in 0..n {
-        count[i + 1] += count[i];
-    }
-    let mut fill = count.clone();
-    let mut edges = vec![0u32; count[n]];
-    for s in 0..n {
-        for &t in g.referents(s as u32) {
-            if live_edge(s, t) {
-                edges[fill[t as usize]] = s as u32;
-                fill[t as usize] += 1;
-            }
-        }
-    }
-    HeapGraph { group: g.group.clone(), shallow: Vec::new(), edge_start: count, edges, roots: Vec::new() }
 }
 
 /// The retained size `(objects, bytes)` of each group: the live objects that become unreachable

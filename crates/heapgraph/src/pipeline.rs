@@ -10,12 +10,14 @@ use memcity_model::{HeapMetrics, PointerMap, RetainerPath, RetainerStep, Snapsho
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::classify::ObjectFacts;
-use crate::dominators::dominators;
+use crate::dominators::{assemble, immediate_dominators};
 use crate::group::{GroupCounts, Grouper};
+use crate::maps::{PointerMaps, pointed_from, pointer_maps, points_to};
 use crate::retained::dominated_sizes;
 use crate::retainers::retainer_paths;
 use crate::roots::RootSet;
-use crate::{HeapGraph, PointerMaps, pointer_maps, retained_sizes};
+use crate::spanning::Spanning;
+use crate::{HeapGraph, retained_sizes};
 
 /// How much of "why is it alive" to compute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,21 +34,11 @@ pub struct AnalysisOptions {
     pub pointer_maps: bool,
     pub retained: Retained,
     pub retainer_paths: bool,
-    /// Heaps with more objects than this build their pointer maps and their dominator tree one
-    /// after the other instead of side by side: slower by the maps' time, but the two sets of
-    /// tables are never alive together (a source that must stay below its input's size in
-    /// memory, such as a V8 snapshot's text, lowers it).
-    pub sequential_above: usize,
 }
 
 impl Default for AnalysisOptions {
     fn default() -> AnalysisOptions {
-        AnalysisOptions {
-            pointer_maps: true,
-            retained: Retained::Dominated,
-            retainer_paths: true,
-            sequential_above: usize::MAX,
-        }
+        AnalysisOptions { pointer_maps: true, retained: Retained::Dominated, retainer_paths: true }
     }
 }
 
@@ -68,8 +60,8 @@ pub struct GroupedHeap {
 }
 
 /// Groups a heap whose `g.group` holds each object's leaf group (`0..group_count`). `live`
-/// marks the reachable objects (see [`crate::reachable`]); `roots[o]` are the root kinds that hold
-/// object `o` directly.
+/// marks the reachable objects (what [`crate::reachable`] marks); `roots[o]` are the root kinds
+/// that hold object `o` directly.
 pub fn group_heap(
     g: &HeapGraph,
     group_count: usize,
@@ -90,6 +82,59 @@ pub fn group_heap_named(
     holder: &dyn Fn(u32) -> Option<String>,
     options: &AnalysisOptions,
 ) -> GroupedHeap {
+    analyse(Graph::Borrowed(g), group_count, live, roots, holder, options)
+}
+
+/// [`group_heap_named`] for a caller that has no further use for the graph: its references are
+/// freed as soon as the last step that follows them is done (before the dominator tree is
+/// built), so the biggest heaps need less memory.
+pub fn group_heap_owned(
+    g: HeapGraph,
+    group_count: usize,
+    live: &[bool],
+    roots: &[RootSet],
+    holder: &dyn Fn(u32) -> Option<String>,
+    options: &AnalysisOptions,
+) -> GroupedHeap {
+    analyse(Graph::Owned(g), group_count, live, roots, holder, options)
+}
+
+/// The graph being analysed: borrowed, or owned so that its references can go early.
+enum Graph<'a> {
+    Borrowed(&'a HeapGraph),
+    Owned(HeapGraph),
+}
+
+impl Graph<'_> {
+    fn get(&self) -> &HeapGraph {
+        match self {
+            Graph::Borrowed(g) => g,
+            Graph::Owned(g) => g,
+        }
+    }
+
+    /// Frees the references of an owned graph (objects, groups and sizes stay).
+    fn free_references(&mut self) {
+        if let Graph::Owned(g) = self {
+            g.edges = Vec::new();
+            g.edge_start = Vec::new();
+        }
+    }
+}
+
+/// The steps, in an order that keeps the fewest tables alive at once: the references are
+/// followed forward (pointed-from maps beside the depth-first numbering) and reversed once into
+/// the numbering's referrers; then the dominator tree and the points-to maps read the referrers
+/// side by side, then retained sizes and retainer paths read the tree side by side.
+fn analyse(
+    mut graph: Graph,
+    group_count: usize,
+    live: &[bool],
+    roots: &[RootSet],
+    holder: &dyn Fn(u32) -> Option<String>,
+    options: &AnalysisOptions,
+) -> GroupedHeap {
+    let g = graph.get();
     let mut counts = vec![GroupCounts::default(); group_count];
     let mut reachable_bytes = 0;
     for o in (0..g.object_count()).filter(|&o| live[o]) {
@@ -98,22 +143,34 @@ pub fn group_heap_named(
         c.bytes += g.shallow[o];
         reachable_bytes += g.shallow[o];
     }
-    // Pointer maps and the dominator tree (then retained sizes and paths) are independent;
-    // run side by side unless the heap is big enough for memory to matter more.
-    let want_retained = options.retained != Retained::None;
-    let maps = || options.pointer_maps.then(|| pointer_maps(g, group_count, live));
-    let tree = || {
-        if !want_retained && !options.retainer_paths {
-            return (None, None);
+    if options.retained == Retained::Closure {
+        for (c, (_, bytes)) in counts.iter_mut().zip(retained_sizes(g, group_count, live)) {
+            c.closure = (c.objects > 0).then_some(bytes);
         }
-        let tree = dominators(g);
-        rayon::join(
-            || want_retained.then(|| dominated_sizes(g, &tree, group_count)),
-            || options.retainer_paths.then(|| retainer_paths(g, &tree, group_count)),
-        )
-    };
-    let (maps, (dominated, paths)) =
-        if g.object_count() > options.sequential_above { (maps(), tree()) } else { rayon::join(maps, tree) };
+    }
+    let want_retained = options.retained != Retained::None;
+    if !want_retained && !options.retainer_paths {
+        let maps = options.pointer_maps.then(|| pointer_maps(g, group_count, live));
+        return GroupedHeap { counts, maps, paths: vec![None; group_count], reachable_bytes };
+    }
+    let (pointed_from, mut spanning) =
+        rayon::join(|| options.pointer_maps.then(|| pointed_from(g, group_count, live)), || Spanning::new(g));
+    graph.free_references();
+    let g = graph.get();
+    let parent = std::mem::take(&mut spanning.parent);
+    let (points_to, idom) = rayon::join(
+        || options.pointer_maps.then(|| points_to(&g.group, group_count, &spanning)),
+        || immediate_dominators(parent, &spanning),
+    );
+    spanning.drop_referrers();
+    let tree = assemble(&g.shallow, &spanning.vertex, &idom);
+    drop((spanning, idom));
+    let maps =
+        pointed_from.zip(points_to).map(|(pointed_from, points_to)| PointerMaps { points_to, pointed_from });
+    let (dominated, paths) = rayon::join(
+        || want_retained.then(|| dominated_sizes(g, &tree, group_count)),
+        || options.retainer_paths.then(|| retainer_paths(g, &tree, group_count)),
+    );
     for (c, (_, bytes)) in counts.iter_mut().zip(dominated.unwrap_or_default()) {
         c.retained = (c.objects > 0).then_some(bytes);
     }
@@ -124,11 +181,6 @@ pub fn group_heap_named(
             .collect(),
         None => vec![None; group_count],
     };
-    if options.retained == Retained::Closure {
-        for (c, (_, bytes)) in counts.iter_mut().zip(retained_sizes(g, group_count, live)) {
-            c.closure = (c.objects > 0).then_some(bytes);
-        }
-    }
     GroupedHeap { counts, maps, paths, reachable_bytes }
 }
 

@@ -4,7 +4,7 @@
 
 use memcity_heapgraph::{
     AnalysisOptions, Classifier, GroupedHeap, Grouper, LeafMemo, ObjectFacts, RootKind, RootSet,
-    group_heap_named, reachable, root_sets,
+    group_heap_owned, reachable, root_sets,
 };
 
 use crate::resolve::Dump;
@@ -48,7 +48,7 @@ pub fn assign_leaves(dump: &mut Dump, grouper: &mut Grouper) -> Vec<RootSet> {
 
 /// Groups one dump whose objects already have their leaves (see [`assign_leaves`]). A dump
 /// holds only objects the JVM keeps alive, so every one counts; those its root records do not
-/// reach are held by the VM itself and become roots of that kind.
+/// reach are held by the VM itself and become roots of that kind. The dump's graph is used up.
 pub fn group_dump(
     dump: &mut Dump,
     roots: &mut [RootSet],
@@ -57,7 +57,9 @@ pub fn group_dump(
 ) -> GroupedHeap {
     hold_unreached(dump, roots);
     let live = vec![true; dump.graph.object_count()];
-    group_heap_named(&dump.graph, group_count, &live, roots, &|node| dump.holder_name(node), options)
+    // Nothing reads the graph afterwards: its references can go as soon as they are followed.
+    let graph = std::mem::take(&mut dump.graph);
+    group_heap_owned(graph, group_count, &live, roots, &|node| dump.holder_name(node), options)
 }
 
 /// Makes the objects no root record reaches roots of the VM's own.

@@ -29,32 +29,11 @@ fn main() {
     let alive = live.iter().filter(|&&l| l).count();
     println!("reachable   {:>8.3} s  ({alive} live objects)", t.elapsed().as_secs_f64());
     for (name, analysis) in [
-        (
-            "counts",
-            AnalysisOptions {
-                pointer_maps: false,
-                retained: Retained::None,
-                retainer_paths: false,
-                ..AnalysisOptions::default()
-            },
-        ),
-        (
-            "+maps",
-            AnalysisOptions {
-                pointer_maps: true,
-                retained: Retained::None,
-                retainer_paths: false,
-                ..AnalysisOptions::default()
-            },
-        ),
+        ("counts", AnalysisOptions { pointer_maps: false, retained: Retained::None, retainer_paths: false }),
+        ("+maps", AnalysisOptions { pointer_maps: true, retained: Retained::None, retainer_paths: false }),
         (
             "+dominated",
-            AnalysisOptions {
-                pointer_maps: true,
-                retained: Retained::Dominated,
-                retainer_paths: false,
-                ..AnalysisOptions::default()
-            },
+            AnalysisOptions { pointer_maps: true, retained: Retained::Dominated, retainer_paths: false },
         ),
         ("+paths", AnalysisOptions::default()),
     ] {

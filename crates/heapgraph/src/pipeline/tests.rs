@@ -77,12 +77,7 @@ fn snapshots_carry_keyed_paths_that_validate() {
 fn without_retained_nothing_needs_a_dominator_tree() {
     let (g, roots, grouper) = heap();
     let live = crate::reachable(&g);
-    let options = AnalysisOptions {
-        pointer_maps: false,
-        retained: Retained::None,
-        retainer_paths: false,
-        ..AnalysisOptions::default()
-    };
+    let options = AnalysisOptions { pointer_maps: false, retained: Retained::None, retainer_paths: false };
     let grouped = group_heap(&g, grouper.group_count(), &live, &roots, &options);
     assert!(grouped.counts.iter().all(|c| c.retained.is_none() && c.closure.is_none()));
     assert!(grouped.paths.iter().all(Option::is_none) && grouped.maps.is_none());
@@ -105,10 +100,18 @@ fn root_labels_name_holders_and_cap_the_list() {
 }
 
 #[test]
-fn big_heaps_analysed_one_step_after_the_other_give_the_same_result() {
+fn an_owned_graph_gives_the_same_result() {
     let (g, roots, grouper) = heap();
     let live = crate::reachable(&g);
-    let side_by_side = group_heap(&g, grouper.group_count(), &live, &roots, &AnalysisOptions::default());
-    let sequential = AnalysisOptions { sequential_above: 0, ..AnalysisOptions::default() };
-    assert_eq!(group_heap(&g, grouper.group_count(), &live, &roots, &sequential), side_by_side);
+    for retained in [Retained::None, Retained::Dominated, Retained::Closure] {
+        for (pointer_maps, retainer_paths) in [(true, true), (false, true), (true, false), (false, false)] {
+            let options = AnalysisOptions { pointer_maps, retained, retainer_paths };
+            let holder = |o: u32| (o == 0).then(|| "App.list".to_string());
+            let borrowed = group_heap_named(&g, grouper.group_count(), &live, &roots, &holder, &options);
+            let owned = group_heap_owned(g.clone(), grouper.group_count(), &live, &roots, &holder, &options);
+            assert_eq!(owned, borrowed, "{options:?}");
+            assert_eq!(borrowed.maps.is_some(), pointer_maps);
+            assert_eq!(borrowed.paths.iter().any(Option::is_some), retainer_paths);
+        }
+    }
 }

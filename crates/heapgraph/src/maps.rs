@@ -1,0 +1,63 @@
+//! Pointer maps between groups (docs/design.md, "Pointer maps"): which groups reference which,
+//! counted in distinct objects. The points-from side follows each object's references; the
+//! points-to side needs each object's referrers, which the [`Spanning`] table the dominator tree
+//! uses already holds, so a pipeline that builds both reverses the references once.
+
+use std::collections::BTreeMap;
+
+use crate::HeapGraph;
+use crate::spanning::Spanning;
+
+/// Pointer maps, indexed by group:
+/// `points_to[a][b]` = distinct objects of `b` referenced by objects of `a`;
+/// `pointed_from[b][a]` = distinct objects of `a` that reference objects of `b`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PointerMaps {
+    pub points_to: Vec<BTreeMap<u32, u64>>,
+    pub pointed_from: Vec<BTreeMap<u32, u64>>,
+}
+
+/// Pointer maps over the live objects, `live` being what [`crate::reachable`] marks (edges from
+/// or to dead objects are left out).
+pub fn pointer_maps(g: &HeapGraph, group_count: usize, live: &[bool]) -> PointerMaps {
+    PointerMaps {
+        points_to: points_to(&g.group, group_count, &Spanning::new(g)),
+        pointed_from: pointed_from(g, group_count, live),
+    }
+}
+
+/// `pointed_from[b][a]`: for each live object of `a`, the distinct groups of what it references.
+pub fn pointed_from(g: &HeapGraph, group_count: usize, live: &[bool]) -> Vec<BTreeMap<u32, u64>> {
+    let mut pointed_from = vec![BTreeMap::new(); group_count];
+    // `seen[group] == s` dedupes groups per object without clearing a set each time.
+    let mut seen = vec![u32::MAX; group_count];
+    for s in (0..g.object_count()).filter(|&s| live[s]) {
+        let a = g.group[s];
+        for &t in g.referents(s as u32) {
+            let b = g.group[t as usize];
+            if live[t as usize] && seen[b as usize] != s as u32 {
+                seen[b as usize] = s as u32;
+                *pointed_from[b as usize].entry(a).or_insert(0) += 1;
+            }
+        }
+    }
+    pointed_from
+}
+
+/// `points_to[a][b]`: for each reachable object of `b`, the distinct groups of its referrers
+/// (the virtual root above the GC roots is no group). `group` is each object's group.
+pub fn points_to(group: &[u32], group_count: usize, spanning: &Spanning) -> Vec<BTreeMap<u32, u64>> {
+    let mut points_to = vec![BTreeMap::new(); group_count];
+    let mut seen = vec![u32::MAX; group_count];
+    for v in 1..spanning.len() as u32 {
+        let b = group[spanning.vertex[v as usize] as usize];
+        for &r in spanning.referrers_of(v).iter().filter(|&&r| r != 0) {
+            let a = group[spanning.vertex[r as usize] as usize];
+            if seen[a as usize] != v {
+                seen[a as usize] = v;
+                *points_to[a as usize].entry(b).or_insert(0) += 1;
+            }
+        }
+    }
+    points_to
+}

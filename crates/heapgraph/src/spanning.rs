@@ -1,0 +1,139 @@
+//! The live heap numbered depth-first from the GC roots, with the referrers of every number.
+//! Lengauer–Tarjan walks the numbers and their referrers, and the points-to side of the pointer
+//! maps needs the groups of each object's referrers: both read this one table, built in one
+//! search and one pass over the references, so the heap's references are reversed only once.
+
+use crate::HeapGraph;
+use crate::dominators::{UNREACHABLE, VIRTUAL_ROOT};
+
+/// The depth-first spanning tree of the reachable objects, and who references each of them.
+/// Number 0 is the virtual root above the GC roots; reachable objects are `1..len()` in the
+/// order the search first enters them. Only reachable objects have numbers, so references from
+/// unreachable objects are left out.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Spanning {
+    /// The object with each number (`vertex[0]` is VIRTUAL_ROOT).
+    pub vertex: Vec<u32>,
+    /// The number of each number's parent in the spanning tree (`parent[0] == 0`).
+    pub parent: Vec<u32>,
+    /// `referrers[referrer_start[v]..referrer_start[v + 1]]` are the numbers that reference
+    /// number `v` (0 for a GC root), once per reference.
+    pub referrer_start: Vec<u32>,
+    pub referrers: Vec<u32>,
+}
+
+impl Spanning {
+    /// Numbers what `g.roots` reach and collects the referrers. Memory besides the result: two
+    /// `u32`s per object, while it runs.
+    pub fn new(g: &HeapGraph) -> Spanning {
+        let limit = VIRTUAL_ROOT as usize;
+        assert!(
+            g.object_count() < limit && g.edges.len() + g.roots.len() < limit,
+            "heap graph too large for u32 indices"
+        );
+        let mut search = Search::new(g);
+        let (referrer_start, referrers) = referrers(g, &mut search);
+        Spanning { vertex: search.vertex, parent: search.parent, referrer_start, referrers }
+    }
+
+    /// The number of numbers (reachable objects and the virtual root).
+    pub fn len(&self) -> usize {
+        self.vertex.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.vertex.is_empty()
+    }
+
+    pub fn referrers_of(&self, v: u32) -> &[u32] {
+        let v = v as usize;
+        &self.referrers[self.referrer_start[v] as usize..self.referrer_start[v + 1] as usize]
+    }
+
+    /// Frees the referrers (they take one `u32` per reference) once no one needs them.
+    pub fn drop_referrers(&mut self) {
+        self.referrer_start = Vec::new();
+        self.referrers = Vec::new();
+    }
+}
+
+/// The search's state: numbers by object, and the spanning tree so far.
+struct Search {
+    /// Per object: its number (or UNREACHABLE), and the references to it from reachable
+    /// objects (counted by the search, later a fill position). Side by side because both are
+    /// touched for every reference, at random: one cache miss instead of two.
+    object: Vec<[u32; 2]>,
+    vertex: Vec<u32>,
+    parent: Vec<u32>,
+}
+
+impl Search {
+    /// Iterative: real heaps have reference chains of millions of objects.
+    fn new(g: &HeapGraph) -> Search {
+        let mut search = Search {
+            object: vec![[UNREACHABLE, 0]; g.object_count()],
+            vertex: vec![VIRTUAL_ROOT],
+            parent: vec![0],
+        };
+        // Frames: (number, next reference, end of references) in `g.edges`.
+        let mut stack: Vec<(u32, usize, usize)> = Vec::new();
+        let frame = |v: u32, o: u32| (v, g.edge_start[o as usize], g.edge_start[o as usize + 1]);
+        for &root in &g.roots {
+            if let Some(v) = search.visit(root, 0) {
+                stack.push(frame(v, root));
+            }
+            while let Some(top) = stack.last_mut() {
+                if top.1 == top.2 {
+                    stack.pop();
+                    continue;
+                }
+                let t = g.edges[top.1];
+                top.1 += 1;
+                if let Some(v) = search.visit(t, top.0) {
+                    stack.push(frame(v, t));
+                }
+            }
+        }
+        search
+    }
+
+    /// Counts a reference from number `from` to object `o`, and numbers `o` if it is new.
+    fn visit(&mut self, o: u32, from: u32) -> Option<u32> {
+        let entry = &mut self.object[o as usize];
+        entry[1] += 1;
+        if entry[0] != UNREACHABLE {
+            return None;
+        }
+        let v = self.vertex.len() as u32;
+        entry[0] = v;
+        self.vertex.push(o);
+        self.parent.push(from);
+        Some(v)
+    }
+}
+
+/// The successors of number `v` (object `o`): the GC roots for the virtual root.
+fn successors(g: &HeapGraph, v: u32, o: u32) -> &[u32] {
+    if v == 0 { &g.roots } else { g.referents(o) }
+}
+
+/// The referrers of each number as numbers, in compressed sparse row form (a counting sort by
+/// the counts the search left).
+fn referrers(g: &HeapGraph, search: &mut Search) -> (Vec<u32>, Vec<u32>) {
+    let count = search.vertex.len();
+    let mut start = vec![0u32; count + 1];
+    for v in 1..count {
+        let entry = &mut search.object[search.vertex[v] as usize];
+        start[v + 1] = start[v] + entry[1];
+        entry[1] = start[v];
+    }
+    let mut referrers = vec![0u32; start[count] as usize];
+    for (v, &o) in search.vertex.iter().enumerate() {
+        for &t in successors(g, v as u32, o) {
+            let entry = &mut search.object[t as usize];
+            referrers[entry[1] as usize] = v as u32;
+            entry[1] += 1;
+        }
+    }
+    (start, referrers)
+}
