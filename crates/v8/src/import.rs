@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use memcity_heapgraph::{
-    AnalysisOptions, Classifier, GroupedHeap, Grouper, SeriesHeap, group_heap, history_of, reachable,
+    AnalysisOptions, Classifier, GroupedHeap, Grouper, SeriesHeap, group_heap_owned, history_of, reachable,
 };
 use memcity_model::History;
 use rayon::prelude::*;
@@ -81,7 +81,8 @@ pub fn import_one(
     let uses = memcity_heapgraph::FactUse::of(&options.classifiers);
     let (text, size_hint) = source::open(file, progress)?;
     let read_options = ReadOptions { edge_names: uses.script, traces: uses.site, size_hint };
-    let raw = read(text, read_options, &|_| {}).map_err(|f| f.in_file(&name))?;
+    let raw =
+        source::read_ahead(text, |text| read(text, read_options, &|_| {})).map_err(|f| f.in_file(&name))?;
     let (js, group_count) = {
         let mut grouper = grouper.lock().unwrap_or_else(|e| e.into_inner());
         let js = into_graph(raw, &mut grouper);
@@ -89,11 +90,5 @@ pub fn import_one(
     };
     // Groups other snapshots add meanwhile have no objects here.
     let live = reachable(&js.graph);
-    let analysis = AnalysisOptions { sequential_above: SEQUENTIAL_ABOVE, ..options.analysis };
-    Ok(group_heap(&js.graph, group_count, &live, &js.roots, &analysis))
+    Ok(group_heap_owned(js.graph, group_count, &live, &js.roots, &|_| None, &options.analysis))
 }
-
-/// Heaps with more objects than this build pointer maps and the dominator tree one after the
-/// other, not side by side (see `AnalysisOptions::sequential_above`): peak memory then stays
-/// below the size of the snapshot's text.
-const SEQUENTIAL_ABOVE: usize = 8_000_000;

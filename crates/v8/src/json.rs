@@ -326,6 +326,22 @@ impl<R: Read> Lexer<R> {
         let mut escaped = false;
         let mut started = false;
         loop {
+            if started && keep.is_none() && !stack.is_empty() && !escaped {
+                // Inside a container only these bytes change the state: skip the rest in runs.
+                if !self.fill()? {
+                    return Err(self.unexpected(None, "the rest of a value"));
+                }
+                let chunk = &self.buf[self.pos..self.end];
+                let run = if in_string {
+                    chunk.iter().position(|&b| b == b'"' || b == b'\\')
+                } else {
+                    chunk.iter().position(|&b| matches!(b, b'"' | b'[' | b']' | b'{' | b'}'))
+                };
+                self.pos += run.unwrap_or(chunk.len());
+                if run.is_none() {
+                    continue;
+                }
+            }
             let b = if started {
                 if !self.fill()? {
                     return Err(self.unexpected(None, "the rest of a value"));
@@ -484,6 +500,12 @@ mod tests {
         assert!(e.message.contains("truncated"), "{e:?}");
         let e = lexer("[1, 2}").skip(None).unwrap_err();
         assert_eq!(e.offset, Some(5));
+        // Skipped without keeping: brackets and escaped quotes inside strings are text.
+        let mut l = lexer(r#"{"a": "x\"]}\\", "b": [1, "[", {}]} ,"#);
+        l.skip(None).unwrap();
+        assert_eq!(l.peek().unwrap(), Some(b','));
+        let e = lexer(r#"[1, "a\"]"#).skip(None).unwrap_err();
+        assert!(e.message.contains("truncated"), "{e:?}");
         let e = lexer(&"[".repeat(20_000)).skip(None).unwrap_err();
         assert!(e.message.contains("nested"), "{e:?}");
         let e = lexer("[1,2,3]").skip(Some((&mut Vec::new(), 3, "meta"))).unwrap_err();

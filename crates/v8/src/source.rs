@@ -5,6 +5,7 @@
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
 
 use flate2::read::MultiGzDecoder;
 
@@ -118,6 +119,77 @@ impl<R: Read, F: FnMut(u64)> Read for Counting<R, F> {
     }
 }
 
+/// Reads `src` on a second thread, a few chunks ahead of `consume`: the copying out of the page
+/// cache (or gzip's decompression) then runs beside the parsing instead of between its steps.
+/// The reading stops once `consume` returns, whether it read everything or failed.
+pub fn read_ahead<R: Read + Send, T>(mut src: R, consume: impl FnOnce(ReadAhead) -> T) -> T {
+    std::thread::scope(|scope| {
+        let (full, full_rx) = mpsc::sync_channel::<std::io::Result<Vec<u8>>>(AHEAD);
+        let (empty, empty_rx) = mpsc::channel::<Vec<u8>>();
+        scope.spawn(move || {
+            loop {
+                let mut chunk = empty_rx.try_recv().unwrap_or_default();
+                chunk.resize(AHEAD_CHUNK, 0);
+                let read = fill(&mut src, &mut chunk).map(|n| {
+                    chunk.truncate(n);
+                    chunk
+                });
+                let last = !matches!(&read, Ok(c) if !c.is_empty());
+                // A closed channel means the parser is done with the text.
+                if full.send(read).is_err() || last {
+                    return;
+                }
+            }
+        });
+        consume(ReadAhead { full: full_rx, empty, chunk: Vec::new(), pos: 0 })
+    })
+}
+
+/// Chunks read ahead, and their size.
+const AHEAD: usize = 4;
+const AHEAD_CHUNK: usize = 1 << 20;
+
+/// Reads until `buf` is full or the text ends; the bytes read.
+fn fill(src: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match src.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// The text as [`read_ahead`] hands it over.
+pub struct ReadAhead {
+    full: mpsc::Receiver<std::io::Result<Vec<u8>>>,
+    empty: mpsc::Sender<Vec<u8>>,
+    chunk: Vec<u8>,
+    pos: usize,
+}
+
+impl Read for ReadAhead {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.pos == self.chunk.len() {
+            // The reader may have stopped, so a spent chunk may find no one to reuse it.
+            let _ = self.empty.send(std::mem::take(&mut self.chunk));
+            self.pos = 0;
+            match self.full.recv() {
+                Ok(Ok(chunk)) => self.chunk = chunk,
+                Ok(Err(e)) => return Err(e),
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = out.len().min(self.chunk.len() - self.pos);
+        out[..n].copy_from_slice(&self.chunk[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
 /// The time (seconds since the Unix epoch, as local wall-clock digits) and sequence number in
 /// a Node default snapshot name.
 pub fn node_name_time(path: &Path) -> Option<(i64, u64)> {
@@ -192,6 +264,28 @@ mod tests {
         let given = order(vec![PathBuf::from("b.heapsnapshot"), PathBuf::from("a.heapsnapshot")]);
         assert_eq!(given[0], (PathBuf::from("b.heapsnapshot"), 0));
         assert_eq!(given[1].1, 1000);
+    }
+
+    #[test]
+    fn read_ahead_hands_over_the_whole_text_and_its_errors() {
+        let text: Vec<u8> = (0..3 * AHEAD_CHUNK + 12345).map(|i| (i % 251) as u8).collect();
+        let mut got = Vec::new();
+        read_ahead(text.as_slice(), |mut r| r.read_to_end(&mut got)).unwrap();
+        assert!(got == text);
+        // A consumer that stops early does not wait for the rest.
+        let first = read_ahead(std::io::repeat(7), |mut r| {
+            let mut b = [0u8; 3];
+            r.read_exact(&mut b).map(|_| b)
+        });
+        assert_eq!(first.unwrap(), [7, 7, 7]);
+        struct Failing;
+        impl Read for Failing {
+            fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::other("disk gone"))
+            }
+        }
+        let e = read_ahead(Failing, |mut r| r.read_to_end(&mut Vec::new())).unwrap_err();
+        assert_eq!(e.to_string(), "disk gone");
     }
 
     #[test]
