@@ -5,7 +5,13 @@
 mod app;
 mod cli;
 mod follow;
+#[cfg(target_os = "linux")]
+mod huge_pages;
 mod input;
+
+#[cfg(target_os = "linux")]
+#[global_allocator]
+static ALLOCATOR: huge_pages::HugePages = huge_pages::HugePages;
 
 fn main() -> std::process::ExitCode {
     cli::main()
