@@ -185,14 +185,14 @@ fn read_edges(
     heap: &mut RawHeap,
 ) -> Result<(), Fault> {
     let n = heap.node_count();
-    let counts = std::mem::take(&mut heap.edge_start);
-    let total: u64 = counts.iter().map(|&c| c as u64).sum();
+    // `edge_start[o]` holds node `o`'s edge count until its edges come, then where they start:
+    // the edges are in node order, so each count is read just before it is overwritten.
+    let total: u64 = heap.edge_start.iter().map(|&c| c as u64).sum();
     let cap = reserve(Some(total), options.size_hint, 2 * m.edge_fields as u64);
     heap.edges.reserve(cap);
     if options.edge_names {
         heap.edge_names.reserve(cap);
     }
-    heap.edge_start.reserve_exact(n + 1);
     // Types that are not there match no edge.
     let named = |t: &str| m.edge_type_named(t).map_or(u64::MAX, u64::from);
     let (weak, shortcut, internal) = (named("weak"), named("shortcut"), named("internal"));
@@ -200,8 +200,10 @@ fn read_edges(
     let fields = m.node_fields as u64;
     let limit = n as u64 * fields;
     let mut edge = 0u64;
+    // `source` is the next node whose edges have not started.
     let (mut source, mut left) = (0usize, 0usize);
-    heap.edge_start.push(0);
+    let starts = &mut heap.edge_start;
+    let edges = &mut heap.edges;
     let numbers = lx.records(m.edge_fields, |batch| {
         for record in batch.chunks_exact(m.edge_fields) {
             // The edge belongs to the next node that has edges left.
@@ -209,11 +211,8 @@ fn read_edges(
                 if source == n {
                     return Err(format!("edge {edge} has no source node: the nodes' edge counts add up to {total}"));
                 }
-                left = counts[source];
+                left = std::mem::replace(&mut starts[source], edges.len());
                 source += 1;
-                if left == 0 {
-                    heap.edge_start.push(heap.edges.len());
-                }
             }
             let (kind, to) = (record[m.edge_type], record[m.to_node]);
             if kind >= type_count {
@@ -229,7 +228,7 @@ fn read_edges(
             // Weak edges do not keep objects alive; shortcuts only at the root mark user roots
             // (as DevTools computes retained sizes).
             if kind != weak && (kind != shortcut || source == 1) {
-                heap.edges.push(node as u32);
+                edges.push(node as u32);
                 if options.edge_names {
                     let name = record[m.edge_name].min(NO_NAME as u64 - 1) as u32;
                     heap.edge_names.push(if kind == internal { name } else { NO_NAME });
@@ -237,9 +236,6 @@ fn read_edges(
             }
             edge += 1;
             left -= 1;
-            if left == 0 {
-                heap.edge_start.push(heap.edges.len());
-            }
         }
         Ok(())
     })?;
@@ -253,7 +249,10 @@ fn read_edges(
         return Err(lx.fault(format!("edges: {edge} edges, but the nodes' edge counts add up to {total}")));
     }
     // Nodes after the last one with edges have none.
-    heap.edge_start.resize(n + 1, heap.edges.len());
+    for start in &mut heap.edge_start[source..] {
+        *start = heap.edges.len();
+    }
+    heap.edge_start.push(heap.edges.len());
     Ok(())
 }
 
