@@ -28,23 +28,12 @@ pub struct DominatorTree {
     /// Reachable objects in pre-order of the dominator tree (every object after its idom, each
     /// subtree contiguous).
     pub preorder: Vec<u32>,
+    /// The number of objects in each object's dominator subtree (itself included; 0 if
+    /// unreachable): its subtree is `subtree[o]` entries of the preorder from `o` on.
+    pub subtree: Vec<u32>,
 }
 
 impl DominatorTree {
-    /// The number of objects in each object's dominator subtree (itself included; 0 if
-    /// unreachable), by one bottom-up pass over the reverse preorder.
-    pub fn subtree_objects(&self) -> Vec<u32> {
-        let mut size = vec![0u32; self.idom.len()];
-        for &o in self.preorder.iter().rev() {
-            size[o as usize] += 1;
-            let d = self.idom[o as usize];
-            if d != VIRTUAL_ROOT {
-                size[d as usize] += size[o as usize];
-            }
-        }
-        size
-    }
-
     /// The position of each reachable object in [`Self::preorder`] (unreachable: `u32::MAX`).
     pub fn positions(&self) -> Vec<u32> {
         let mut pos = vec![u32::MAX; self.idom.len()];
@@ -148,8 +137,8 @@ fn eval(v: u32, linked: u32, forest: &mut [Link], path: &mut Vec<u32>) -> Link {
     forest[v as usize]
 }
 
-/// Retained sizes bottom-up (a dominator's number is below its children's), then preorder
-/// positions top-down: each child takes the next free slot of its dominator's range.
+/// Retained sizes and subtree sizes bottom-up (a dominator's number is below its children's),
+/// then preorder positions top-down: each child takes the next free slot of its dominator's range.
 pub(crate) fn assemble(shallow: &[u64], vertex: &[u32], idom: &[u32]) -> DominatorTree {
     let count = vertex.len();
     let mut size = vec![1u32; count];
@@ -161,18 +150,22 @@ pub(crate) fn assemble(shallow: &[u64], vertex: &[u32], idom: &[u32]) -> Dominat
         bytes[d] += bytes[v];
     }
     let n = shallow.len();
-    let mut tree =
-        DominatorTree { idom: vec![UNREACHABLE; n], retained: vec![0; n], preorder: vec![0; count - 1] };
+    let mut tree = DominatorTree {
+        idom: vec![UNREACHABLE; n],
+        retained: vec![0; n],
+        preorder: vec![0; count - 1],
+        subtree: vec![0; n],
+    };
     // `next[v]`: the next free position in the subtree of `v` (the virtual root owns none).
     // Until `v` is placed it still holds the subtree size of `v`, which its dominator reserves.
     let mut next = size;
     next[0] = 0;
     for v in 1..count {
-        let d = idom[v] as usize;
+        let (d, o) = (idom[v] as usize, vertex[v] as usize);
         let at = next[d];
+        tree.subtree[o] = next[v];
         next[d] += next[v];
         next[v] = at + 1;
-        let o = vertex[v] as usize;
         tree.preorder[at as usize] = o as u32;
         tree.idom[o] = if d == 0 { VIRTUAL_ROOT } else { vertex[d] };
         tree.retained[o] = bytes[v];

@@ -14,7 +14,6 @@ use crate::{HeapGraph, mark};
 /// a count per group of the objects on it.
 pub fn dominated_sizes(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> Vec<(u64, u64)> {
     let mut sizes = vec![(0, 0); group_count];
-    let subtree = tree.subtree_objects();
     let mut open = vec![0u32; group_count];
     let mut path: Vec<u32> = Vec::new();
     for &o in &tree.preorder {
@@ -30,7 +29,7 @@ pub fn dominated_sizes(g: &HeapGraph, tree: &DominatorTree, group_count: usize) 
         debug_assert!(d == VIRTUAL_ROOT || path.last() == Some(&d));
         let group = g.group[o as usize] as usize;
         if open[group] == 0 {
-            sizes[group].0 += u64::from(subtree[o as usize]);
+            sizes[group].0 += u64::from(tree.subtree[o as usize]);
             sizes[group].1 += tree.retained[o as usize];
         }
         open[group] += 1;

@@ -45,7 +45,7 @@ pub struct RetainerPath {
 /// O(MAX_STEPS · n log n) and in practice a few times n: the exits (and top-most same-group
 /// holders) of all objects are computed once in one preorder pass, and each step only looks at
 /// its own objects (no per-group walk of the heap or of a list; the scratch arrays are reset
-/// by stamps, not cleared). Memory: about 8 `u32`s per object.
+/// by stamps, not cleared). Memory: about 7 `u32`s per object.
 pub fn retainer_paths(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> Vec<Option<RetainerPath>> {
     let climb = Climb::new(g, tree, group_count);
     let (start, members) = members_by_group(g, tree, group_count);
@@ -88,7 +88,6 @@ struct Climb<'a> {
     /// the object itself), the one hanging below the virtual root.
     top: Vec<u32>,
     pos: Vec<u32>,
-    subtree: Vec<u32>,
 }
 
 /// Per-step scratch space, valid where `stamp[o]` (objects) is the current step's stamp or a
@@ -133,7 +132,7 @@ impl<'a> Climb<'a> {
                 exit[o] = d as u32;
             }
         }
-        Climb { g, tree, exit, top, pos: tree.positions(), subtree: tree.subtree_objects() }
+        Climb { g, tree, exit, top, pos: tree.positions() }
     }
 
     fn path(&self, group: u32, members: &[u32], scratch: &mut Scratch) -> RetainerPath {
@@ -165,7 +164,7 @@ impl<'a> Climb<'a> {
             step.bytes += self.g.shallow[o];
             if self.pos[o] >= end {
                 step.retained_bytes += self.tree.retained[o];
-                end = self.pos[o] + self.subtree[o];
+                end = self.pos[o] + self.tree.subtree[o];
             }
         }
         step

@@ -132,7 +132,7 @@ fn preorder_lists_each_reachable_object_once_with_contiguous_subtrees() {
         let reachable = reachable_without(&g, None);
         assert_eq!(tree.preorder.len(), reachable.iter().filter(|&&r| r).count());
         let pos = tree.positions();
-        let size = tree.subtree_objects();
+        let size = &tree.subtree;
         for v in 0..g.object_count() {
             if !reachable[v] {
                 assert_eq!((pos[v], size[v]), (u32::MAX, 0));
