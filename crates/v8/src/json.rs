@@ -472,6 +472,14 @@ mod tests {
     }
 
     #[test]
+    fn long_numbers_are_read_whole() {
+        let text = "[1234567890123, 99999999, 100000000,7 ,\n0,9999999999999999999]";
+        let mut values = Vec::new();
+        lexer(text).uints(|v| Ok(values.push(v))).unwrap();
+        assert_eq!(values, [1_234_567_890_123, 99_999_999, 100_000_000, 7, 0, 9_999_999_999_999_999_999]);
+    }
+
+    #[test]
     fn strings_decode_escapes_and_keep_a_bounded_prefix() {
         let mut out = Vec::new();
         lexer(r#""a\"b\\\u00e9\ud83d\ude00\n""#).string(&mut out, 100).unwrap();
