@@ -144,20 +144,19 @@ pub fn series(paths: &[std::path::PathBuf]) -> Result<Series> {
 
 #[cfg_attr(not(feature = "app"), allow(dead_code))] // the window computes closures on demand
 /// The exact GC closure `(objects, bytes)` of the leaf group `key` at snapshot `index` (labelled
-/// `label`) of the city loaded from `specs`: the heap is read again (a dump) or replayed up to that
-/// GC (a trace, a scenario), so nothing is kept in memory meanwhile. Other inputs carry groups,
-/// not objects, and have no closure to compute.
+/// `label`) of the city loaded from `specs`: the heap is read again (a dump, a V8 heap snapshot,
+/// a heap file) or replayed up to that GC (a trace, a scenario), so nothing is kept in memory
+/// meanwhile. Other inputs carry groups, not objects, and have no closure to compute.
 pub fn closure(specs: &[String], index: usize, label: Option<&str>, key: &str) -> Result<(u64, u64)> {
     let no_heap = |spec: &str| {
-        let why = if memcity_v8::is_snapshots(Path::new(spec))
-            || memcity_heapfile::is_heap_input(Path::new(spec))
-        {
-            "exact GC closures are computed on demand for heap dumps, traces and scenarios only (use `memcity import --closure` for this input)"
-        } else {
-            "this input carries groups, not objects: exact GC closures need a heap dump, trace or scenario"
-        };
-        anyhow::anyhow!("{spec}: {why}")
+        anyhow::anyhow!(
+            "{spec}: this input carries groups, not objects: exact GC closures need a heap dump, heap snapshot, trace or scenario"
+        )
     };
+    let paths: Vec<std::path::PathBuf> = specs.iter().map(std::path::PathBuf::from).collect();
+    // Series of files: the snapshot's label names the file it came from.
+    let labelled =
+        |what: &str| label.ok_or_else(|| anyhow::anyhow!("snapshot {index} has no label naming its {what}"));
     match specs {
         [spec] if spec.starts_with("scenario:") => {
             let scenario = scenario_named(&spec["scenario:".len()..])?;
@@ -190,6 +189,24 @@ pub fn closure(specs: &[String], index: usize, label: Option<&str>, key: &str) -
                 .find(|f| f.file_name().is_some_and(|n| n.to_string_lossy() == label))
                 .ok_or_else(|| anyhow::anyhow!("no dump named {label} among the inputs"))?;
             Ok(memcity_hprof::closure_of(file, &Default::default(), key)?)
+        }
+        _ if !specs.is_empty() && specs.iter().all(|s| memcity_v8::is_snapshots(Path::new(s))) => {
+            let label = labelled("heap snapshot")?;
+            let files = memcity_v8::source::expand(&paths)?;
+            let file = files
+                .iter()
+                .find(|f| f.file_name().is_some_and(|n| n.to_string_lossy() == label))
+                .ok_or_else(|| anyhow::anyhow!("no heap snapshot named {label} among the inputs"))?;
+            Ok(memcity_v8::closure_of(file, &Default::default(), key)?)
+        }
+        _ if !specs.is_empty() && specs.iter().all(|s| memcity_heapfile::is_heap_input(Path::new(s))) => {
+            let label = labelled("heap file")?;
+            let files = memcity_heapfile::snapshot_files(&paths)?;
+            let file = files
+                .iter()
+                .find(|f| memcity_heapfile::labels_file(label, f))
+                .ok_or_else(|| anyhow::anyhow!("no heap file for the snapshot {label} among the inputs"))?;
+            Ok(memcity_heapfile::closure_of(file, &Default::default(), key)?)
         }
         [spec, ..] => Err(no_heap(spec)),
         [] => anyhow::bail!("no input given"),
@@ -359,12 +376,68 @@ mod tests {
         assert!(objects >= 6000, "{objects}");
         let err = closure(&[repo("data/sample-leak.json")], 0, None, key).unwrap_err().to_string();
         assert!(err.contains("carries groups, not objects"), "{err}");
-        let snapshot =
-            std::env::temp_dir().join(format!("memcity-closure-{}.heapsnapshot", std::process::id()));
-        std::fs::write(&snapshot, b"{\"snapshot\":{}}").unwrap();
-        let err = closure(&[snapshot.display().to_string()], 0, None, key).unwrap_err().to_string();
-        std::fs::remove_file(&snapshot).unwrap();
-        assert!(err.contains("import --closure"), "{err}");
+    }
+
+    /// A V8 heap snapshot: (GC roots) → Holder → 2 × RequestContext of 40 bytes.
+    const SNAPSHOT: &str = r#"{"snapshot":{"meta":{"node_fields":["type","name","id","self_size","edge_count"],
+        "node_types":[["hidden","array","string","object","code","closure","regexp","number","native","synthetic"],
+        "string","number","number","number"],"edge_fields":["type","name_or_index","to_node"],
+        "edge_types":[["context","element","property","internal","hidden","shortcut","weak"],"string_or_number","node"]},
+        "node_count":5,"edge_count":4},
+        "nodes":[9,0,1,0,1, 9,1,2,0,1, 3,2,3,32,2, 3,3,5,40,0, 3,3,7,40,0],
+        "edges":[1,1,5, 1,1,10, 2,4,15, 2,4,20],
+        "strings":["","(GC roots)","Holder","RequestContext","x"]}"#;
+
+    #[test]
+    fn exact_closures_of_heap_snapshots_and_heap_files_are_computed_again() {
+        let dir = std::env::temp_dir().join(format!("memcity-closure-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let snapshot = dir.join("a.heapsnapshot");
+        std::fs::write(&snapshot, SNAPSHOT).unwrap();
+        let specs = [snapshot.display().to_string()];
+        let key = "Heap#Node Type:object#Type:RequestContext";
+        assert_eq!(closure(&specs, 0, Some("a.heapsnapshot"), key).unwrap(), (2, 80));
+        let err = closure(&specs, 0, Some("b.heapsnapshot"), key).unwrap_err().to_string();
+        assert!(err.contains("no heap snapshot named b.heapsnapshot"), "{err}");
+        let err = closure(&specs, 0, Some("a.heapsnapshot"), "Heap#Type:None").unwrap_err().to_string();
+        assert!(err.contains("a.heapsnapshot") && err.contains("no group has the key"), "{err}");
+        let broken = dir.join("broken.heapsnapshot");
+        std::fs::write(&broken, &SNAPSHOT[..200]).unwrap();
+        let specs = [broken.display().to_string()];
+        let err = closure(&specs, 0, Some("broken.heapsnapshot"), key).unwrap_err().to_string();
+        assert!(err.contains("broken.heapsnapshot: at byte"), "{err}");
+
+        // A heap file: a global list holding three strings of 50 bytes.
+        let file = memcity_heapfile::HeapFile {
+            meta: memcity_heapfile::Meta { trigger: Some("gc".into()), ..Default::default() },
+            strings: vec!["builtins.list".into(), "builtins.str".into()],
+            sites: Vec::new(),
+            types: vec![0, 1, 1, 1],
+            site: vec![memcity_heapfile::format::NO_SITE; 4],
+            size: vec![56, 50, 50, 50],
+            address: vec![16, 32, 48, 64],
+            edge_start: vec![0, 3, 3, 3, 3],
+            edges: vec![1, 2, 3],
+            roots: vec![(0, memcity_heapgraph::RootKind::Global)],
+        };
+        let heaps = dir.join("heaps");
+        std::fs::create_dir(&heaps).unwrap();
+        std::fs::write(heaps.join("snap-1.mcheap"), file.to_bytes()).unwrap();
+        let specs = [heaps.display().to_string()];
+        let history = load(&specs[0]).unwrap();
+        let mut list = String::new();
+        history.snapshots[0].tree.walk(&mut |n, _| {
+            if n.children.is_empty() && n.key.contains("builtins.list") {
+                list = n.key.clone();
+            }
+        });
+        let label = history.snapshots[0].label.clone().unwrap();
+        assert_eq!(label, "snap-1 (gc)");
+        assert_eq!(closure(&specs, 0, Some(&label), &list).unwrap(), (4, 206), "{list}");
+        let err = closure(&specs, 0, Some("snap-2 (gc)"), &list).unwrap_err().to_string();
+        assert!(err.contains("no heap file for the snapshot snap-2 (gc)"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -14,6 +14,9 @@ pub enum HeapFileError {
     /// The file or folder cannot be read at all.
     #[error("{file}: {message}")]
     Io { file: String, message: String },
+    /// A group asked for by key (for its exact closure) has no objects in the file.
+    #[error("{file}: no group has the key \"{key}\" in this heap file")]
+    NoGroup { file: String, key: String },
 }
 
 impl HeapFileError {

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use memcity_heapgraph::{
-    AnalysisOptions, Classifier, Grouper, HeapGraph, LeafMemo, ObjectFacts, RootSet, SeriesHeap, group_heap,
-    history_of, reachable, root_sets,
+    AnalysisOptions, Classifier, Grouper, HeapGraph, LeafMemo, ObjectFacts, RootSet, SeriesHeap,
+    closure_size, group_heap_owned, history_of, reachable, root_sets,
 };
 use memcity_model::{HeapMetrics, History};
 use rayon::prelude::*;
@@ -102,6 +102,24 @@ pub fn import(paths: &[PathBuf], options: &ImportOptions) -> Result<History, Hea
     Ok(history_of(&grouper, heaps))
 }
 
+/// The exact GC closure `(objects, bytes)` of the leaf group `key` in one heap file, grouped
+/// the way `options` groups a series: what the app computes on demand for the selected building.
+pub fn closure_of(path: &Path, options: &ImportOptions, key: &str) -> Result<(u64, u64), HeapFileError> {
+    let file = read_file(path)?;
+    let mut grouper = Grouper::new(options.classifiers.clone());
+    let (graph, _) = heap_graph(&file, &mut grouper);
+    let group = grouper
+        .group_of_key(key)
+        .ok_or_else(|| HeapFileError::NoGroup { file: path.display().to_string(), key: key.into() })?;
+    Ok(closure_size(&graph, &reachable(&graph), group))
+}
+
+/// Whether a snapshot's label names the heap file `path` (labels add the trigger and cost).
+pub fn labels_file(label: &str, path: &Path) -> bool {
+    let stem = self::label(path);
+    label == stem || label.strip_prefix(&stem).is_some_and(|rest| rest.starts_with(" ("))
+}
+
 pub(crate) fn label(path: &Path) -> String {
     path.file_stem().map_or_else(|| path.display().to_string(), |s| s.to_string_lossy().into_owned())
 }
@@ -119,7 +137,7 @@ pub(crate) fn series_heap(
         (graph, roots, grouper.group_count())
     };
     let live = reachable(&graph);
-    let heap = group_heap(&graph, group_count, &live, &roots, analysis);
+    let heap = group_heap_owned(graph, group_count, &live, &roots, &|_| None, analysis);
     let meta = &file.meta;
     let mut label = label.to_string();
     match (&meta.trigger, meta.cost_ms) {

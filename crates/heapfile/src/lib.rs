@@ -13,7 +13,7 @@ mod read;
 pub use error::HeapFileError;
 pub use follow::Follower;
 pub use format::{EXTENSION, HeapFile, MAGIC, Meta, VERSION};
-pub use import::{ImportOptions, import, is_heap_input, read_file, snapshot_files};
+pub use import::{ImportOptions, closure_of, import, is_heap_input, labels_file, read_file, snapshot_files};
 pub use read::has_magic;
 
 /// Parses a heap file's bytes; `name` is what errors call the file.

@@ -173,3 +173,30 @@ fn fifos_are_neither_sniffed_nor_read() {
     assert!(error.ends_with("pipe.mcheap: not a regular file"), "{error}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_closure_of_one_group_matches_the_imported_one() {
+    let dir = temp_dir("closure");
+    let path = dir.join("snapshot-000000.mcheap");
+    std::fs::write(&path, sample(3, 0).to_bytes()).unwrap();
+    let options = ImportOptions {
+        analysis: memcity_heapgraph::AnalysisOptions {
+            retained: memcity_heapgraph::Retained::Closure,
+            ..Default::default()
+        },
+        ..ImportOptions::default()
+    };
+    let history = import(std::slice::from_ref(&path), &options).unwrap();
+    let snapshot = &history.snapshots[0];
+    let list = "Heap#Package:builtins#Type:builtins.list#Allocation Site:app.py:3 SESSIONS = []";
+    // The list frees itself, the three sessions and their names: 7 objects of 48 bytes.
+    assert_eq!(closure_of(&path, &options, list).unwrap(), (7, 7 * 48));
+    let imported = snapshot.tree.children.iter().flat_map(|p| &p.children).flat_map(|t| &t.children);
+    assert_eq!(imported.clone().find(|n| n.key == list).unwrap().closure_bytes, Some(7 * 48));
+    assert!(labels_file(snapshot.label.as_deref().unwrap(), &path));
+    assert!(!labels_file("snapshot-0000001 (gc)", &path));
+    let e = closure_of(&path, &options, "Heap#Type:Nothing").unwrap_err();
+    assert!(matches!(e, HeapFileError::NoGroup { .. }), "{e}");
+    assert!(e.to_string().contains("snapshot-000000.mcheap"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

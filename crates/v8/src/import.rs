@@ -92,3 +92,21 @@ pub fn import_one(
     let live = reachable(&js.graph);
     Ok(group_heap_owned(js.graph, group_count, &live, &js.roots, &|_| None, &options.analysis))
 }
+
+/// The exact GC closure `(objects, bytes)` of the leaf group `key` in one snapshot, grouped the
+/// way `options` groups a series: what the app computes on demand for the selected building.
+pub fn closure_of(file: &Path, options: &ImportOptions, key: &str) -> Result<(u64, u64), V8Error> {
+    let name = file.display().to_string();
+    let uses = memcity_heapgraph::FactUse::of(&options.classifiers);
+    let (text, size_hint) = source::open(file, |_| {})?;
+    let read_options = ReadOptions { edge_names: uses.script, traces: uses.site, size_hint };
+    let raw =
+        source::read_ahead(text, |text| read(text, read_options, &|_| {})).map_err(|f| f.in_file(&name))?;
+    let mut grouper = Grouper::new(options.classifiers.clone());
+    let js = into_graph(raw, &mut grouper);
+    let group = grouper
+        .group_of_key(key)
+        .ok_or_else(|| V8Error::new(&name, format!("no group has the key \"{key}\" in this snapshot")))?;
+    let live = reachable(&js.graph);
+    Ok(memcity_heapgraph::closure_size(&js.graph, &live, group))
+}

@@ -22,7 +22,7 @@ pub mod strings;
 pub mod trace;
 
 pub use error::V8Error;
-pub use import::{DEFAULT_CLASSIFIERS, ImportOptions, import, import_one};
+pub use import::{DEFAULT_CLASSIFIERS, ImportOptions, closure_of, import, import_one};
 pub use read::{RawHeap, ReadOptions};
 pub use source::{is_snapshot_file, is_snapshot_name, is_snapshots};
 

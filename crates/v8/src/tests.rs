@@ -146,3 +146,34 @@ fn gzipped_unnamed_and_node_named_files_import_as_one_series_in_time_order() {
     assert!(e.contains("broken.heapsnapshot.gz: at byte "), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_closure_of_one_group_matches_the_imported_one() {
+    let dir = std::env::temp_dir().join(format!("memcity-v8-closure-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("one.heapsnapshot");
+    std::fs::write(&file, sample()).unwrap();
+    let options = crate::ImportOptions {
+        analysis: memcity_heapgraph::AnalysisOptions {
+            retained: memcity_heapgraph::Retained::Closure,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let history = crate::import(std::slice::from_ref(&file), &options, &|_, _| {}).unwrap();
+    let holder = "Heap#Node Type:object#Type:Holder";
+    fn find<'a>(node: &'a memcity_model::Node, key: &str) -> Option<&'a memcity_model::Node> {
+        if node.key == key {
+            return Some(node);
+        }
+        node.children.iter().find_map(|c| find(c, key))
+    }
+    let node = find(&history.snapshots[0].tree, holder).unwrap();
+    // The holder frees itself and both RequestContexts with the string one of them holds.
+    assert_eq!(crate::closure_of(&file, &options, holder).unwrap(), (4, 32 + 40 + 40 + 16));
+    assert_eq!(node.closure_bytes, Some(32 + 40 + 40 + 16));
+    let e = crate::closure_of(&file, &options, "Heap#Type:Nothing").unwrap_err().to_string();
+    assert!(e.contains("one.heapsnapshot") && e.contains("no group has the key"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
