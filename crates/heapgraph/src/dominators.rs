@@ -10,7 +10,7 @@
 //! have reference chains of millions of objects, and recursion would overflow the stack.
 
 use crate::HeapGraph;
-use crate::spanning::Spanning;
+use crate::spanning::{Referrers, Spanning};
 
 /// In [`DominatorTree::idom`]: dominated only by the virtual root above all GC roots (a root,
 /// or an object held through several roots).
@@ -48,10 +48,10 @@ impl DominatorTree {
 /// Time O(m log n) for m references and n objects, whatever the shape. Memory: about 12 `u32`s
 /// per object plus one per reference, besides the result.
 pub fn dominators(g: &HeapGraph) -> DominatorTree {
-    let mut spanning = Spanning::new(g);
-    let idom = immediate_dominators(std::mem::take(&mut spanning.parent), &spanning);
-    spanning.drop_referrers();
-    assemble(&g.shallow, &spanning.vertex, &idom)
+    let Spanning { vertex, parent, referrers } = Spanning::new(g);
+    let idom = immediate_dominators(parent, &referrers);
+    drop(referrers);
+    assemble(&g.shallow, &vertex, &idom)
 }
 
 /// Not a DFS number: the end of a bucket list.
@@ -72,7 +72,7 @@ struct Link {
 /// The immediate dominator of each DFS number (Lengauer–Tarjan with simple linking and path
 /// compression: O(m log n) whatever the shape). Numbers are processed in decreasing order and
 /// linked to their DFS parent as they go, so the linked numbers are those from `w` up.
-pub(crate) fn immediate_dominators(parent: Vec<u32>, spanning: &Spanning) -> Vec<u32> {
+pub(crate) fn immediate_dominators(parent: Vec<u32>, referrers: &Referrers) -> Vec<u32> {
     let count = parent.len();
     // A number not yet processed has itself as its label and semi-dominator.
     let mut forest: Vec<Link> =
@@ -85,7 +85,7 @@ pub(crate) fn immediate_dominators(parent: Vec<u32>, spanning: &Spanning) -> Vec
     let mut path = Vec::new();
     for w in (1..count).rev() {
         let mut s = parent[w];
-        for &v in spanning.referrers_of(w as u32) {
+        for &v in referrers.of(w as u32) {
             // A number below `w` is not processed yet: its own number is its semi-dominator.
             let candidate = if v < w as u32 { v } else { eval(v, w as u32 + 1, &mut forest, &mut path).semi };
             s = s.min(candidate);

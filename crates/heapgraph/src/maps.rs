@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use crate::HeapGraph;
-use crate::spanning::Spanning;
+use crate::spanning::{Referrers, Spanning};
 
 /// Pointer maps, indexed by group:
 /// `points_to[a][b]` = distinct objects of `b` referenced by objects of `a`;
@@ -20,10 +20,14 @@ pub struct PointerMaps {
 /// Pointer maps over the live objects, `live` being what [`crate::reachable`] marks (edges from
 /// or to dead objects are left out).
 pub fn pointer_maps(g: &HeapGraph, group_count: usize, live: &[bool]) -> PointerMaps {
-    PointerMaps {
-        points_to: points_to(&g.group, group_count, &Spanning::new(g)),
-        pointed_from: pointed_from(g, group_count, live),
-    }
+    let (points_to, pointed_from) = rayon::join(
+        || {
+            let spanning = Spanning::new(g);
+            points_to(&g.group, group_count, &spanning.vertex, &spanning.referrers)
+        },
+        || pointed_from(g, group_count, live),
+    );
+    PointerMaps { points_to, pointed_from }
 }
 
 /// `pointed_from[b][a]`: for each live object of `a`, the distinct groups of what it references.
@@ -45,14 +49,20 @@ pub fn pointed_from(g: &HeapGraph, group_count: usize, live: &[bool]) -> Vec<BTr
 }
 
 /// `points_to[a][b]`: for each reachable object of `b`, the distinct groups of its referrers
-/// (the virtual root above the GC roots is no group). `group` is each object's group.
-pub fn points_to(group: &[u32], group_count: usize, spanning: &Spanning) -> Vec<BTreeMap<u32, u64>> {
+/// (the virtual root above the GC roots is no group). `group` is each object's group, `vertex`
+/// and `referrers` are a [`Spanning`]'s.
+pub fn points_to(
+    group: &[u32],
+    group_count: usize,
+    vertex: &[u32],
+    referrers: &Referrers,
+) -> Vec<BTreeMap<u32, u64>> {
     let mut points_to = vec![BTreeMap::new(); group_count];
     let mut seen = vec![u32::MAX; group_count];
-    for v in 1..spanning.len() as u32 {
-        let b = group[spanning.vertex[v as usize] as usize];
-        for &r in spanning.referrers_of(v).iter().filter(|&&r| r != 0) {
-            let a = group[spanning.vertex[r as usize] as usize];
+    for v in 1..vertex.len() as u32 {
+        let b = group[vertex[v as usize] as usize];
+        for &r in referrers.of(v).iter().filter(|&&r| r != 0) {
+            let a = group[vertex[r as usize] as usize];
             if seen[a as usize] != v {
                 seen[a as usize] = v;
                 *points_to[a as usize].entry(b).or_insert(0) += 1;

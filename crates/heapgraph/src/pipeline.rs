@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::hash::Hash;
+use std::sync::Arc;
 
 use memcity_model::{HeapMetrics, PointerMap, RetainerPath, RetainerStep, Snapshot};
 use rustc_hash::FxHashMap as HashMap;
@@ -122,10 +123,11 @@ impl Graph<'_> {
     }
 }
 
-/// The steps, in an order that keeps the fewest tables alive at once: the references are
-/// followed forward (pointed-from maps beside the depth-first numbering) and reversed once into
-/// the numbering's referrers; then the dominator tree and the points-to maps read the referrers
-/// side by side, then retained sizes and retainer paths read the tree side by side.
+/// The steps, in an order that keeps the fewest tables alive at once (docs/why.md): the
+/// references are followed forward (pointed-from maps beside the depth-first numbering) and
+/// reversed once into the numbering's referrers; then the points-to maps read the referrers
+/// beside the dominator forest, whose side goes on to assemble the tree and to read it for
+/// retained sizes and retainer paths (again side by side).
 fn analyse(
     mut graph: Graph,
     group_count: usize,
@@ -153,24 +155,31 @@ fn analyse(
         let maps = options.pointer_maps.then(|| pointer_maps(g, group_count, live));
         return GroupedHeap { counts, maps, paths: vec![None; group_count], reachable_bytes };
     }
-    let (pointed_from, mut spanning) =
+    let (pointed_from, spanning) =
         rayon::join(|| options.pointer_maps.then(|| pointed_from(g, group_count, live)), || Spanning::new(g));
     graph.free_references();
     let g = graph.get();
-    let parent = std::mem::take(&mut spanning.parent);
-    let (points_to, idom) = rayon::join(
-        || options.pointer_maps.then(|| points_to(&g.group, group_count, &spanning)),
-        || immediate_dominators(parent, &spanning),
+    let Spanning { vertex, parent, referrers } = spanning;
+    // Each table goes as soon as its last reader is done: the points-to maps usually finish
+    // before the dominator forest, so the tree is assembled without the referrers, and the
+    // paths are found without the numbering.
+    let (referrers, vertex) = (Arc::new(referrers), Arc::new(vertex));
+    let (tree_referrers, tree_vertex) = (Arc::clone(&referrers), Arc::clone(&vertex));
+    let (points_to, (dominated, paths)) = rayon::join(
+        move || options.pointer_maps.then(|| points_to(&g.group, group_count, &vertex, &referrers)),
+        move || {
+            let idom = immediate_dominators(parent, &tree_referrers);
+            drop(tree_referrers);
+            let tree = assemble(&g.shallow, &tree_vertex, &idom);
+            drop((idom, tree_vertex));
+            rayon::join(
+                || want_retained.then(|| dominated_sizes(g, &tree, group_count)),
+                || options.retainer_paths.then(|| retainer_paths(g, &tree, group_count)),
+            )
+        },
     );
-    spanning.drop_referrers();
-    let tree = assemble(&g.shallow, &spanning.vertex, &idom);
-    drop((spanning, idom));
     let maps =
         pointed_from.zip(points_to).map(|(pointed_from, points_to)| PointerMaps { points_to, pointed_from });
-    let (dominated, paths) = rayon::join(
-        || want_retained.then(|| dominated_sizes(g, &tree, group_count)),
-        || options.retainer_paths.then(|| retainer_paths(g, &tree, group_count)),
-    );
     for (c, (_, bytes)) in counts.iter_mut().zip(dominated.unwrap_or_default()) {
         c.retained = (c.objects > 0).then_some(bytes);
     }

@@ -16,10 +16,22 @@ pub struct Spanning {
     pub vertex: Vec<u32>,
     /// The number of each number's parent in the spanning tree (`parent[0] == 0`).
     pub parent: Vec<u32>,
-    /// `referrers[referrer_start[v]..referrer_start[v + 1]]` are the numbers that reference
-    /// number `v` (0 for a GC root), once per reference.
-    pub referrer_start: Vec<u32>,
-    pub referrers: Vec<u32>,
+    pub referrers: Referrers,
+}
+
+/// The numbers that reference each number (0 for a GC root), once per reference, in compressed
+/// sparse rows.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Referrers {
+    start: Vec<u32>,
+    list: Vec<u32>,
+}
+
+impl Referrers {
+    pub fn of(&self, v: u32) -> &[u32] {
+        let v = v as usize;
+        &self.list[self.start[v] as usize..self.start[v + 1] as usize]
+    }
 }
 
 impl Spanning {
@@ -32,8 +44,8 @@ impl Spanning {
             "heap graph too large for u32 indices"
         );
         let mut search = Search::new(g);
-        let (referrer_start, referrers) = referrers(g, &mut search);
-        Spanning { vertex: search.vertex, parent: search.parent, referrer_start, referrers }
+        let referrers = referrers(g, &mut search);
+        Spanning { vertex: search.vertex, parent: search.parent, referrers }
     }
 
     /// The number of numbers (reachable objects and the virtual root).
@@ -43,17 +55,6 @@ impl Spanning {
 
     pub fn is_empty(&self) -> bool {
         self.vertex.is_empty()
-    }
-
-    pub fn referrers_of(&self, v: u32) -> &[u32] {
-        let v = v as usize;
-        &self.referrers[self.referrer_start[v] as usize..self.referrer_start[v + 1] as usize]
-    }
-
-    /// Frees the referrers (they take one `u32` per reference) once no one needs them.
-    pub fn drop_referrers(&mut self) {
-        self.referrer_start = Vec::new();
-        self.referrers = Vec::new();
     }
 }
 
@@ -117,9 +118,8 @@ fn successors(g: &HeapGraph, v: u32, o: u32) -> &[u32] {
     if v == 0 { &g.roots } else { g.referents(o) }
 }
 
-/// The referrers of each number as numbers, in compressed sparse row form (a counting sort by
-/// the counts the search left).
-fn referrers(g: &HeapGraph, search: &mut Search) -> (Vec<u32>, Vec<u32>) {
+/// The referrers of each number as numbers (a counting sort by the counts the search left).
+fn referrers(g: &HeapGraph, search: &mut Search) -> Referrers {
     let count = search.vertex.len();
     let mut start = vec![0u32; count + 1];
     for v in 1..count {
@@ -127,13 +127,13 @@ fn referrers(g: &HeapGraph, search: &mut Search) -> (Vec<u32>, Vec<u32>) {
         start[v + 1] = start[v] + entry[1];
         entry[1] = start[v];
     }
-    let mut referrers = vec![0u32; start[count] as usize];
+    let mut list = vec![0u32; start[count] as usize];
     for (v, &o) in search.vertex.iter().enumerate() {
         for &t in successors(g, v as u32, o) {
             let entry = &mut search.object[t as usize];
-            referrers[entry[1] as usize] = v as u32;
+            list[entry[1] as usize] = v as u32;
             entry[1] += 1;
         }
     }
-    (start, referrers)
+    Referrers { start, list }
 }
