@@ -7,6 +7,7 @@
 mod error;
 pub mod follow;
 pub mod format;
+pub mod fuzzing;
 pub mod import;
 mod read;
 

@@ -9,6 +9,7 @@
 pub mod classes;
 mod cursor;
 pub mod error;
+pub mod fuzzing;
 pub mod histogram;
 pub mod ids;
 pub mod import;

@@ -27,8 +27,12 @@ pub fn anttracks_pointer_maps(data: &[u8]) -> bool {
     accepted
 }
 
-/// A loaded history indexes for the city, writes, and reads back equal.
-fn assert_round_trip(history: &History) {
+/// A history (loaded, or built by an importer from fuzzed input) follows the rules a loaded one
+/// must, indexes for the city, writes, and reads back equal.
+pub fn assert_round_trip(history: &History) {
+    if let Err(e) = crate::validate_history(history, &|_| "fuzz".into(), &|_| String::new()) {
+        panic!("an accepted input gave an invalid history: {e}");
+    }
     let timeline = Timeline::new(history);
     assert_eq!(timeline.snapshot_count(), history.snapshots.len());
     let mut text = Vec::new();

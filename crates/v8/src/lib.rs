@@ -9,6 +9,7 @@
 
 pub mod cdp;
 pub mod error;
+pub mod fuzzing;
 pub mod graph;
 pub mod import;
 pub mod json;
