@@ -475,7 +475,12 @@ mod tests {
     fn long_numbers_are_read_whole() {
         let text = "[1234567890123, 99999999, 100000000,7 ,\n0,9999999999999999999]";
         let mut values = Vec::new();
-        lexer(text).uints(|v| Ok(values.push(v))).unwrap();
+        lexer(text)
+            .uints(|v| {
+                values.push(v);
+                Ok(())
+            })
+            .unwrap();
         assert_eq!(values, [1_234_567_890_123, 99_999_999, 100_000_000, 7, 0, 9_999_999_999_999_999_999]);
     }
 
