@@ -182,35 +182,41 @@ pub fn closure(specs: &[String], index: usize, label: Option<&str>, key: &str) -
         }
         _ if specs.iter().all(|s| is_heap_dumps(Path::new(s))) && !specs.is_empty() => {
             let files = memcity_hprof::source::expand(&dump_paths(specs)?)?;
-            let label =
-                label.ok_or_else(|| anyhow::anyhow!("snapshot {index} has no label naming its dump"))?;
-            let file = files
-                .iter()
-                .find(|f| f.file_name().is_some_and(|n| n.to_string_lossy() == label))
-                .ok_or_else(|| anyhow::anyhow!("no dump named {label} among the inputs"))?;
+            let file = file_of(&files, labelled("dump")?, "dump", named)?;
             Ok(memcity_hprof::closure_of(file, &Default::default(), key)?)
         }
         _ if !specs.is_empty() && specs.iter().all(|s| memcity_v8::is_snapshots(Path::new(s))) => {
-            let label = labelled("heap snapshot")?;
             let files = memcity_v8::source::expand(&paths)?;
-            let file = files
-                .iter()
-                .find(|f| f.file_name().is_some_and(|n| n.to_string_lossy() == label))
-                .ok_or_else(|| anyhow::anyhow!("no heap snapshot named {label} among the inputs"))?;
+            let file = file_of(&files, labelled("heap snapshot")?, "heap snapshot", named)?;
             Ok(memcity_v8::closure_of(file, &Default::default(), key)?)
         }
         _ if !specs.is_empty() && specs.iter().all(|s| memcity_heapfile::is_heap_input(Path::new(s))) => {
-            let label = labelled("heap file")?;
             let files = memcity_heapfile::snapshot_files(&paths)?;
-            let file = files
-                .iter()
-                .find(|f| memcity_heapfile::labels_file(label, f))
-                .ok_or_else(|| anyhow::anyhow!("no heap file for the snapshot {label} among the inputs"))?;
+            let file = file_of(&files, labelled("heap file")?, "heap file", memcity_heapfile::labels_file)?;
             Ok(memcity_heapfile::closure_of(file, &Default::default(), key)?)
         }
         [spec, ..] => Err(no_heap(spec)),
         [] => anyhow::bail!("no input given"),
     }
+}
+
+/// The file among `files` that the snapshot labelled `label` came from (`labels(label, file)`).
+fn file_of<'a>(
+    files: &'a [std::path::PathBuf],
+    label: &str,
+    what: &str,
+    labels: impl Fn(&str, &Path) -> bool,
+) -> Result<&'a Path> {
+    files
+        .iter()
+        .map(|f| f.as_path())
+        .find(|f| labels(label, f))
+        .ok_or_else(|| anyhow::anyhow!("no {what} for the snapshot {label} among the inputs"))
+}
+
+/// Whether a snapshot's label is the file's name (as dumps and V8 snapshots are labelled).
+fn named(label: &str, file: &Path) -> bool {
+    file.file_name().is_some_and(|n| n.to_string_lossy() == label)
 }
 
 /// The paths of a list of heap dump inputs; anything else in a list is an error.
@@ -399,7 +405,7 @@ mod tests {
         let key = "Heap#Node Type:object#Type:RequestContext";
         assert_eq!(closure(&specs, 0, Some("a.heapsnapshot"), key).unwrap(), (2, 80));
         let err = closure(&specs, 0, Some("b.heapsnapshot"), key).unwrap_err().to_string();
-        assert!(err.contains("no heap snapshot named b.heapsnapshot"), "{err}");
+        assert!(err.contains("no heap snapshot for the snapshot b.heapsnapshot"), "{err}");
         let err = closure(&specs, 0, Some("a.heapsnapshot"), "Heap#Type:None").unwrap_err().to_string();
         assert!(err.contains("a.heapsnapshot") && err.contains("no group has the key"), "{err}");
         let broken = dir.join("broken.heapsnapshot");

@@ -163,16 +163,15 @@ fn the_closure_of_one_group_matches_the_imported_one() {
     };
     let history = crate::import(std::slice::from_ref(&file), &options, &|_, _| {}).unwrap();
     let holder = "Heap#Node Type:object#Type:Holder";
-    fn find<'a>(node: &'a memcity_model::Node, key: &str) -> Option<&'a memcity_model::Node> {
-        if node.key == key {
-            return Some(node);
+    let mut imported = None;
+    history.snapshots[0].tree.walk(&mut |n, _| {
+        if n.key == holder {
+            imported = n.closure_bytes;
         }
-        node.children.iter().find_map(|c| find(c, key))
-    }
-    let node = find(&history.snapshots[0].tree, holder).unwrap();
+    });
     // The holder frees itself and both RequestContexts with the string one of them holds.
     assert_eq!(crate::closure_of(&file, &options, holder).unwrap(), (4, 32 + 40 + 40 + 16));
-    assert_eq!(node.closure_bytes, Some(32 + 40 + 40 + 16));
+    assert_eq!(imported, Some(32 + 40 + 40 + 16));
     let e = crate::closure_of(&file, &options, "Heap#Type:Nothing").unwrap_err().to_string();
     assert!(e.contains("one.heapsnapshot") && e.contains("no group has the key"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
