@@ -8,7 +8,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use memcity_analysis::group::Leaves;
 use memcity_analysis::replay::Replay;
 use memcity_analysis::trace::write_binary_trace;
-use memcity_analysis::{Event, ReplayOptions, Trace, read_binary_trace};
+use memcity_analysis::{Event, Grouping, Trace, read_binary_trace};
 use memcity_heapgraph::{AnalysisOptions, Classifier, Grouper, Retained};
 
 fn objects() -> u64 {
@@ -23,7 +23,7 @@ fn bench(c: &mut Criterion) {
     let mut interned = Trace::from_events(&events);
     let gc = interned.ops.pop().unwrap();
     let bare = AnalysisOptions { pointer_maps: false, retained: Retained::None, retainer_paths: false };
-    let options = || ReplayOptions {
+    let options = || Grouping {
         classifiers: vec![Classifier::Type, Classifier::AllocationSite { depth: 1 }],
         analysis: bare,
     };
@@ -63,7 +63,7 @@ fn bench(c: &mut Criterion) {
         b.iter_batched(
             || {
                 let mut r = Replay::with_strings(
-                    ReplayOptions { analysis: AnalysisOptions { pointer_maps: true, ..bare }, ..options() },
+                    Grouping { analysis: AnalysisOptions { pointer_maps: true, ..bare }, ..options() },
                     interned.strings.clone(),
                 );
                 r.apply_ops(&interned.ops).unwrap();

@@ -7,7 +7,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use memcity_heapfile::{HeapFile, ImportOptions, Meta};
+use memcity_heapfile::{Grouping, HeapFile, Meta, default_grouping};
 use memcity_heapgraph::{AnalysisOptions, Retained};
 
 /// About `n` objects: 1 root dict, lists of 100 instances, each instance → (str, int).
@@ -85,18 +85,18 @@ fn bench(c: &mut Criterion) {
         b.iter(|| memcity_heapfile::parse(black_box(&bytes), "bench").unwrap())
     });
     group.bench_function("import (1 M objects, package,type,allocation-site)", |b| {
-        b.iter(|| memcity_heapfile::import(std::slice::from_ref(&path), &ImportOptions::default()).unwrap())
+        b.iter(|| memcity_heapfile::import(std::slice::from_ref(&path), &default_grouping()).unwrap())
     });
-    let counts_only = ImportOptions {
+    let counts_only = Grouping {
         analysis: AnalysisOptions { pointer_maps: false, retained: Retained::None, retainer_paths: false },
-        ..ImportOptions::default()
+        ..default_grouping()
     };
     group.bench_function("import (1 M objects, counts only)", |b| {
         b.iter(|| memcity_heapfile::import(std::slice::from_ref(&path), &counts_only).unwrap())
     });
-    let maps = ImportOptions {
+    let maps = Grouping {
         analysis: AnalysisOptions { pointer_maps: true, retained: Retained::None, retainer_paths: false },
-        ..ImportOptions::default()
+        ..default_grouping()
     };
     group.bench_function("import (1 M objects, pointer maps, no dominators)", |b| {
         b.iter(|| memcity_heapfile::import(std::slice::from_ref(&path), &maps).unwrap())

@@ -31,7 +31,7 @@ fn bench(c: &mut Criterion) {
         std::fs::read_dir(&dir).unwrap().flatten().filter(|e| e.path().to_string_lossy().ends_with(".gz"));
     group.throughput(Throughput::Bytes(files.map(|e| e.metadata().unwrap().len()).sum()));
     let mut bare = ImportOptions::default();
-    bare.snapshot.analysis =
+    bare.grouping.analysis =
         AnalysisOptions { retained: Retained::None, retainer_paths: false, ..AnalysisOptions::default() };
     for (name, options) in
         [("default (dominators, paths)", ImportOptions::default()), ("--no-retained", bare)]

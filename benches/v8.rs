@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use memcity_v8::{ImportOptions, ReadOptions};
+use memcity_v8::{ReadOptions, default_grouping};
 
 /// Orders in the synthetic heap (about 1 KB of snapshot each).
 const ORDERS: u32 = 60_000;
@@ -35,7 +35,7 @@ fn snapshot() -> PathBuf {
 }
 
 fn import(file: &Path) -> memcity_model::History {
-    memcity_v8::import(&[file.to_path_buf()], &ImportOptions::default(), &|_, _| {}).unwrap()
+    memcity_v8::import(&[file.to_path_buf()], &default_grouping(), &|_, _| {}).unwrap()
 }
 
 /// memcity's import and Node's JSON.parse of the same file, best of three each.

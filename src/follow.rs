@@ -11,7 +11,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use memcity_heapfile::{Follower, ImportOptions};
+use memcity_heapfile::{Follower, default_grouping};
 use memcity_model::History;
 use memcity_wire::Connection;
 use memcity_wire::protocol::{history_message, snapshot_message};
@@ -23,7 +23,7 @@ const POLL: Duration = Duration::from_millis(200);
 /// files are reported on stderr and skipped; the city keeps what it has.
 pub fn spawn(dir: &Path, url: String, stop: Arc<AtomicBool>) -> Result<JoinHandle<()>> {
     let mut follower =
-        Follower::new(dir, ImportOptions::default()).map_err(|e| anyhow::anyhow!("--follow: {e}"))?;
+        Follower::new(dir, default_grouping()).map_err(|e| anyhow::anyhow!("--follow: {e}"))?;
     let thread = std::thread::Builder::new().name("memcity-follow".into()).spawn(move || {
         let mut sent: Option<History> = None;
         // A history the server has not taken yet is sent again at the next poll.

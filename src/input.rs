@@ -8,7 +8,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use memcity_analysis::replay::Streaming;
 use memcity_analysis::trace::{MAGIC, OpSink, is_binary_trace, read_binary_into, read_trace_into};
-use memcity_analysis::{ReplayOptions, Trace};
+use memcity_analysis::{Grouping, Trace, default_grouping};
 use memcity_model::History;
 
 /// What the app opens when no input is given.
@@ -31,13 +31,13 @@ pub fn load_with_progress(spec: &str, progress: &(dyn Fn(u64, u64) + Sync)) -> R
         return Ok(memcity_hprof::import(&[path.to_path_buf()], &Default::default(), progress)?);
     }
     if memcity_v8::is_snapshots(path) {
-        return Ok(memcity_v8::import(&[path.to_path_buf()], &Default::default(), progress)?);
+        return Ok(memcity_v8::import(&[path.to_path_buf()], &memcity_v8::default_grouping(), progress)?);
     }
     if memcity_heapfile::is_heap_input(path) {
-        return Ok(memcity_heapfile::import(&[path.to_path_buf()], &Default::default())?);
+        return Ok(memcity_heapfile::import(&[path.to_path_buf()], &memcity_heapfile::default_grouping())?);
     }
     if is_trace(path) {
-        return replay_trace_file(path, ReplayOptions::default());
+        return replay_trace_file(path, default_grouping());
     }
     Ok(memcity_model::load_path(path)?)
 }
@@ -58,7 +58,7 @@ pub fn read_trace_file(path: &Path) -> Result<Trace> {
 }
 
 /// Replays a trace file while reading it, so the trace is never held whole.
-pub fn replay_trace_file(path: &Path, options: ReplayOptions) -> Result<History> {
+pub fn replay_trace_file(path: &Path, options: Grouping) -> Result<History> {
     crate::cli::paths::check_input(path)?;
     let binary = is_binary_trace_file(path)?;
     let source = path.display().to_string();
@@ -103,7 +103,9 @@ pub fn load_all(specs: &[String], progress: &(dyn Fn(u64, u64) + Sync)) -> Resul
     match specs {
         [one] => load_with_progress(one, progress),
         _ => match series(&specs.iter().map(std::path::PathBuf::from).collect::<Vec<_>>())? {
-            Series::Snapshots(paths) => Ok(memcity_v8::import(&paths, &Default::default(), progress)?),
+            Series::Snapshots(paths) => {
+                Ok(memcity_v8::import(&paths, &memcity_v8::default_grouping(), progress)?)
+            }
             Series::Dumps(paths) => Ok(memcity_hprof::import(&paths, &Default::default(), progress)?),
         },
     }
@@ -163,8 +165,8 @@ pub fn closure(specs: &[String], index: usize, label: Option<&str>, key: &str) -
             let trace = memcity_analysis::Trace::from_events(
                 scenario.trace(&memcity_analysis::scenarios::Params::default()),
             );
-            let mut streaming = Streaming::new(ReplayOptions::default().without_retained(), spec, trace.unit)
-                .keep_heap_at(index);
+            let mut streaming =
+                Streaming::new(default_grouping().without_retained(), spec, trace.unit).keep_heap_at(index);
             *streaming.strings() = trace.strings;
             for (op, line) in trace.ops.into_iter().zip(trace.lines) {
                 streaming.op(line, op)?;
@@ -175,8 +177,7 @@ pub fn closure(specs: &[String], index: usize, label: Option<&str>, key: &str) -
             let path = Path::new(spec);
             let binary = is_binary_trace_file(path)?;
             let mut streaming =
-                Streaming::new(ReplayOptions::default().without_retained(), spec, unit(binary))
-                    .keep_heap_at(index);
+                Streaming::new(default_grouping().without_retained(), spec, unit(binary)).keep_heap_at(index);
             read_trace_file_into(path, binary, &mut streaming)?;
             Ok(streaming.finish_closure(key)?)
         }
@@ -188,12 +189,12 @@ pub fn closure(specs: &[String], index: usize, label: Option<&str>, key: &str) -
         _ if !specs.is_empty() && specs.iter().all(|s| memcity_v8::is_snapshots(Path::new(s))) => {
             let files = memcity_v8::source::expand(&paths)?;
             let file = file_of(&files, labelled("heap snapshot")?, "heap snapshot", named)?;
-            Ok(memcity_v8::closure_of(file, &Default::default(), key)?)
+            Ok(memcity_v8::closure_of(file, &memcity_v8::default_grouping(), key)?)
         }
         _ if !specs.is_empty() && specs.iter().all(|s| memcity_heapfile::is_heap_input(Path::new(s))) => {
             let files = memcity_heapfile::snapshot_files(&paths)?;
             let file = file_of(&files, labelled("heap file")?, "heap file", memcity_heapfile::labels_file)?;
-            Ok(memcity_heapfile::closure_of(file, &Default::default(), key)?)
+            Ok(memcity_heapfile::closure_of(file, &memcity_heapfile::default_grouping(), key)?)
         }
         [spec, ..] => Err(no_heap(spec)),
         [] => anyhow::bail!("no input given"),
@@ -287,7 +288,7 @@ pub fn is_heap_dumps(path: &Path) -> bool {
 fn scenario(name: &str) -> Result<History> {
     use memcity_analysis::scenarios;
     let scenario = scenario_named(name)?;
-    Ok(scenario.history(&scenarios::Params::default(), memcity_analysis::ReplayOptions::default()))
+    Ok(scenario.history(&scenarios::Params::default(), default_grouping()))
 }
 
 fn scenario_named(name: &str) -> Result<&'static memcity_analysis::scenarios::Scenario> {

@@ -72,7 +72,8 @@ fn objects_of(history: &History, snapshot: usize, key: &str) -> u64 {
 fn check_leak(example: &str, class: &str, holder: &str) {
     let Some(python) = python() else { return };
     let dir = probe(python, example, "2.5");
-    let history = memcity_heapfile::import(std::slice::from_ref(&dir), &Default::default()).unwrap();
+    let history =
+        memcity_heapfile::import(std::slice::from_ref(&dir), &memcity_heapfile::default_grouping()).unwrap();
     let n = history.snapshots.len();
     assert!(n >= 3, "{example}: only {n} snapshots");
     let last = history.snapshots.last().unwrap();
@@ -109,7 +110,8 @@ fn check_leak(example: &str, class: &str, holder: &str) {
 fn check_fixed(example: &str) {
     let Some(python) = python() else { return };
     let dir = probe(python, example, "4");
-    let history = memcity_heapfile::import(std::slice::from_ref(&dir), &Default::default()).unwrap();
+    let history =
+        memcity_heapfile::import(std::slice::from_ref(&dir), &memcity_heapfile::default_grouping()).unwrap();
     // As many as a loaded CI machine manages: the probe skips GC points while a snapshot is taken.
     assert!(history.snapshots.len() >= 3, "{example}: only {} snapshots", history.snapshots.len());
     let leaks: Vec<_> = detect(&history)
@@ -160,7 +162,9 @@ fn a_probe_killed_mid_snapshot_leaves_earlier_snapshots_readable() {
         let out = temp(&format!("killed-{attempt}"));
         let left = kill_mid_snapshot(python, &out);
         if left.iter().any(|n| n.ends_with(".tmp")) {
-            let history = memcity_heapfile::import(std::slice::from_ref(&out), &Default::default()).unwrap();
+            let history =
+                memcity_heapfile::import(std::slice::from_ref(&out), &memcity_heapfile::default_grouping())
+                    .unwrap();
             let complete = left.iter().filter(|n| n.ends_with(".mcheap")).count();
             assert!(complete >= 3, "{left:?}");
             assert_eq!(history.snapshots.len(), complete);

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use memcity_analysis::ReplayOptions;
+use memcity_analysis::Grouping;
 
 use super::retained::RetainedArgs;
 use super::trace::TraceInput;
@@ -27,7 +27,7 @@ pub struct AnalyzeArgs {
 pub fn run(args: AnalyzeArgs) -> Result<()> {
     let classifiers = memcity_heapgraph::parse_list(&args.classifiers)
         .map_err(|e| anyhow::anyhow!("--classifiers: {e}"))?;
-    let options = ReplayOptions { classifiers, analysis: args.retained.analysis() };
+    let options = Grouping { classifiers, analysis: args.retained.analysis() };
     if let Some(out) = &args.out {
         crate::cli::paths::check_output_file(out, "--out")?;
     }

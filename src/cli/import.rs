@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use memcity_heapgraph::AnalysisOptions;
-use memcity_hprof::{ImportOptions, Layout, SnapshotOptions};
+use memcity_hprof::{Grouping, ImportOptions, Layout};
 
 use super::retained::RetainedArgs;
 
@@ -65,21 +65,21 @@ impl LayoutArgs {
 }
 
 pub fn options(classifiers: &str, layout: &LayoutArgs, analysis: AnalysisOptions) -> Result<ImportOptions> {
+    Ok(ImportOptions { layout: layout.layout()?, grouping: grouping(classifiers, analysis)? })
+}
+
+/// `--classifiers` and the retained-size flags as a source's grouping.
+fn grouping(classifiers: &str, analysis: AnalysisOptions) -> Result<Grouping> {
     let classifiers =
         memcity_heapgraph::parse_list(classifiers).map_err(|e| anyhow::anyhow!("--classifiers: {e}"))?;
-    Ok(ImportOptions { layout: layout.layout()?, snapshot: SnapshotOptions { classifiers, analysis } })
+    Ok(Grouping { classifiers, analysis })
 }
 
 pub fn run(args: ImportArgs) -> Result<()> {
     crate::cli::paths::check_output_file(&args.out, "--out")?;
     let history = if args.dumps.iter().all(|p| memcity_heapfile::is_heap_input(p)) {
         let classifiers = args.classifiers.as_deref().unwrap_or("package,type,allocation-site");
-        let snapshot = options(classifiers, &args.layout, args.retained.analysis())?.snapshot;
-        let options = memcity_heapfile::ImportOptions {
-            classifiers: snapshot.classifiers,
-            analysis: snapshot.analysis,
-        };
-        memcity_heapfile::import(&args.dumps, &options)?
+        memcity_heapfile::import(&args.dumps, &grouping(classifiers, args.retained.analysis())?)?
     } else {
         import_series_with_progress(
             &args.dumps,
@@ -107,10 +107,7 @@ pub fn import_series_with_progress(
             with_progress("heap dumps", |report| Ok(memcity_hprof::import(&dumps, &options, report)?))
         }
         crate::input::Series::Snapshots(snapshots) => {
-            let classifiers =
-                memcity_heapgraph::parse_list(classifiers.unwrap_or(memcity_v8::DEFAULT_CLASSIFIERS))
-                    .map_err(|e| anyhow::anyhow!("--classifiers: {e}"))?;
-            let options = memcity_v8::ImportOptions { classifiers, analysis };
+            let options = grouping(classifiers.unwrap_or(memcity_v8::DEFAULT_CLASSIFIERS), analysis)?;
             with_progress("heap snapshots", |report| Ok(memcity_v8::import(&snapshots, &options, report)?))
         }
     }

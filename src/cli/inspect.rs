@@ -72,7 +72,7 @@ pub fn feed(addr: &str, target: Option<String>, every: Duration, ws: &str, count
     let out = std::env::temp_dir().join(format!("memcity-inspect-{}", std::process::id()));
     let options = RecordOptions { addr: inspector_addr(addr)?, target, every, count: 1, out, stall: STALL };
     println!("--inspect: snapshots of {} go to {}", options.addr, options.out.display());
-    let live = memcity_v8::live::LiveSeries::new(Default::default());
+    let live = memcity_v8::live::LiveSeries::new(memcity_v8::default_grouping());
     let mut connection = memcity_wire::Connection::open(ws, memcity_wire::client::DEFAULT_TIMEOUT)?;
     let mut session = None;
     let start = Instant::now();

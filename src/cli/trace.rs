@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use memcity_analysis::scenarios::{self, Params};
 use memcity_analysis::trace::{write_binary_trace, write_trace};
-use memcity_analysis::{ReplayOptions, Trace};
+use memcity_analysis::{Grouping, Trace};
 use memcity_model::History;
 
 use crate::input::read_trace_file;
@@ -47,7 +47,7 @@ pub struct Source {
 
 impl TraceInput {
     /// The trace replayed into a history; a trace file is replayed while it is read.
-    pub fn history(&self, options: ReplayOptions) -> Result<History> {
+    pub fn history(&self, options: Grouping) -> Result<History> {
         if let Some(path) = &self.source.trace {
             return crate::input::replay_trace_file(path, options);
         }

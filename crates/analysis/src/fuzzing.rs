@@ -3,7 +3,7 @@
 //! the trace was read.
 
 use crate::trace::{Trace, read_binary_trace, read_trace, write_binary_trace, write_trace};
-use crate::{ReplayOptions, replay};
+use crate::{default_grouping, replay};
 
 /// Traces longer than this are read but not replayed (replay is the slow part).
 const REPLAY_OPS: usize = 2_000;
@@ -39,7 +39,7 @@ fn replay_checked(trace: Trace) {
     if trace.ops.len() > REPLAY_OPS {
         return;
     }
-    if let Ok(history) = replay(trace, ReplayOptions::default(), "fuzz")
+    if let Ok(history) = replay(trace, default_grouping(), "fuzz")
         && !history.snapshots.is_empty()
     {
         memcity_model::validate::validate_file_history(&history, "fuzz")

@@ -2,38 +2,17 @@
 //! snapshot (grouping counts, pointer maps, retained sizes, heap metrics). The history is built
 //! at the end, when every group that will ever exist is known.
 
-use memcity_heapgraph::{
-    AnalysisOptions, Classifier, GroupedHeap, Grouper, Retained, SnapshotInfo, group_heap_named,
-};
+pub use memcity_heapgraph::Grouping;
+use memcity_heapgraph::{Classifier, GroupedHeap, Grouper, SnapshotInfo, group_heap_named};
 use memcity_model::{FORMAT, HeapMetrics, History, MetricNames};
 
 use crate::group::Leaves;
 use crate::heap::Heap;
 use crate::trace::{Op, OpSink, Strings, Trace, TraceError};
 
-#[derive(Debug, Clone)]
-pub struct ReplayOptions {
-    pub classifiers: Vec<Classifier>,
-    /// Pointer maps, retained sizes and retainer paths per GC.
-    pub analysis: AnalysisOptions,
-}
-
-impl Default for ReplayOptions {
-    fn default() -> Self {
-        ReplayOptions {
-            classifiers: vec![Classifier::Type, Classifier::AllocationSite { depth: 1 }],
-            analysis: AnalysisOptions::default(),
-        }
-    }
-}
-
-impl ReplayOptions {
-    /// Without retained sizes and retainer paths (no dominator tree per GC).
-    pub fn without_retained(mut self) -> Self {
-        self.analysis.retained = Retained::None;
-        self.analysis.retainer_paths = false;
-        self
-    }
+/// Traces are grouped by type, then allocation site, by default.
+pub fn default_grouping() -> Grouping {
+    Grouping::new(vec![Classifier::Type, Classifier::AllocationSite { depth: 1 }])
 }
 
 /// One recorded GC point, in group ids.
@@ -48,7 +27,7 @@ pub struct Replay {
     pub heap: Heap,
     grouper: Grouper,
     leaves: Leaves,
-    options: ReplayOptions,
+    options: Grouping,
     recorded: Vec<Recorded>,
     last_gc: Option<(u64, u64)>,
     /// Keep the heap graph of this GC (by index) and replay nothing after it.
@@ -63,12 +42,12 @@ pub struct KeptHeap {
 }
 
 impl Replay {
-    pub fn new(options: ReplayOptions) -> Replay {
+    pub fn new(options: Grouping) -> Replay {
         Replay::with_strings(options, Strings::default())
     }
 
     /// A replay of ops interned into `strings`.
-    pub fn with_strings(options: ReplayOptions, strings: Strings) -> Replay {
+    pub fn with_strings(options: Grouping, strings: Strings) -> Replay {
         Replay {
             heap: Heap::with_strings(strings),
             grouper: Grouper::new(options.classifiers.clone()),
@@ -160,7 +139,7 @@ impl Replay {
 }
 
 /// Replays a whole trace into a history; the first bad event stops it with its line number.
-pub fn replay(trace: Trace, options: ReplayOptions, source_name: &str) -> Result<History, TraceError> {
+pub fn replay(trace: Trace, options: Grouping, source_name: &str) -> Result<History, TraceError> {
     // One batch: the tables are then sized once for the whole trace.
     let mut streaming = Streaming::new(options, source_name, trace.unit);
     streaming.replay.heap.strings = trace.strings;
@@ -184,7 +163,7 @@ const BATCH: usize = 1 << 16;
 
 impl Streaming {
     /// `unit` names what lines count in errors ("line" or "record").
-    pub fn new(options: ReplayOptions, source_name: &str, unit: &'static str) -> Streaming {
+    pub fn new(options: Grouping, source_name: &str, unit: &'static str) -> Streaming {
         Streaming {
             replay: Replay::new(options),
             batch: Vec::with_capacity(BATCH),

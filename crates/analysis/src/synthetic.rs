@@ -40,7 +40,7 @@ pub fn events(objects: u64) -> impl Iterator<Item = Event> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::replay::{ReplayOptions, replay};
+    use crate::replay::{default_grouping, replay};
     use crate::trace::Trace;
 
     #[test]
@@ -67,7 +67,7 @@ mod tests {
         let trace = Trace::from_events(&events);
         assert_eq!(trace.ops.len(), 4001);
         assert_eq!(trace.strings.types.values.len(), 50);
-        let history = replay(trace, ReplayOptions::default(), "synthetic").unwrap();
+        let history = replay(trace, default_grouping(), "synthetic").unwrap();
         assert_eq!(history.snapshots[0].tree.objects, live.len() as u64);
     }
 }

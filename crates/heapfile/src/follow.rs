@@ -6,16 +6,16 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use memcity_heapgraph::{Grouper, SeriesHeap, history_of};
+use memcity_heapgraph::{Grouper, Grouping, SeriesHeap, history_of};
 use memcity_model::History;
 
 use crate::error::HeapFileError;
-use crate::import::{ImportOptions, label, read_file, series_heap, snapshot_files};
+use crate::import::{label, read_file, series_heap, snapshot_files};
 
 /// The state of following one folder.
 pub struct Follower {
     dir: PathBuf,
-    options: ImportOptions,
+    options: Grouping,
     grouper: Mutex<Grouper>,
     seen: BTreeSet<PathBuf>,
     heaps: Vec<SeriesHeap>,
@@ -32,7 +32,7 @@ pub struct Poll {
 
 impl Follower {
     /// Follows `dir`, which must be a folder (it may be empty: the probe has not written yet).
-    pub fn new(dir: &Path, options: ImportOptions) -> Result<Follower, HeapFileError> {
+    pub fn new(dir: &Path, options: Grouping) -> Result<Follower, HeapFileError> {
         if !dir.is_dir() {
             return Err(HeapFileError::io(
                 dir.display().to_string(),

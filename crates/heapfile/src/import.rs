@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use memcity_heapgraph::{
-    AnalysisOptions, Classifier, Grouper, HeapGraph, LeafMemo, ObjectFacts, RootSet, SeriesHeap,
+    AnalysisOptions, Classifier, Grouper, Grouping, HeapGraph, LeafMemo, ObjectFacts, RootSet, SeriesHeap,
     closure_size, group_heap_owned, history_of, reachable, root_sets,
 };
 use memcity_model::{HeapMetrics, History};
@@ -16,21 +16,9 @@ use rayon::prelude::*;
 use crate::error::HeapFileError;
 use crate::format::{EXTENSION, HeapFile, NO_SITE};
 
-/// How heap files become snapshots.
-#[derive(Debug, Clone)]
-pub struct ImportOptions {
-    pub classifiers: Vec<Classifier>,
-    pub analysis: AnalysisOptions,
-}
-
-impl Default for ImportOptions {
-    /// Module → type → allocation site.
-    fn default() -> ImportOptions {
-        ImportOptions {
-            classifiers: vec![Classifier::Package, Classifier::Type, Classifier::AllocationSite { depth: 1 }],
-            analysis: AnalysisOptions::default(),
-        }
-    }
+/// Heap files are grouped by module, then type, then allocation site, by default.
+pub fn default_grouping() -> Grouping {
+    Grouping::new(vec![Classifier::Package, Classifier::Type, Classifier::AllocationSite { depth: 1 }])
 }
 
 /// Reads and checks one heap file.
@@ -91,7 +79,7 @@ pub fn snapshot_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, HeapFileError> 
 
 /// Imports the heap files named by `paths` (files, or folders of `.mcheap` files), one snapshot
 /// per file. A bad file rejects the whole series.
-pub fn import(paths: &[PathBuf], options: &ImportOptions) -> Result<History, HeapFileError> {
+pub fn import(paths: &[PathBuf], options: &Grouping) -> Result<History, HeapFileError> {
     let files = snapshot_files(paths)?;
     let grouper = Mutex::new(Grouper::new(options.classifiers.clone()));
     let heaps = files
@@ -104,7 +92,7 @@ pub fn import(paths: &[PathBuf], options: &ImportOptions) -> Result<History, Hea
 
 /// The exact GC closure `(objects, bytes)` of the leaf group `key` in one heap file, grouped
 /// the way `options` groups a series: what the app computes on demand for the selected building.
-pub fn closure_of(path: &Path, options: &ImportOptions, key: &str) -> Result<(u64, u64), HeapFileError> {
+pub fn closure_of(path: &Path, options: &Grouping, key: &str) -> Result<(u64, u64), HeapFileError> {
     let file = read_file(path)?;
     let mut grouper = Grouper::new(options.classifiers.clone());
     let (graph, _) = heap_graph(&file, &mut grouper);

@@ -14,7 +14,10 @@ mod read;
 pub use error::HeapFileError;
 pub use follow::Follower;
 pub use format::{EXTENSION, HeapFile, MAGIC, Meta, VERSION};
-pub use import::{ImportOptions, closure_of, import, is_heap_input, labels_file, read_file, snapshot_files};
+pub use import::{
+    closure_of, default_grouping, import, is_heap_input, labels_file, read_file, snapshot_files,
+};
+pub use memcity_heapgraph::Grouping;
 pub use read::has_magic;
 
 /// Parses a heap file's bytes; `name` is what errors call the file.

@@ -128,7 +128,7 @@ fn a_series_goes_through_the_pipeline_with_retainer_paths() {
     }
     std::fs::write(dir.join(".snapshot-000003.mcheap.tmp"), b"MEMCITYH").unwrap();
     assert!(is_heap_input(&dir));
-    let history = import(std::slice::from_ref(&dir), &ImportOptions::default()).unwrap();
+    let history = import(std::slice::from_ref(&dir), &default_grouping()).unwrap();
     assert_eq!(history.snapshots.len(), 3);
     let last = history.snapshots.last().unwrap();
     assert_eq!(last.label.as_deref(), Some("snapshot-000002 (gc; cost 2 ms)"));
@@ -146,7 +146,7 @@ fn a_series_goes_through_the_pipeline_with_retainer_paths() {
 #[test]
 fn a_follower_adds_new_files_and_skips_bad_ones() {
     let dir = temp_dir("follow");
-    let mut follower = Follower::new(&dir, ImportOptions::default()).unwrap();
+    let mut follower = Follower::new(&dir, default_grouping()).unwrap();
     assert!(follower.poll().history.is_none());
     std::fs::write(dir.join("snapshot-000001.mcheap"), sample(1, 10).to_bytes()).unwrap();
     assert_eq!(follower.poll().history.unwrap().snapshots.len(), 1);
@@ -159,7 +159,7 @@ fn a_follower_adds_new_files_and_skips_bad_ones() {
     assert_eq!(poll.errors.len(), 1);
     assert!(poll.errors[0].to_string().contains("snapshot-000002.mcheap: at byte"), "{}", poll.errors[0]);
     assert_eq!(follower.snapshots(), 2);
-    assert!(Follower::new(&dir.join("nope"), ImportOptions::default()).is_err());
+    assert!(Follower::new(&dir.join("nope"), default_grouping()).is_err());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -179,12 +179,12 @@ fn the_closure_of_one_group_matches_the_imported_one() {
     let dir = temp_dir("closure");
     let path = dir.join("snapshot-000000.mcheap");
     std::fs::write(&path, sample(3, 0).to_bytes()).unwrap();
-    let options = ImportOptions {
+    let options = Grouping {
         analysis: memcity_heapgraph::AnalysisOptions {
             retained: memcity_heapgraph::Retained::Closure,
             ..Default::default()
         },
-        ..ImportOptions::default()
+        ..default_grouping()
     };
     let history = import(std::slice::from_ref(&path), &options).unwrap();
     let snapshot = &history.snapshots[0];

@@ -19,8 +19,8 @@ pub use classify::{Classifier, FactUse, ObjectFacts, parse_list};
 pub use group::{GroupCounts, Grouper, ROOT_KEY};
 pub use maps::{PointerMaps, pointer_maps};
 pub use pipeline::{
-    AnalysisOptions, GroupPath, GroupedHeap, LeafMemo, Retained, SnapshotInfo, group_heap, group_heap_named,
-    group_heap_owned,
+    AnalysisOptions, GroupPath, GroupedHeap, Grouping, LeafMemo, Retained, SnapshotInfo, group_heap,
+    group_heap_named, group_heap_owned,
 };
 pub use roots::{RootKind, RootSet, root_sets};
 pub use series::{SeriesHeap, history_of};

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use memcity_model::{HeapMetrics, PointerMap, RetainerPath, RetainerStep, Snapshot};
 use rustc_hash::FxHashMap as HashMap;
 
-use crate::classify::ObjectFacts;
+use crate::classify::{Classifier, ObjectFacts};
 use crate::dominators::{assemble, immediate_dominators};
 use crate::group::{GroupCounts, Grouper};
 use crate::maps::{PointerMaps, pointed_from, pointer_maps, points_to};
@@ -40,6 +40,29 @@ pub struct AnalysisOptions {
 impl Default for AnalysisOptions {
     fn default() -> AnalysisOptions {
         AnalysisOptions { pointer_maps: true, retained: Retained::Dominated, retainer_paths: true }
+    }
+}
+
+/// How a source's objects become snapshots: the classifiers that group them (outermost first)
+/// and what is computed per group. Each source has its own default classifiers (its crate's
+/// `default_grouping`), so there is no `Default`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grouping {
+    pub classifiers: Vec<Classifier>,
+    pub analysis: AnalysisOptions,
+}
+
+impl Grouping {
+    /// These classifiers, with pointer maps, dominated sizes and retainer paths.
+    pub fn new(classifiers: Vec<Classifier>) -> Grouping {
+        Grouping { classifiers, analysis: AnalysisOptions::default() }
+    }
+
+    /// Without retained sizes and retainer paths (no dominator tree per snapshot).
+    pub fn without_retained(mut self) -> Grouping {
+        self.analysis.retained = Retained::None;
+        self.analysis.retainer_paths = false;
+        self
     }
 }
 

@@ -6,19 +6,26 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use memcity_heapgraph::{Grouper, SeriesHeap, history_of};
+use memcity_heapgraph::{Grouper, Grouping, SeriesHeap, history_of};
 use memcity_model::History;
 use rayon::prelude::*;
 
 use crate::error::HprofError;
 use crate::layout::Layout;
-use crate::snapshot::{SnapshotOptions, assign_leaves, group_dump};
+use crate::snapshot::{assign_leaves, default_grouping, group_dump};
 use crate::source;
 
-#[derive(Debug, Clone, Default)]
+/// How dumps are read (the JVM's object layout) and grouped.
+#[derive(Debug, Clone)]
 pub struct ImportOptions {
     pub layout: Layout,
-    pub snapshot: SnapshotOptions,
+    pub grouping: Grouping,
+}
+
+impl Default for ImportOptions {
+    fn default() -> ImportOptions {
+        ImportOptions { layout: Layout::default(), grouping: default_grouping() }
+    }
 }
 
 /// Imports the dumps named by `paths` (files, or folders of `.hprof`/`.hprof.gz` files).
@@ -34,7 +41,7 @@ pub fn import(
     let sizes: Vec<u64> = files.iter().map(|f| f.metadata().map(|m| m.len()).unwrap_or(0)).collect();
     let total = sizes.iter().sum();
     let done = AtomicU64::new(0);
-    let grouper = Mutex::new(Grouper::new(options.snapshot.classifiers.clone()));
+    let grouper = Mutex::new(Grouper::new(options.grouping.classifiers.clone()));
     let results: Vec<Result<SeriesHeap, HprofError>> = files
         .par_iter()
         .zip(&sizes)
@@ -72,7 +79,7 @@ fn import_one(
         (assign_leaves(&mut dump, &mut grouper), grouper.group_count())
     };
     // Groups other dumps add meanwhile have no objects here; the counts cover what exists now.
-    let heap = group_dump(&mut dump, &mut roots, group_count, &options.snapshot.analysis);
+    let heap = group_dump(&mut dump, &mut roots, group_count, &options.grouping.analysis);
     let label = file.file_name().map_or(name.clone(), |n| n.to_string_lossy().into_owned());
     Ok(SeriesHeap { time_ms: dump.timestamp_ms, label, heap, metrics: Default::default() })
 }
@@ -84,7 +91,7 @@ pub fn closure_of(file: &Path, options: &ImportOptions, key: &str) -> Result<(u6
     let bytes = source::open(file)?;
     let mut dump = crate::read_dump_bytes(&bytes, &name, &options.layout, &|_| {})?;
     drop(bytes);
-    let mut grouper = Grouper::new(options.snapshot.classifiers.clone());
+    let mut grouper = Grouper::new(options.grouping.classifiers.clone());
     let mut roots = assign_leaves(&mut dump, &mut grouper);
     crate::snapshot::hold_unreached(&mut dump, &mut roots);
     let group = grouper

@@ -27,10 +27,11 @@ pub use error::HprofError;
 pub use histogram::{Histogram, parse_histogram};
 pub use import::{ImportOptions, closure_of, import};
 pub use layout::Layout;
+pub use memcity_heapgraph::Grouping;
 pub use memcity_heapgraph::ROOT_KEY;
 pub use memcity_heapgraph::{Classifier, RootKind, parse_list};
 pub use resolve::Dump;
-pub use snapshot::SnapshotOptions;
+pub use snapshot::default_grouping;
 
 /// Reads one dump file. `progress(bytes)` reports how far pass 1 got.
 pub fn read_dump(path: &Path, layout: &Layout, progress: &dyn Fn(u64)) -> Result<Dump, HprofError> {

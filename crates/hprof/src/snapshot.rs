@@ -3,28 +3,15 @@
 //! maps, retained sizes and retainer paths per group.
 
 use memcity_heapgraph::{
-    AnalysisOptions, Classifier, GroupedHeap, Grouper, LeafMemo, ObjectFacts, RootKind, RootSet,
+    AnalysisOptions, Classifier, GroupedHeap, Grouper, Grouping, LeafMemo, ObjectFacts, RootKind, RootSet,
     group_heap_owned, reachable, root_sets,
 };
 
 use crate::resolve::Dump;
 
-/// How dumps become snapshots.
-#[derive(Debug, Clone)]
-pub struct SnapshotOptions {
-    pub classifiers: Vec<Classifier>,
-    /// Pointer maps, retained sizes (dominated by default, exact GC closures on request) and
-    /// retainer paths.
-    pub analysis: AnalysisOptions,
-}
-
-impl Default for SnapshotOptions {
-    fn default() -> SnapshotOptions {
-        SnapshotOptions {
-            classifiers: vec![Classifier::Package, Classifier::Type],
-            analysis: AnalysisOptions::default(),
-        }
-    }
+/// Dumps are grouped by package, then type, by default.
+pub fn default_grouping() -> Grouping {
+    Grouping::new(vec![Classifier::Package, Classifier::Type])
 }
 
 /// Puts every object of the dump into its leaf group (`dump.graph.group` held class indices)

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use common::{check_against_histogram, check_leak};
-use memcity_hprof::{Classifier, ImportOptions, SnapshotOptions};
+use memcity_hprof::{Classifier, Grouping, ImportOptions};
 
 /// The leak program, paused between phases.
 pub struct LeakApp {
@@ -118,10 +118,8 @@ fn live_jvm_dumps_match_its_histograms_and_show_the_leak() {
             &dir.join(format!("histogram{phase}.txt")),
         );
     }
-    let options = ImportOptions {
-        snapshot: SnapshotOptions { classifiers: vec![Classifier::Type], ..SnapshotOptions::default() },
-        ..ImportOptions::default()
-    };
+    let options =
+        ImportOptions { grouping: Grouping::new(vec![Classifier::Type]), ..ImportOptions::default() };
     let history = memcity_hprof::import(std::slice::from_ref(&dir), &options, &|_, _| {}).unwrap();
     check_leak(&history, people.into(), searches.into());
     check_session_path(&history);

@@ -7,7 +7,7 @@ mod common;
 
 use common::{check_against_histogram, check_leak, leaf};
 use memcity_heapgraph::{AnalysisOptions, Retained};
-use memcity_hprof::{ImportOptions, Layout, SnapshotOptions};
+use memcity_hprof::{Grouping, ImportOptions, Layout};
 use memcity_model::History;
 
 fn sample_dir() -> PathBuf {
@@ -17,7 +17,7 @@ fn sample_dir() -> PathBuf {
 fn import_sample(classifiers: &str) -> History {
     let options = ImportOptions {
         layout: Layout::default(),
-        snapshot: SnapshotOptions {
+        grouping: Grouping {
             classifiers: memcity_hprof::parse_list(classifiers).unwrap(),
             analysis: AnalysisOptions { retained: Retained::Closure, ..AnalysisOptions::default() },
         },

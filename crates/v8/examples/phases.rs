@@ -3,11 +3,10 @@
 use std::time::Instant;
 
 use memcity_heapgraph::{AnalysisOptions, Grouper, Retained, group_heap, reachable};
-use memcity_v8::ImportOptions;
 
 fn main() {
     let path = std::env::args().nth(1).expect("usage: phases FILE");
-    let options = ImportOptions::default();
+    let options = memcity_v8::default_grouping();
     // The best of three reads (the machine is shared).
     let mut best = f64::MAX;
     let mut raw = None;

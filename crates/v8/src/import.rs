@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use memcity_heapgraph::{
-    AnalysisOptions, Classifier, GroupedHeap, Grouper, SeriesHeap, group_heap_owned, history_of, reachable,
+    Classifier, GroupedHeap, Grouper, Grouping, SeriesHeap, group_heap_owned, history_of, reachable,
 };
 use memcity_model::History;
 use rayon::prelude::*;
@@ -17,31 +17,19 @@ use crate::graph::into_graph;
 use crate::read::{ReadOptions, read};
 use crate::source;
 
-/// How snapshots become a history.
-#[derive(Debug, Clone)]
-pub struct ImportOptions {
-    pub classifiers: Vec<Classifier>,
-    /// Pointer maps, retained sizes and retainer paths.
-    pub analysis: AnalysisOptions,
-}
-
 /// Districts by V8 node type (object, closure, string, native, …), buildings by constructor.
 pub const DEFAULT_CLASSIFIERS: &str = "node-type,type";
 
-impl Default for ImportOptions {
-    fn default() -> ImportOptions {
-        ImportOptions {
-            classifiers: vec![Classifier::NodeType, Classifier::Type],
-            analysis: AnalysisOptions::default(),
-        }
-    }
+/// Snapshots are grouped by [`DEFAULT_CLASSIFIERS`] by default.
+pub fn default_grouping() -> Grouping {
+    Grouping::new(vec![Classifier::NodeType, Classifier::Type])
 }
 
 /// Imports the snapshots named by `paths` (files, or folders of snapshots).
 /// `progress(done, total)` reports bytes of the files on disk.
 pub fn import(
     paths: &[PathBuf],
-    options: &ImportOptions,
+    options: &Grouping,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<History, V8Error> {
     let files = source::order(source::expand(paths)?);
@@ -73,7 +61,7 @@ pub fn import(
 /// Reads and groups one snapshot with the series' grouper.
 pub fn import_one(
     file: &Path,
-    options: &ImportOptions,
+    options: &Grouping,
     grouper: &Mutex<Grouper>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<GroupedHeap, V8Error> {
@@ -95,7 +83,7 @@ pub fn import_one(
 
 /// The exact GC closure `(objects, bytes)` of the leaf group `key` in one snapshot, grouped the
 /// way `options` groups a series: what the app computes on demand for the selected building.
-pub fn closure_of(file: &Path, options: &ImportOptions, key: &str) -> Result<(u64, u64), V8Error> {
+pub fn closure_of(file: &Path, options: &Grouping, key: &str) -> Result<(u64, u64), V8Error> {
     let name = file.display().to_string();
     let uses = memcity_heapgraph::FactUse::of(&options.classifiers);
     let (text, size_hint) = source::open(file, |_| {})?;

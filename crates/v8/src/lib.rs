@@ -23,7 +23,8 @@ pub mod strings;
 pub mod trace;
 
 pub use error::V8Error;
-pub use import::{DEFAULT_CLASSIFIERS, ImportOptions, closure_of, import, import_one};
+pub use import::{DEFAULT_CLASSIFIERS, closure_of, default_grouping, import, import_one};
+pub use memcity_heapgraph::Grouping;
 pub use read::{RawHeap, ReadOptions};
 pub use source::{is_snapshot_file, is_snapshot_name, is_snapshots};
 

@@ -4,19 +4,19 @@
 use std::path::Path;
 use std::sync::Mutex;
 
-use memcity_heapgraph::{Grouper, SnapshotInfo};
+use memcity_heapgraph::{Grouper, Grouping, SnapshotInfo};
 use memcity_model::{HeapMetrics, Snapshot};
 
 use crate::error::V8Error;
-use crate::import::{ImportOptions, import_one};
+use crate::import::import_one;
 
 pub struct LiveSeries {
-    options: ImportOptions,
+    options: Grouping,
     grouper: Mutex<Grouper>,
 }
 
 impl LiveSeries {
-    pub fn new(options: ImportOptions) -> LiveSeries {
+    pub fn new(options: Grouping) -> LiveSeries {
         let grouper = Mutex::new(Grouper::new(options.classifiers.clone()));
         LiveSeries { options, grouper }
     }

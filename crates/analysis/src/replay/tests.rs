@@ -16,10 +16,7 @@ const TRACE: &str = r#"{"e":"alloc","id":1,"type":"app.List","size":16,"site":["
 
 fn run(text: &str, classifiers: &str) -> Result<History, TraceError> {
     let trace = read_trace(text.as_bytes(), "t.jsonl")?;
-    let options = ReplayOptions {
-        classifiers: memcity_heapgraph::parse_list(classifiers).unwrap(),
-        ..Default::default()
-    };
+    let options = Grouping::new(memcity_heapgraph::parse_list(classifiers).unwrap());
     replay(trace, options, "t.jsonl")
 }
 
@@ -97,7 +94,7 @@ fn bad_traces_fail_with_line_numbers() {
 fn streaming_replay_over_several_batches_equals_the_whole_replay() {
     use crate::trace::{events_to_binary, read_binary_into};
     let mut events: Vec<Event> = crate::synthetic::events(40_000).collect(); // 80k ops: 2 batches
-    let options = ReplayOptions::default().without_retained();
+    let options = default_grouping().without_retained();
     let whole = replay(Trace::from_events(&events), options.clone(), "t").unwrap();
 
     let binary = events_to_binary(&events);

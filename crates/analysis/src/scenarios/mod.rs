@@ -10,7 +10,7 @@ pub use lessons::Lesson;
 
 use memcity_model::History;
 
-use crate::replay::{ReplayOptions, replay};
+use crate::replay::{Grouping, replay};
 use crate::trace::{Event, Trace};
 use sim::Sim;
 
@@ -149,7 +149,7 @@ impl Scenario {
     }
 
     /// The scenario replayed into a history.
-    pub fn history(&self, params: &Params, options: ReplayOptions) -> History {
+    pub fn history(&self, params: &Params, options: Grouping) -> History {
         let trace = Trace::from_events(self.trace(params));
         // The simulator only emits consistent events, so replay cannot fail.
         replay(trace, options, self.name).expect("scenario traces are consistent")

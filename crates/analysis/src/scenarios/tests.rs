@@ -3,11 +3,12 @@ use std::collections::BTreeMap;
 use memcity_model::History;
 
 use super::*;
+use crate::replay::default_grouping;
 use crate::windows::{WindowKind, detect};
-use memcity_heapgraph::Classifier;
+use memcity_heapgraph::{Classifier, Grouping};
 
 fn by_type(name: &str) -> History {
-    let options = ReplayOptions { classifiers: vec![Classifier::Type], ..Default::default() };
+    let options = Grouping::new(vec![Classifier::Type]);
     find(name).unwrap().history(&Params::default(), options)
 }
 
@@ -42,7 +43,7 @@ fn scenarios_are_deterministic_for_a_seed() {
 #[test]
 fn default_histories_are_modest_and_valid() {
     for s in SCENARIOS {
-        let h = s.history(&Params::default(), ReplayOptions::default());
+        let h = s.history(&Params::default(), default_grouping());
         memcity_model::validate_history(&h, &|_| s.name.into(), &|i| format!("snapshots[{i}]")).unwrap();
         assert_eq!(h.snapshots.len(), 30, "{}", s.name);
         let mut leaves = 0;
@@ -128,7 +129,7 @@ fn retained_size_of_the_leak_root_holds_the_leak() {
 fn window_verdicts_hold_for_other_seeds() {
     for seed in 1..6 {
         for s in SCENARIOS {
-            let options = ReplayOptions::default().without_retained();
+            let options = default_grouping().without_retained();
             let kinds: Vec<WindowKind> = detect(&s.history(&Params { seed, ..Params::default() }, options))
                 .iter()
                 .map(|w| w.kind)
@@ -166,7 +167,7 @@ fn retainer_types(h: &History, leaf_key: &str) -> (Vec<String>, Vec<String>) {
 
 #[test]
 fn linked_list_char_arrays_are_kept_by_the_registry_list() {
-    let h = find("linked-list").unwrap().history(&Params::default(), ReplayOptions::default());
+    let h = find("linked-list").unwrap().history(&Params::default(), default_grouping());
     let (types, roots) = retainer_types(&h, "Heap#Type:char[]#Allocation Site:app.model.Person.<init>");
     assert_eq!(
         types,
@@ -203,7 +204,7 @@ fn cache_leaks_end_at_the_map_that_is_never_cleaned() {
             "Static Field com.dynatrace.easytravel.LocationCache.cache",
         ),
     ] {
-        let h = find(scenario).unwrap().history(&Params::default(), ReplayOptions::default());
+        let h = find(scenario).unwrap().history(&Params::default(), default_grouping());
         let (types, roots) = retainer_types(&h, leaking);
         assert!(types.iter().any(|t| t == map), "{scenario}: {types:?}");
         assert_eq!(roots, [root], "{scenario}: {types:?}");

@@ -1,5 +1,5 @@
 use super::*;
-use crate::replay::{ReplayOptions, replay};
+use crate::replay::{default_grouping, replay};
 use crate::scenarios::{Params, find};
 use crate::trace::{read_trace, write_trace};
 
@@ -36,7 +36,7 @@ fn a_scenario_replays_the_same_from_json_lines_and_binary() {
     assert_eq!(from_binary.ops, from_json.ops);
     let every_event = |t: &Trace| (0..t.ops.len()).map(|i| t.event(i)).collect::<Vec<_>>();
     assert_eq!(every_event(&from_binary), events);
-    let options = ReplayOptions::default();
+    let options = default_grouping();
     assert_eq!(replay(from_binary, options.clone(), "b").unwrap(), replay(from_json, options, "j").unwrap());
 }
 
@@ -104,7 +104,7 @@ fn replay_errors_in_a_binary_trace_name_the_record() {
     ];
     let trace = read_binary_trace(&events_to_binary(&events), "t.mctrace").unwrap();
     // Records: type, site, thread, alloc, field, ptr, gc.
-    let err = replay(trace, ReplayOptions::default(), "t.mctrace").unwrap_err();
+    let err = replay(trace, default_grouping(), "t.mctrace").unwrap_err();
     assert_eq!(
         err.to_string(),
         "t.mctrace: record 6: object 7 does not exist (never allocated or already freed)"
