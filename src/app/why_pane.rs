@@ -11,6 +11,7 @@ use crate::app::model::CityModel;
 use crate::app::names::GroupNames;
 use crate::app::render::retainer_arcs::RETAINER;
 use crate::app::time::TimeCursor;
+use crate::app::ui::stack::{Place, Stacks};
 use crate::app::ui::{Room, UiSystems};
 use crate::app::why::{Closure, Closures, LeakSuspects, RetainerView, step_lines, target_of};
 
@@ -35,6 +36,7 @@ fn redraw_while_computing(closures: Res<Closures>, mut redraw: MessageWriter<Req
     }
 }
 
+#[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it reads
 fn retainer_pane(
     mut contexts: EguiContexts,
     room: Res<Room>,
@@ -43,17 +45,21 @@ fn retainer_pane(
     cursor: Res<TimeCursor>,
     (view, closures): (Res<RetainerView>, Res<Closures>),
     mut fly: MessageWriter<FlyTo>,
+    mut stacks: ResMut<Stacks>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let room = room.rect(ctx);
     let Some(key) = &view.key else { return Ok(()) };
-    egui::Window::new("Why is it alive?")
+    let (corner, offset) = stacks.anchor(Place::WhyAlive);
+    let shown = egui::Window::new("Why is it alive?")
         .constrain_to(room)
-        .anchor(egui::Align2::RIGHT_BOTTOM, [-8.0, -8.0])
+        .anchor(corner, offset)
         .resizable(false)
         .show(ctx, |ui| {
             let Some((lines, roots)) = step_lines(&model, &view, cursor.current) else {
-                ui.label("This input has no retainer paths (heap dumps, traces and scenarios have them).");
+                ui.label(
+                    "This input has no retainer paths (heap dumps, V8 heap snapshots, heap files, traces and scenarios have them).",
+                );
                 return;
             };
             ui.colored_label(gold(), "kept alive by (gold arcs), up to the GC roots:");
@@ -93,9 +99,13 @@ fn retainer_pane(
                 None => {}
             }
         });
+    if let Some(shown) = shown {
+        stacks.shown(Place::WhyAlive, shown.response.rect);
+    }
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it reads
 fn suspects_pane(
     mut contexts: EguiContexts,
     room: Res<Room>,
@@ -104,6 +114,7 @@ fn suspects_pane(
     suspects: Res<LeakSuspects>,
     mut selection: ResMut<Selection>,
     mut fly: MessageWriter<FlyTo>,
+    mut stacks: ResMut<Stacks>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let room = room.rect(ctx);
@@ -111,10 +122,11 @@ fn suspects_pane(
     if suspects.is_empty() {
         return Ok(());
     }
-    egui::Window::new("Leak suspects")
+    let (corner, offset) = stacks.anchor(Place::LeakSuspects);
+    let shown = egui::Window::new("Leak suspects")
         .constrain_to(room)
         .default_open(false)
-        .anchor(egui::Align2::LEFT_BOTTOM, [8.0, -8.0])
+        .anchor(corner, offset)
         .show(ctx, |ui| {
             ui.label("groups whose retained bytes grow most:");
             for s in suspects {
@@ -141,6 +153,9 @@ fn suspects_pane(
                 }
             }
         });
+    if let Some(shown) = shown {
+        stacks.shown(Place::LeakSuspects, shown.response.rect);
+    }
     Ok(())
 }
 

@@ -3,6 +3,7 @@
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
+use super::stack::{Place, Stacks};
 use super::{Panes, Room, UiSystems};
 
 pub struct ControlsPlugin;
@@ -22,14 +23,20 @@ pub const HINTS: &[&str] = &[
     "F12: screenshot",
 ];
 
-fn controls(mut contexts: EguiContexts, room: Res<Room>, mut panes: ResMut<Panes>) -> Result {
+fn controls(
+    mut contexts: EguiContexts,
+    room: Res<Room>,
+    mut panes: ResMut<Panes>,
+    mut stacks: ResMut<Stacks>,
+) -> Result {
     let ctx = contexts.ctx_mut()?;
     let room = room.rect(ctx);
     let mut open = panes.controls;
-    egui::Window::new("Controls")
+    let (corner, offset) = stacks.anchor(Place::Controls);
+    let shown = egui::Window::new("Controls")
         .constrain_to(room)
         .open(&mut open)
-        .anchor(egui::Align2::LEFT_BOTTOM, [8.0, -8.0])
+        .anchor(corner, offset)
         .collapsible(false)
         .resizable(false)
         .show(ctx, |ui| {
@@ -37,6 +44,9 @@ fn controls(mut contexts: EguiContexts, room: Res<Room>, mut panes: ResMut<Panes
                 ui.label(*line);
             }
         });
+    if let Some(shown) = shown {
+        stacks.shown(Place::Controls, shown.response.rect);
+    }
     if open != panes.controls {
         panes.controls = open;
     }

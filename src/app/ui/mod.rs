@@ -11,6 +11,7 @@ pub mod search;
 pub mod selection;
 pub mod settings;
 pub mod sources;
+pub mod stack;
 pub mod timeline;
 pub mod toolbar;
 pub mod tooltip;
@@ -79,8 +80,10 @@ impl Plugin for UiPlugin {
         app.init_resource::<Panes>()
             .init_resource::<Room>()
             .init_resource::<UiFocus>()
+            .init_resource::<stack::Stacks>()
             .configure_sets(EguiPrimaryContextPass, (UiSystems::Panels, UiSystems::Panes).chain())
             .add_systems(PreUpdate, (drop_repeated_modifiers, ui_focus).after(EguiPreUpdateSet::ProcessInput))
+            .add_systems(EguiPrimaryContextPass, stack::next_frame.before(UiSystems::Panes))
             .add_systems(EguiPrimaryContextPass, why_repaint.after(UiSystems::Panes))
             .add_plugins((
                 fonts::FontsPlugin,

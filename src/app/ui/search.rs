@@ -5,6 +5,7 @@
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
+use super::stack::{Place, Stacks};
 use super::{Panes, Room, UiSystems};
 use crate::app::camera::FlyTo;
 use crate::app::inspect::{Selection, Target};
@@ -35,14 +36,16 @@ fn search_pane(
     names: Res<GroupNames>,
     mut selection: ResMut<Selection>,
     mut fly: MessageWriter<FlyTo>,
+    mut stacks: ResMut<Stacks>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let room = room.rect(ctx);
     let (mut chosen, mut open) = (None, panes.search);
-    egui::Window::new("Search")
+    let (corner, offset) = stacks.anchor(Place::Search);
+    let shown = egui::Window::new("Search")
         .constrain_to(room)
         .open(&mut open)
-        .anchor(egui::Align2::RIGHT_BOTTOM, [-8.0, -8.0])
+        .anchor(corner, offset)
         .collapsible(false)
         .resizable(false)
         .show(ctx, |ui| {
@@ -60,6 +63,9 @@ fn search_pane(
                 chosen = hits.first().copied();
             }
         });
+    if let Some(shown) = shown {
+        stacks.shown(Place::Search, shown.response.rect);
+    }
     if let Some(group) = chosen {
         let target = if model.layout.building(group).is_some() {
             Target::Building(group)

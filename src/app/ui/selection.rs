@@ -7,6 +7,7 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use super::describe::describe;
+use super::stack::Stacks;
 use super::{Room, UiSystems};
 use crate::app::camera::FlyTo;
 use crate::app::inspect::{Selection, Target};
@@ -45,6 +46,7 @@ fn selection_pane(
     tour: Option<Res<Tour>>,
     mut selection: ResMut<Selection>,
     mut fly: MessageWriter<FlyTo>,
+    stacks: Res<Stacks>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let room = room.rect(ctx);
@@ -56,6 +58,9 @@ fn selection_pane(
         .anchor(egui::Align2::RIGHT_TOP, [-8.0, 8.0])
         .collapsible(false)
         .resizable(false)
+        // Ends above "Why is it alive?" and the search; long reference lists scroll.
+        .max_height(stacks.room_above_right(room))
+        .vscroll(true)
         .show(ctx, |ui| {
             ui.set_max_width(460.0);
             for (i, line) in describe(&model, &names, cursor.current, target.group()).into_iter().enumerate()
