@@ -27,13 +27,32 @@ pub struct LiveServer {
     pub rebuild: Option<Duration>,
     /// Changes waiting for the displayed frame to catch up (their receive times).
     pending: Vec<Instant>,
+    /// Where the live snapshots lie when memcity itself wrote or reads them (`--inspect`'s
+    /// folder, `--follow`'s): a live city's exact GC closures are computed from there. Empty for
+    /// histories pushed by clients, which carry groups, not objects.
+    pub source: Vec<String>,
 }
 
 impl LiveServer {
     pub fn new(server: Server) -> LiveServer {
         let updates = Mutex::new(server.subscribe());
         let url = format!("ws://{}", server.local_addr());
-        LiveServer { server, updates, url, last: None, latency: None, rebuild: None, pending: Vec::new() }
+        LiveServer {
+            server,
+            updates,
+            url,
+            last: None,
+            latency: None,
+            rebuild: None,
+            pending: Vec::new(),
+            source: Vec::new(),
+        }
+    }
+
+    /// A live city whose snapshots memcity can read again from `source`.
+    pub fn with_source(mut self, source: Vec<String>) -> LiveServer {
+        self.source = source;
+        self
     }
 
     pub fn clients(&self) -> usize {
@@ -116,7 +135,7 @@ fn take_updates(
                 model.replace_keeping_layout((*history).clone(), &settings);
                 *morph = LayoutMorph { from: Some(previous), generation: model.generation, t: 0.0 };
             } else {
-                source.0.clear();
+                source.0.clone_from(&live.source);
                 load.write(LoadHistory(history));
             }
         }

@@ -66,6 +66,8 @@ pub struct AppOptions {
     pub load_in_background: Option<Vec<String>>,
     /// A running WebSocket server whose pushes change the city (`--listen`).
     pub listen: Option<memcity_wire::Server>,
+    /// Where the live snapshots lie when memcity takes them itself (`--inspect`, `--follow`).
+    pub live_source: Vec<String>,
     /// The inputs `history` was loaded from (exact GC closures are computed again from them).
     pub source: Vec<String>,
     /// A guided tour to start (`--tour NAME`; `history` is that scenario).
@@ -137,7 +139,8 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
         app.add_plugins(render::CityRenderPlugin);
     }
     if let Some(server) = options.listen {
-        app.insert_resource(live::LiveServer::new(server)).add_plugins(live::LivePlugin);
+        app.insert_resource(live::LiveServer::new(server).with_source(options.live_source))
+            .add_plugins(live::LivePlugin);
     }
     if let Some(spec) = options.load_in_background {
         app.world_mut().write_message(load::OpenInput(spec));

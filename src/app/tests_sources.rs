@@ -32,6 +32,11 @@ fn update_until(app: &mut App, what: &str, done: impl Fn(&App) -> bool) {
 }
 
 fn live_app() -> (App, Connection) {
+    live_app_reading(Vec::new())
+}
+
+/// A live city whose snapshots memcity can read again from `source` (as `--inspect` has).
+fn live_app_reading(source: Vec<String>) -> (App, Connection) {
     let server = Server::start(ServerConfig { addr: "127.0.0.1:0".into(), ..Default::default() }).unwrap();
     let url = format!("ws://{}", server.local_addr());
     let empty = memcity_model::History { snapshots: Vec::new(), ..sample() };
@@ -40,7 +45,7 @@ fn live_app() -> (App, Connection) {
         .init_resource::<ButtonInput<KeyCode>>()
         .add_plugins(ModelPlugin { history: Arc::new(empty), settings: Settings::default() })
         .add_plugins(TimePlugin)
-        .insert_resource(LiveServer::new(server))
+        .insert_resource(LiveServer::new(server).with_source(source))
         .add_plugins(LivePlugin);
     app.update();
     let connection = Connection::open(&url, Duration::from_secs(20)).unwrap();
@@ -113,6 +118,22 @@ fn a_live_city_grows_with_each_pushed_snapshot_and_keeps_its_arrangement() {
     ok(&mut ws, r#"{"type":"clear"}"#.into());
     update_until(&mut app, "clear", |a| model(a).snapshot_count() == 0);
     assert!(model(&app).layout.buildings.is_empty());
+}
+
+#[test]
+fn a_live_city_computes_closures_from_where_its_snapshots_lie() {
+    use crate::app::why::CitySource;
+    let folder = "/tmp/memcity-inspect-folder".to_string();
+    let (mut app, mut ws) = live_app_reading(vec![folder.clone()]);
+    ok(&mut ws, history_message(&sample()));
+    update_until(&mut app, "the pushed city", |a| model(a).snapshot_count() > 0);
+    assert_eq!(app.world().resource::<CitySource>().0, [folder]);
+    // A city pushed by a client carries groups only: nothing to read again.
+    let (mut app, mut ws) = live_app();
+    app.insert_resource(CitySource(vec!["dump.hprof".into()]));
+    ok(&mut ws, history_message(&sample()));
+    update_until(&mut app, "the pushed city", |a| model(a).snapshot_count() > 0);
+    assert!(app.world().resource::<CitySource>().0.is_empty());
 }
 
 fn loading_app() -> App {

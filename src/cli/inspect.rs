@@ -64,12 +64,17 @@ pub fn record(args: &RecordArgs) -> Result<()> {
     }
 }
 
+/// Where this process's `--inspect` keeps the snapshots it takes.
+pub fn snapshot_folder() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("memcity-inspect-{}", std::process::id()))
+}
+
 /// Takes a snapshot from the inspector every `every` (`count` of them, or until an error) and
 /// pushes each, as soon as it is imported, to the memcity server at `ws`: the first as a new
 /// history, the others as appended snapshots, as `--listen` clients do. Snapshots are kept in
 /// a temporary folder (printed) for `memcity import` later.
 pub fn feed(addr: &str, target: Option<String>, every: Duration, ws: &str, count: Option<u32>) -> Result<()> {
-    let out = std::env::temp_dir().join(format!("memcity-inspect-{}", std::process::id()));
+    let out = snapshot_folder();
     let options = RecordOptions { addr: inspector_addr(addr)?, target, every, count: 1, out, stall: STALL };
     println!("--inspect: snapshots of {} go to {}", options.addr, options.out.display());
     let live = memcity_v8::live::LiveSeries::new(memcity_v8::default_grouping());

@@ -250,6 +250,12 @@ fn launch(
         _ => View::Overview,
     };
     let tour = args.tour.as_deref().and_then(crate::app::tour::Tour::of);
+    // A live city that memcity feeds itself can be read again for exact closures.
+    let live_source = match (&args.inspect, &args.follow) {
+        (Some(_), _) => vec![crate::cli::inspect::snapshot_folder().display().to_string()],
+        (None, Some(dir)) => vec![dir.display().to_string()],
+        (None, None) => Vec::new(),
+    };
     crate::app::run(AppOptions {
         history,
         settings,
@@ -259,6 +265,7 @@ fn launch(
         view,
         load_in_background,
         listen,
+        live_source,
         source,
         tour,
         size: Some(args.size),
