@@ -86,15 +86,10 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
              headless with --screenshot out.png"
         );
     }
-    if let Some(key) = &options.select
-        && !options.history.snapshots.iter().any(|s| {
-            let mut found = false;
-            s.tree.walk(&mut |n, _| found |= n.key == *key);
-            found
-        })
-    {
-        anyhow::bail!("--select {key}: no group has this key");
-    }
+    // A city that fills in later (live, or loading in the background) selects the key once a
+    // group has it.
+    let later = options.listen.is_some() || options.load_in_background.is_some();
+    check_select(options.select.as_deref(), &options.history, later)?;
     install_panic_message();
     let mut app = App::new();
     let headless = !matches!(options.mode, Mode::Window(_));
@@ -218,6 +213,19 @@ fn plain_log_when_not_a_terminal(_: &mut App) -> Option<bevy::log::BoxedFmtLayer
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal());
     Some(Box::new(layer))
+}
+
+/// `--select KEY` must name a group of the city, unless the city fills in `later` (an empty
+/// live city, a series loading in the background): then the key is selected once it appears.
+fn check_select(select: Option<&str>, history: &History, later: bool) -> anyhow::Result<()> {
+    let Some(key) = select else { return Ok(()) };
+    let known = history.snapshots.iter().any(|s| {
+        let mut found = false;
+        s.tree.walk(&mut |n, _| found |= n.key == key);
+        found
+    });
+    let pending = later && history.snapshots.is_empty();
+    if known || pending { Ok(()) } else { anyhow::bail!("--select {key}: no group has this key") }
 }
 
 /// Renderer start-up failures (no GPU adapter, no display) end in a one-line message instead of

@@ -125,3 +125,19 @@ fn loading_a_history_replaces_the_city_and_keeps_time_in_range() {
     assert_eq!(app.world().resource::<CityModel>().snapshot_count(), 3);
     assert_eq!(cursor(&app).current, 2);
 }
+
+#[test]
+fn select_names_a_group_unless_the_city_fills_in_later() {
+    let history = sample();
+    let key = "Heap#com.example.app#Person";
+    assert!(super::check_select(Some(key), &history, false).is_ok());
+    let e = super::check_select(Some("Heap#Nope"), &history, false).unwrap_err().to_string();
+    assert_eq!(e, "--select Heap#Nope: no group has this key");
+    // An empty live city, or a series still loading, selects the key once it appears.
+    let empty = memcity_model::History { snapshots: Vec::new(), ..sample() };
+    assert!(super::check_select(Some("Heap#Nope"), &empty, true).is_ok());
+    assert!(super::check_select(Some("Heap#Nope"), &empty, false).is_err());
+    // A city that is already there must have it, live or not.
+    assert!(super::check_select(Some("Heap#Nope"), &history, true).is_err());
+    assert!(super::check_select(None, &empty, false).is_ok());
+}

@@ -22,7 +22,7 @@ pub struct OpenArgs {
     /// Snapshot to show first (0-based).
     #[arg(long, value_name = "I")]
     pub time: Option<usize>,
-    /// Key of the group to select (shows its references).
+    /// Key of the group to select (shows its references); a live city or a series still loading selects it once a group has it.
     #[arg(long, value_name = "KEY")]
     pub select: Option<String>,
     /// Camera: overview, bird (from above) or street (low over the city).
