@@ -7,6 +7,7 @@ use std::ops::Deref;
 use std::path::{Path, PathBuf};
 
 use flate2::read::MultiGzDecoder;
+use memcity_model::limits::{MAX_GZIP_RATIO, gzip_bomb, gzip_limit};
 use memmap2::Mmap;
 
 use crate::error::HprofError;
@@ -28,11 +29,6 @@ impl Deref for DumpBytes {
     }
 }
 
-/// A gzipped dump may inflate to at most this many times its file size. Real dumps compress
-/// 3 to 20 times; a file of zeros (a gzip bomb) about 1000 times.
-pub const MAX_GZIP_RATIO: u64 = 100;
-/// ...but a small file may always inflate this far.
-const MIN_GZIP_LIMIT: u64 = 64 << 20;
 /// How much is inflated before the HPROF header is checked.
 const HEADER_PEEK: u64 = 64;
 
@@ -66,7 +62,7 @@ pub fn open(path: &Path) -> Result<DumpBytes, HprofError> {
 
 /// Inflates gzip data in a stream: the header first, then at most the limit.
 fn inflate(gz: &[u8], name: &str) -> Result<Vec<u8>, HprofError> {
-    let limit = (gz.len() as u64).saturating_mul(MAX_GZIP_RATIO).max(MIN_GZIP_LIMIT);
+    let limit = gzip_limit(gz.len() as u64);
     let mut decoder = MultiGzDecoder::new(gz);
     let mut bytes = Vec::new();
     let broken = |e: std::io::Error, at: usize| HprofError {
@@ -85,13 +81,7 @@ fn inflate(gz: &[u8], name: &str) -> Result<Vec<u8>, HprofError> {
         broken(e, at)
     })?;
     if bytes.len() as u64 > limit {
-        return Err(HprofError::new(
-            name,
-            format!(
-                "the gzip data inflates to more than {limit} bytes, {MAX_GZIP_RATIO} times the file: refused \
-                 as a likely gzip bomb (if it is a real dump, gunzip it and import the .hprof)"
-            ),
-        ));
+        return Err(HprofError::new(name, gzip_bomb(limit, ".hprof")));
     }
     Ok(bytes)
 }

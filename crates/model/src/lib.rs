@@ -6,6 +6,7 @@ pub mod error;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod history;
+pub mod limits;
 pub mod meta;
 pub mod read;
 pub mod synthetic;

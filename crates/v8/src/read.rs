@@ -146,6 +146,10 @@ fn read_nodes(
             if node >= u32::MAX as u64 - 1 {
                 return Err(format!("more than {} nodes", u32::MAX - 1));
             }
+            // Refused at once, not after filling tables with what the meta did not announce.
+            if let Some(claimed) = m.node_count.filter(|&c| node >= c) {
+                return Err(format!("more nodes than snapshot.node_count says ({claimed})"));
+            }
             heap.node_type.push(t as u8);
             heap.name.push(name);
             heap.shallow.push(record[m.self_size]);

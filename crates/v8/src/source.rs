@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 
 use flate2::read::MultiGzDecoder;
+use memcity_model::limits::{gzip_bomb, gzip_limit};
 
 use crate::error::V8Error;
 
@@ -98,10 +99,29 @@ pub fn open<'a>(
     let file = File::open(path).map_err(io)?;
     let counting = Counting { inner: file, read: 0, counted };
     Ok(if gzip {
-        (Box::new(MultiGzDecoder::new(BufReader::with_capacity(1 << 16, counting))), None)
+        let text = MultiGzDecoder::new(BufReader::with_capacity(1 << 16, counting));
+        (Box::new(Capped { inner: text, left: gzip_limit(size), limit: gzip_limit(size) }), None)
     } else {
         (Box::new(counting), Some(size))
     })
+}
+
+/// Gzip data that inflates past its limit (a gzip bomb) fails instead of filling tables.
+struct Capped<R> {
+    inner: R,
+    left: u64,
+    limit: u64,
+}
+
+impl<R: Read> Read for Capped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.left = self
+            .left
+            .checked_sub(n as u64)
+            .ok_or_else(|| std::io::Error::other(gzip_bomb(self.limit, ".heapsnapshot")))?;
+        Ok(n)
+    }
 }
 
 struct Counting<R, F> {

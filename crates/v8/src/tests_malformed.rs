@@ -38,6 +38,9 @@ fn wrong_meta_and_counts_are_named() {
     assert!(e.contains("node_fields has no \"self_size\" field"), "{e}");
     let e = error(&text.replace("\"node_count\":11", "\"node_count\":1000000000000000"));
     assert!(e.contains("11 nodes, but snapshot.node_count says 1000000000000000"), "{e}");
+    // More nodes than announced are refused where the first extra one is, not at the end.
+    let e = error(&text.replace("\"node_count\":11", "\"node_count\":3"));
+    assert!(e.contains("at byte ") && e.contains("more nodes than snapshot.node_count says (3)"), "{e}");
     let e = error(&text.replace("\"edge_count\":11", "\"edge_count\":12"));
     assert!(e.contains("edge counts add up to 11, but snapshot.edge_count says 12"), "{e}");
     let e = error(&text.replacen("\"snapshot\":", "\"snapshoot\":", 1));
@@ -68,6 +71,39 @@ fn bad_nodes_and_edges_are_named() {
     assert!(e.contains("not whole edges of 3 fields"), "{e}");
     let e = error(&text.replace("\"edges\":[1,1,0]", "\"edges\":[1,1,-7]"));
     assert!(e.contains("unsigned integer"), "{e}");
+}
+
+#[test]
+fn gzip_bombs_are_refused_at_the_ratio_without_filling_tables() {
+    use std::io::Write;
+    // A valid start, then 200 MB of nodes the meta does not announce: refused at the first
+    // extra node.
+    let head = sample();
+    let head = &head[..head.find("\"nodes\":[").unwrap() + "\"nodes\":[".len()];
+    let dir = std::env::temp_dir().join(format!("memcity-v8-bomb-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, head: &str| {
+        let path = dir.join(name);
+        let mut gz = flate2::write::GzEncoder::new(std::fs::File::create(&path).unwrap(), Default::default());
+        gz.write_all(head.as_bytes()).unwrap();
+        let block = "3,0,1,0,0,0,0,".repeat(1 << 16);
+        for _ in 0..(200 << 20) / block.len() {
+            gz.write_all(block.as_bytes()).unwrap();
+        }
+        gz.finish().unwrap();
+        path
+    };
+    let unannounced = write("unannounced.heapsnapshot.gz", head);
+    let e = crate::import(&[unannounced], &crate::default_grouping(), &|_, _| {}).unwrap_err().to_string();
+    assert!(e.contains("more nodes than snapshot.node_count says (11)"), "{e}");
+    // Announcing a billion nodes does not help: the text may inflate to 100 times the file.
+    let claimed = head.replace("\"node_count\":11", "\"node_count\":1000000000");
+    let bomb = write("bomb.heapsnapshot.gz", &claimed);
+    let size = std::fs::metadata(&bomb).unwrap().len();
+    assert!(size * 100 < 200 << 20, "the test file must inflate past the ratio");
+    let e = crate::import(&[bomb], &crate::default_grouping(), &|_, _| {}).unwrap_err().to_string();
+    assert!(e.contains("bomb.heapsnapshot.gz: at byte ") && e.contains("likely gzip bomb"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A small deterministic generator (xorshift) for the mutation loop.
