@@ -123,12 +123,12 @@ impl Rng {
 }
 
 #[test]
-fn thousands_of_mutated_snapshots_never_panic() {
+fn ten_thousand_mutated_snapshots_never_panic() {
     let text = sample().into_bytes();
     let interesting = b"0123456789,[]{}\":-. \nxe\\";
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let (mut rejected, mut accepted) = (0, 0);
-    for _ in 0..5000 {
+    for _ in 0..10_000 {
         let mut mutant = text.clone();
         for _ in 0..1 + rng.below(4) {
             let at = rng.below(mutant.len());
@@ -161,5 +161,5 @@ fn thousands_of_mutated_snapshots_never_panic() {
             }
         }
     }
-    assert!(rejected > 3000 && accepted > 0, "rejected {rejected}, accepted {accepted}");
+    assert!(rejected > 6000 && accepted > 0, "rejected {rejected}, accepted {accepted}");
 }
