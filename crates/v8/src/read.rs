@@ -148,7 +148,7 @@ fn read_nodes(
             }
             // Refused at once, not after filling tables with what the meta did not announce.
             if let Some(claimed) = m.node_count.filter(|&c| node >= c) {
-                return Err(format!("more nodes than snapshot.node_count says ({claimed})"));
+                return Err(format!("node {node}: more nodes than snapshot.node_count says ({claimed})"));
             }
             heap.node_type.push(t as u8);
             heap.name.push(name);

@@ -40,7 +40,10 @@ fn wrong_meta_and_counts_are_named() {
     assert!(e.contains("11 nodes, but snapshot.node_count says 1000000000000000"), "{e}");
     // More nodes than announced are refused where the first extra one is, not at the end.
     let e = error(&text.replace("\"node_count\":11", "\"node_count\":3"));
-    assert!(e.contains("at byte ") && e.contains("more nodes than snapshot.node_count says (3)"), "{e}");
+    assert!(
+        e.contains("at byte ") && e.contains("node 3: more nodes than snapshot.node_count says (3)"),
+        "{e}"
+    );
     let e = error(&text.replace("\"edge_count\":11", "\"edge_count\":12"));
     assert!(e.contains("edge counts add up to 11, but snapshot.edge_count says 12"), "{e}");
     let e = error(&text.replacen("\"snapshot\":", "\"snapshoot\":", 1));
