@@ -1,5 +1,5 @@
 //! Pointer maps between groups (docs/design.md, "Pointer maps"): which groups reference which,
-//! counted in distinct objects. The points-from side follows each object's references; the
+//! counted in distinct objects. The pointed-from side follows each object's references; the
 //! points-to side needs each object's referrers, which the [`Spanning`] table the dominator tree
 //! uses already holds, so a pipeline that builds both reverses the references once.
 
