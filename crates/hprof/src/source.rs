@@ -7,7 +7,7 @@ use std::ops::Deref;
 use std::path::{Path, PathBuf};
 
 use flate2::read::MultiGzDecoder;
-use memcity_model::limits::{MAX_GZIP_RATIO, gzip_bomb, gzip_limit};
+use memcity_model::limits::{gzip_bomb, gzip_limit};
 use memmap2::Mmap;
 
 use crate::error::HprofError;
@@ -34,7 +34,8 @@ const HEADER_PEEK: u64 = 64;
 
 /// Opens a dump, decompressing it if it starts with the gzip magic bytes. Refuses what is not
 /// a regular file (a FIFO would block) and gzip data that does not start like a heap dump or
-/// inflates beyond [`MAX_GZIP_RATIO`] times its size, without inflating the rest.
+/// inflates beyond [`memcity_model::limits::MAX_GZIP_RATIO`] times its size, without inflating
+/// the rest.
 pub fn open(path: &Path) -> Result<DumpBytes, HprofError> {
     let name = path.display().to_string();
     let io = |e: std::io::Error| HprofError::new(&name, format!("cannot read: {e}"));
@@ -171,7 +172,7 @@ mod tests {
         let mut dump = b"JAVA PROFILE 1.0.2\0".to_vec();
         dump.resize(80 << 20, 0);
         let small = gzip(&dump);
-        assert!((small.len() as u64) * MAX_GZIP_RATIO < 80 << 20);
+        assert!((small.len() as u64) * memcity_model::limits::MAX_GZIP_RATIO < 80 << 20);
         std::fs::write(dir.join("bomb.hprof.gz"), small).unwrap();
         let e = open(&dir.join("bomb.hprof.gz")).err().unwrap();
         assert!(e.message.contains("likely gzip bomb"), "{e}");

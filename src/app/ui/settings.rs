@@ -5,6 +5,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 use memcity_layout::{AreaMode, GrowthScale};
 use memcity_model::Metric;
 
+use super::stack::{Place, Stacks};
 use super::{Panes, Room, UiSystems};
 use crate::app::model::{LayoutSettings, ViewOptions};
 use crate::app::time::TimeCursor;
@@ -24,15 +25,17 @@ fn settings_pane(
     mut settings: ResMut<LayoutSettings>,
     mut options: ResMut<ViewOptions>,
     mut cursor: ResMut<TimeCursor>,
+    mut stacks: ResMut<Stacks>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let room = room.rect(ctx);
     let (mut s, mut o, mut period, mut open) =
         (settings.0.clone(), options.clone(), cursor.period, panes.settings);
-    egui::Window::new("Settings")
+    let (corner, offset) = stacks.anchor(Place::Settings);
+    let shown = egui::Window::new("Settings")
         .constrain_to(room)
         .open(&mut open)
-        .anchor(egui::Align2::LEFT_TOP, [8.0, 8.0])
+        .anchor(corner, offset)
         .collapsible(false)
         .resizable(false)
         .show(ctx, |ui| {
@@ -70,6 +73,9 @@ fn settings_pane(
             ui.checkbox(&mut o.labels, "labels on top growers");
             ui.add(egui::Slider::new(&mut period, 0.05..=3.0).text("seconds per snapshot"));
         });
+    if let Some(shown) = shown {
+        stacks.shown(Place::Settings, shown.response.rect);
+    }
     if s != settings.0 {
         settings.0 = s;
     }

@@ -1,7 +1,7 @@
-//! Panes that share a corner of the room are stacked, never drawn over each other: the Controls
-//! pane with the Leak suspects above it at the bottom left, the Search pane with "Why is it
-//! alive?" above it at the bottom right, and the Selection pane at the top right no taller than
-//! what the bottom-right stack leaves. Each pane is placed by the heights the panes below it had
+//! Panes that share a corner of the room are stacked, never drawn over each other: the Tour with
+//! the Settings below it at the top left, the Controls with the Leak suspects above them at the
+//! bottom left, the Search with "Why is it alive?" above it at the bottom right, and the
+//! Selection pane at the top right no taller than what the bottom-right stack leaves. Each pane is placed by the heights the panes below it had
 //! in the last frame (so the order the pane systems run in does not matter) and records its own
 //! for the next frame.
 
@@ -11,13 +11,16 @@ use bevy_egui::{EguiContexts, egui};
 /// A pane's place in its corner's stack.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Place {
+    Tour,
+    Settings,
     Controls,
     LeakSuspects,
     Search,
     WhyAlive,
 }
 
-const PLACES: [Place; 4] = [Place::Controls, Place::LeakSuspects, Place::Search, Place::WhyAlive];
+const PLACES: [Place; 6] =
+    [Place::Tour, Place::Settings, Place::Controls, Place::LeakSuspects, Place::Search, Place::WhyAlive];
 
 /// Distance from the room's edges and between stacked panes.
 const GAP: f32 = 8.0;
@@ -25,15 +28,17 @@ const GAP: f32 = 8.0;
 impl Place {
     fn corner(self) -> egui::Align2 {
         match self {
+            Place::Tour | Place::Settings => egui::Align2::LEFT_TOP,
             Place::Controls | Place::LeakSuspects => egui::Align2::LEFT_BOTTOM,
             Place::Search | Place::WhyAlive => egui::Align2::RIGHT_BOTTOM,
         }
     }
 
-    /// The panes under this one in its corner, bottom first.
-    fn below(self) -> &'static [Place] {
+    /// The panes between this one and its corner.
+    fn nearer(self) -> &'static [Place] {
         match self {
-            Place::Controls | Place::Search => &[],
+            Place::Tour | Place::Controls | Place::Search => &[],
+            Place::Settings => &[Place::Tour],
             Place::LeakSuspects => &[Place::Controls],
             Place::WhyAlive => &[Place::Search],
         }
@@ -52,12 +57,13 @@ pub struct Stacks {
 }
 
 impl Stacks {
-    /// Where a pane at `place` is anchored: its corner, above the panes below it.
+    /// Where a pane at `place` is anchored: its corner, past the panes nearer to it.
     pub fn anchor(&self, place: Place) -> (egui::Align2, [f32; 2]) {
         let corner = place.corner();
-        let up: f32 = place.below().iter().map(|p| self.last[p.index()]).sum();
-        let x = if corner == egui::Align2::LEFT_BOTTOM { GAP } else { -GAP };
-        (corner, [x, -GAP - up])
+        let past: f32 = place.nearer().iter().map(|p| self.last[p.index()]).sum();
+        let x = if corner.x() == egui::Align::LEFT { GAP } else { -GAP };
+        let y = if corner.y() == egui::Align::TOP { GAP + past } else { -GAP - past };
+        (corner, [x, y])
     }
 
     /// A pane at `place` was shown with this outer rectangle.
@@ -108,6 +114,8 @@ mod tests {
         assert_eq!(stacks.anchor(Place::LeakSuspects).1, [GAP, -GAP - 178.0]);
         assert_eq!(stacks.anchor(Place::WhyAlive), (egui::Align2::RIGHT_BOTTOM, [-GAP, -GAP - 108.0]));
         assert_eq!(stacks.anchor(Place::Controls).1, [GAP, -GAP]);
+        // At the top the stack grows downwards.
+        assert_eq!(stacks.anchor(Place::Settings), (egui::Align2::LEFT_TOP, [GAP, GAP]));
         assert_eq!(stacks.room_above_right(room), 560.0 - 108.0 - 3.0 * GAP);
         // A pane not shown this frame takes no room in the next.
         stacks.shown(Place::Controls, egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(340.0, 170.0)));

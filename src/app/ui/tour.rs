@@ -6,6 +6,7 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use super::selection::HIGHLIGHT;
+use super::stack::{Place, Stacks};
 use super::{Panes, Room, UiSystems};
 use crate::app::model::CityModel;
 use crate::app::names::GroupNames;
@@ -47,6 +48,7 @@ pub fn instructions(tour: &Tour, top: &str) -> String {
     }
 }
 
+#[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it reads
 fn tour_pane(
     mut contexts: EguiContexts,
     room: Res<Room>,
@@ -55,15 +57,17 @@ fn tour_pane(
     model: Res<CityModel>,
     names: Res<GroupNames>,
     mut commands: MessageWriter<TourCommand>,
+    mut stacks: ResMut<Stacks>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let room = room.rect(ctx);
     // A running tour keeps its pane open.
     let mut open = panes.tour || tour.is_some();
-    egui::Window::new("Tour")
+    let (corner, offset) = stacks.anchor(Place::Tour);
+    let shown = egui::Window::new("Tour")
         .constrain_to(room)
         .open(&mut open)
-        .anchor(egui::Align2::LEFT_TOP, [8.0, 8.0])
+        .anchor(corner, offset)
         .collapsible(false)
         .resizable(false)
         .default_width(420.0)
@@ -108,6 +112,9 @@ fn tour_pane(
                 }
             });
         });
+    if let Some(shown) = shown {
+        stacks.shown(Place::Tour, shown.response.rect);
+    }
     if tour.is_some() && !open {
         commands.write(TourCommand::End);
     }
