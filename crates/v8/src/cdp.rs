@@ -72,7 +72,9 @@ pub fn list_targets(addr: &str, timeout: Duration) -> Result<Vec<Target>, CdpErr
     stream.set_read_timeout(Some(timeout)).map_err(io)?;
     stream.set_write_timeout(Some(timeout)).map_err(io)?;
     // DevTools checks Host against DNS rebinding: an IP address or localhost passes.
-    write!(stream, "GET /json/list HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").map_err(io)?;
+    // One write: the request arrives as one segment, not one per formatted piece.
+    let request = format!("GET /json/list HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).map_err(io)?;
     let answer = read_answer(&mut stream).map_err(io)?;
     let body = http_body(&answer).map_err(|e| CdpError(format!("{addr}: GET /json/list: {e}")))?;
     serde_json::from_slice(&body)

@@ -34,8 +34,17 @@ fn peer(then: Then) -> u16 {
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(stream) = stream else { return };
+            // Both requests are longer than `head`: wait until it is full, or a request split
+            // into small segments (a loaded machine) would be taken for the other kind.
             let mut head = [0u8; 16];
-            let n = stream.peek(&mut head).unwrap_or(0);
+            let mut n = 0;
+            for _ in 0..400 {
+                n = stream.peek(&mut head).unwrap_or(0);
+                if n == head.len() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
             if head[..n].starts_with(b"GET /json/list") {
                 list(stream, port);
             } else {
