@@ -7,7 +7,7 @@
 use crate::dominators::{DominatorTree, VIRTUAL_ROOT};
 use crate::{HeapGraph, mark};
 
-/// Per group (g.group[o] is the group of o; groups 0..group_count): (objects, bytes) of the union
+/// Per group (`g.group[o]` is the group of `o`; groups `0..group_count`): (objects, bytes) of the union
 /// of the dominator subtrees of its members — i.e. the sum over members that have NO dominator-tree
 /// ancestor in the same group (NOT merely "idom outside the group": A(G)→X(H)→B(G) must not count
 /// B twice). Linear time: one pass down the preorder, keeping the open dominator-tree path with

@@ -27,7 +27,7 @@ pub struct RetainerStep {
 /// Why a group is alive.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RetainerPath {
-    /// From the group itself (steps[0]) up to the root-most holder.
+    /// From the group itself (`steps[0]`) up to the root-most holder.
     pub steps: Vec<RetainerStep>,
     /// The objects of the last step that hang directly below the virtual root (the GC roots, or
     /// objects held jointly by several roots), so the caller can name their root kinds. Where a
