@@ -50,10 +50,8 @@ fn retainer_pane(
     let ctx = contexts.ctx_mut()?;
     let room = room.rect(ctx);
     let Some(key) = &view.key else { return Ok(()) };
-    let (corner, offset) = stacks.anchor(Place::WhyAlive);
-    let shown = egui::Window::new("Why is it alive?")
-        .constrain_to(room)
-        .anchor(corner, offset)
+    let shown = stacks
+        .window(Place::WhyAlive, "Why is it alive?", room)
         .resizable(false)
         .show(ctx, |ui| {
             let Some((lines, roots)) = step_lines(&model, &view, cursor.current) else {
@@ -99,9 +97,7 @@ fn retainer_pane(
                 None => {}
             }
         });
-    if let Some(shown) = shown {
-        stacks.shown(Place::WhyAlive, shown.response.rect);
-    }
+    stacks.record(Place::WhyAlive, shown);
     Ok(())
 }
 
@@ -122,12 +118,8 @@ fn suspects_pane(
     if suspects.is_empty() {
         return Ok(());
     }
-    let (corner, offset) = stacks.anchor(Place::LeakSuspects);
-    let shown = egui::Window::new("Leak suspects")
-        .constrain_to(room)
-        .default_open(false)
-        .anchor(corner, offset)
-        .show(ctx, |ui| {
+    let shown =
+        stacks.window(Place::LeakSuspects, "Leak suspects", room).default_open(false).show(ctx, |ui| {
             ui.label("groups whose retained bytes grow most:");
             for s in suspects {
                 let name = names.get(s.group);
@@ -153,9 +145,7 @@ fn suspects_pane(
                 }
             }
         });
-    if let Some(shown) = shown {
-        stacks.shown(Place::LeakSuspects, shown.response.rect);
-    }
+    stacks.record(Place::LeakSuspects, shown);
     Ok(())
 }
 

@@ -1,7 +1,7 @@
 //! The Controls pane: mouse and keys.
 
 use bevy::prelude::*;
-use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+use bevy_egui::{EguiContexts, EguiPrimaryContextPass};
 
 use super::stack::{Place, Stacks};
 use super::{Panes, Room, UiSystems};
@@ -32,11 +32,9 @@ fn controls(
     let ctx = contexts.ctx_mut()?;
     let room = room.rect(ctx);
     let mut open = panes.controls;
-    let (corner, offset) = stacks.anchor(Place::Controls);
-    let shown = egui::Window::new("Controls")
-        .constrain_to(room)
+    let shown = stacks
+        .window(Place::Controls, "Controls", room)
         .open(&mut open)
-        .anchor(corner, offset)
         .collapsible(false)
         .resizable(false)
         .show(ctx, |ui| {
@@ -44,9 +42,7 @@ fn controls(
                 ui.label(*line);
             }
         });
-    if let Some(shown) = shown {
-        stacks.shown(Place::Controls, shown.response.rect);
-    }
+    stacks.record(Place::Controls, shown);
     if open != panes.controls {
         panes.controls = open;
     }

@@ -41,11 +41,9 @@ fn search_pane(
     let ctx = contexts.ctx_mut()?;
     let room = room.rect(ctx);
     let (mut chosen, mut open) = (None, panes.search);
-    let (corner, offset) = stacks.anchor(Place::Search);
-    let shown = egui::Window::new("Search")
-        .constrain_to(room)
+    let shown = stacks
+        .window(Place::Search, "Search", room)
         .open(&mut open)
-        .anchor(corner, offset)
         .collapsible(false)
         .resizable(false)
         .show(ctx, |ui| {
@@ -63,9 +61,7 @@ fn search_pane(
                 chosen = hits.first().copied();
             }
         });
-    if let Some(shown) = shown {
-        stacks.shown(Place::Search, shown.response.rect);
-    }
+    stacks.record(Place::Search, shown);
     if let Some(group) = chosen {
         let target = if model.layout.building(group).is_some() {
             Target::Building(group)

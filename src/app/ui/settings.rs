@@ -31,11 +31,9 @@ fn settings_pane(
     let room = room.rect(ctx);
     let (mut s, mut o, mut period, mut open) =
         (settings.0.clone(), options.clone(), cursor.period, panes.settings);
-    let (corner, offset) = stacks.anchor(Place::Settings);
-    let shown = egui::Window::new("Settings")
-        .constrain_to(room)
+    let shown = stacks
+        .window(Place::Settings, "Settings", room)
         .open(&mut open)
-        .anchor(corner, offset)
         .collapsible(false)
         .resizable(false)
         .show(ctx, |ui| {
@@ -73,9 +71,7 @@ fn settings_pane(
             ui.checkbox(&mut o.labels, "labels on top growers");
             ui.add(egui::Slider::new(&mut period, 0.05..=3.0).text("seconds per snapshot"));
         });
-    if let Some(shown) = shown {
-        stacks.shown(Place::Settings, shown.response.rect);
-    }
+    stacks.record(Place::Settings, shown);
     if s != settings.0 {
         settings.0 = s;
     }

@@ -66,8 +66,22 @@ impl Stacks {
         (corner, [x, y])
     }
 
+    /// The window of a pane at `place`: kept inside `room`, anchored past the panes nearer its
+    /// corner. Show it, then hand what `show` returned to [`Self::record`].
+    pub fn window<'a>(&self, place: Place, title: &str, room: egui::Rect) -> egui::Window<'a> {
+        let (corner, offset) = self.anchor(place);
+        egui::Window::new(title).constrain_to(room).anchor(corner, offset)
+    }
+
+    /// Records the height of the pane at `place` for the next frame, if it was shown.
+    pub fn record<R>(&mut self, place: Place, shown: Option<egui::InnerResponse<R>>) {
+        if let Some(shown) = shown {
+            self.shown(place, shown.response.rect);
+        }
+    }
+
     /// A pane at `place` was shown with this outer rectangle.
-    pub fn shown(&mut self, place: Place, rect: egui::Rect) {
+    fn shown(&mut self, place: Place, rect: egui::Rect) {
         self.now[place.index()] = rect.height() + GAP;
     }
 

@@ -3,7 +3,7 @@
 //! Without a tour it lists the tours there are.
 
 use bevy::prelude::*;
-use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+use bevy_egui::{EguiContexts, EguiPrimaryContextPass};
 
 use super::selection::HIGHLIGHT;
 use super::stack::{Place, Stacks};
@@ -63,11 +63,9 @@ fn tour_pane(
     let room = room.rect(ctx);
     // A running tour keeps its pane open.
     let mut open = panes.tour || tour.is_some();
-    let (corner, offset) = stacks.anchor(Place::Tour);
-    let shown = egui::Window::new("Tour")
-        .constrain_to(room)
+    let shown = stacks
+        .window(Place::Tour, "Tour", room)
         .open(&mut open)
-        .anchor(corner, offset)
         .collapsible(false)
         .resizable(false)
         .default_width(420.0)
@@ -112,9 +110,7 @@ fn tour_pane(
                 }
             });
         });
-    if let Some(shown) = shown {
-        stacks.shown(Place::Tour, shown.response.rect);
-    }
+    stacks.record(Place::Tour, shown);
     if tour.is_some() && !open {
         commands.write(TourCommand::End);
     }
