@@ -8,6 +8,7 @@ pub mod classify;
 pub mod dominators;
 pub mod group;
 pub mod maps;
+pub mod objects;
 pub mod pipeline;
 pub mod retained;
 pub mod retainers;
@@ -18,6 +19,7 @@ pub mod spanning;
 pub use classify::{Classifier, FactUse, ObjectFacts, parse_list};
 pub use group::{GroupCounts, Grouper, ROOT_KEY};
 pub use maps::{PointerMaps, pointer_maps};
+pub use objects::{EdgeLabels, Label, LabelKind, NO_SITE, ObjectTable, ObjectType, TypeKind, TypedHeap};
 pub use pipeline::{
     AnalysisOptions, GroupPath, GroupedHeap, Grouping, LeafMemo, Retained, SnapshotInfo, group_heap,
     group_heap_named, group_heap_owned,

@@ -1,0 +1,151 @@
+//! What a source knows of each object beyond its group: its type, allocation site and identity,
+//! and the name of each reference. The grouping pipeline needs none of it; the analyses of single
+//! objects do (data structures, ownership, field names on retainer paths), so a source hands it
+//! out beside its [`HeapGraph`] as a [`TypedHeap`].
+
+use crate::HeapGraph;
+
+/// How a type's instances hold references, which decides how a data-structure description
+/// applies to them (reference arrays point to `*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum TypeKind {
+    /// An object with fields (or properties).
+    #[default]
+    Instance,
+    /// An array of references: `Object[]`, V8's elements backing stores, a Python list's items.
+    ReferenceArray,
+    /// An array of primitives: `byte[]`, strings' characters.
+    PrimitiveArray,
+    /// Anything else the engine has (code, strings, native objects).
+    Other,
+}
+
+/// One type of a heap.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ObjectType {
+    /// As the source names it: `java.util.HashMap$Node`, `Map`, `dict`.
+    pub name: String,
+    pub kind: TypeKind,
+}
+
+/// A reference's name, packed in a `u32`: a field (an index into [`EdgeLabels::names`]), an
+/// element index, or nothing known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Label(u32);
+
+impl Label {
+    const INDEX: u32 = 1 << 31;
+    /// A reference the source names nothing for.
+    pub const NONE: Label = Label(u32::MAX);
+
+    /// The field, property or attribute named `names[name]`.
+    pub fn field(name: u32) -> Label {
+        debug_assert!(name < Self::INDEX - 1);
+        Label(name & !Self::INDEX)
+    }
+
+    /// Element `index` of an array (larger indices saturate at 2³¹ − 2).
+    pub fn index(index: u64) -> Label {
+        Label(Self::INDEX | index.min(u64::from(Self::INDEX - 2)) as u32)
+    }
+
+    pub fn get(self) -> Option<LabelKind> {
+        match self {
+            Label::NONE => None,
+            Label(i) if i & Self::INDEX != 0 => Some(LabelKind::Index(i & !Self::INDEX)),
+            Label(name) => Some(LabelKind::Field(name)),
+        }
+    }
+}
+
+/// What a [`Label`] holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LabelKind {
+    Field(u32),
+    Index(u32),
+}
+
+/// The name of every reference, parallel to [`HeapGraph::edges`]. Empty when the source names
+/// none.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EdgeLabels {
+    pub names: Vec<String>,
+    pub of_edge: Vec<Label>,
+}
+
+impl EdgeLabels {
+    /// How edge `edge` is written on a path: `.next`, `[3]`, or `None` when unknown.
+    pub fn text(&self, edge: usize) -> Option<String> {
+        match self.of_edge.get(edge)?.get()? {
+            LabelKind::Field(name) => Some(format!(".{}", self.names.get(name as usize)?)),
+            LabelKind::Index(i) => Some(format!("[{i}]")),
+        }
+    }
+}
+
+/// The per-object facts of a heap, each table indexed by object (`0..n` as in the graph).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ObjectTable {
+    pub types: Vec<ObjectType>,
+    pub type_of: Vec<u32>,
+    /// Allocation sites as the source writes them (`Registry.register`, `app.js:12`); empty when
+    /// the source has none.
+    pub sites: Vec<String>,
+    /// Per object an index into `sites`, or [`NO_SITE`]; empty when the source has no sites.
+    pub site_of: Vec<u32>,
+    /// The source's own id of each object: a trace's object id, a V8 node id, the probe's id,
+    /// an HPROF address.
+    pub identity: Vec<u64>,
+    /// Whether `identity` names the same object in every heap of one program (trace, V8 and
+    /// probe ids do; HPROF addresses move when the GC compacts).
+    pub identity_stable: bool,
+    pub labels: EdgeLabels,
+}
+
+/// `site_of` for an object whose allocation site is unknown.
+pub const NO_SITE: u32 = u32::MAX;
+
+impl ObjectTable {
+    pub fn type_name(&self, o: u32) -> &str {
+        &self.types[self.type_of[o as usize] as usize].name
+    }
+
+    pub fn site(&self, o: u32) -> Option<&str> {
+        let site = *self.site_of.get(o as usize)?;
+        self.sites.get(site as usize).map(String::as_str)
+    }
+}
+
+/// A heap with everything known of its objects.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TypedHeap {
+    pub graph: HeapGraph,
+    pub objects: ObjectTable,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_pack_fields_and_indices_apart() {
+        let labels = EdgeLabels {
+            names: vec!["next".into(), "item".into()],
+            of_edge: vec![
+                Label::field(0),
+                Label::index(3),
+                Label::NONE,
+                Label::field(1),
+                Label::index(u64::MAX),
+            ],
+        };
+        assert_eq!(labels.text(0).as_deref(), Some(".next"));
+        assert_eq!(labels.text(1).as_deref(), Some("[3]"));
+        assert_eq!(labels.text(2), None);
+        assert_eq!(labels.text(3).as_deref(), Some(".item"));
+        assert_eq!(labels.text(4).as_deref(), Some("[2147483646]"));
+        assert_eq!(labels.text(9), None, "edges beyond the table have no name");
+        assert_eq!(Label::index(7).get(), Some(LabelKind::Index(7)));
+        assert_eq!(Label::field(7).get(), Some(LabelKind::Field(7)));
+    }
+}
