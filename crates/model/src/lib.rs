@@ -3,6 +3,7 @@
 //! rules a history must follow; and the meta trees (max, growth) the city is laid out from.
 
 pub mod error;
+pub mod escape;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod history;

@@ -74,7 +74,7 @@ impl Connection {
         // Answers (a `get`, AntTracks' trees) may be large; the user chose this server.
         let config = WebSocketConfig::default().max_message_size(None).max_frame_size(None);
         let (ws, _) = tungstenite::client::client_with_config(request, stream, Some(config))
-            .map_err(|e| fail(format!("WebSocket handshake failed: {e}")))?;
+            .map_err(|e| fail(handshake_failure(e)))?;
         Ok(Connection { url: url.to_string(), ws })
     }
 
@@ -121,6 +121,24 @@ impl Connection {
         let _ = self.ws.close(None);
         let _ = self.ws.flush();
     }
+}
+
+/// Why a handshake failed, with the server's own one-line reason when it refused us (a missing
+/// token, an Origin it does not allow).
+fn handshake_failure(error: tungstenite::HandshakeError<tungstenite::ClientHandshake<TcpStream>>) -> String {
+    use tungstenite::HandshakeError;
+    let HandshakeError::Failure(tungstenite::Error::Http(response)) = &error else {
+        return format!("WebSocket handshake failed: {error}");
+    };
+    let body = response.body().as_deref().map(String::from_utf8_lossy).unwrap_or_default();
+    let reason: String = body.trim().trim_start_matches("memcity: ").chars().take(300).collect();
+    let hint = if response.status().as_u16() == 401 {
+        format!(" (give ?token=… in the URL or set {})", crate::access::TOKEN_VARIABLE)
+    } else {
+        String::new()
+    };
+    let line = format!("the server refused the connection: {}: {reason}{hint}", response.status());
+    memcity_model::escape::terminal(&line).into_owned()
 }
 
 /// Sends `history` as one `history` message; `on_reply` sees the reply text. Fails if the

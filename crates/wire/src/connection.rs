@@ -12,6 +12,9 @@ use tungstenite::protocol::frame::coding::CloseCode;
 use tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tungstenite::{Message as Frame, WebSocket};
 
+use tungstenite::handshake::server::{Request, Response};
+
+use crate::access::Refusal;
 use crate::budget::{Metered, mib};
 use crate::protocol::Reply;
 use crate::server::{Shared, lock};
@@ -107,13 +110,38 @@ fn refuse(mut stream: TcpStream, max_clients: usize) {
     let _ = stream.shutdown(Shutdown::Both);
 }
 
+/// Logs a refused handshake in one line on stderr: the first few, then every thousandth, so a
+/// page that keeps trying cannot flood the terminal.
+fn log_refusal(shared: &Shared, peer: Option<std::net::SocketAddr>, refusal: &Refusal) {
+    let count = shared.refused.fetch_add(1, Ordering::SeqCst) + 1;
+    if count <= 10 || count % 1000 == 0 {
+        let peer = peer.map_or("a client".into(), |p| p.to_string());
+        let line = format!(
+            "memcity: refused a WebSocket handshake from {peer} ({} {}): {} [{count} refused so far]",
+            refusal.status.as_u16(),
+            refusal.status.canonical_reason().unwrap_or(""),
+            refusal.reason
+        );
+        eprintln!("{}", memcity_model::escape::terminal(&line));
+    }
+}
+
 fn serve_client(shared: &Shared, stream: Metered<'_>) {
     let max = shared.config.max_message_bytes;
     let config = WebSocketConfig::default().max_message_size(Some(max)).max_frame_size(Some(max));
     if stream.stream.set_write_timeout(Some(WRITE_TIMEOUT)).is_err() {
         return;
     }
-    let Ok(mut ws) = tungstenite::accept_with_config(stream, Some(config)) else { return };
+    let peer = stream.stream.peer_addr().ok();
+    let access = &shared.config.access;
+    let check = |request: &Request, response: Response| match access.check(request) {
+        Ok(()) => Ok(response),
+        Err(refusal) => {
+            log_refusal(shared, peer, &refusal);
+            Err(refusal.response())
+        }
+    };
+    let Ok(mut ws) = tungstenite::accept_hdr_with_config(stream, check, Some(config)) else { return };
     if ws.get_mut().handshake_done(shared.config.idle_timeout).is_err() {
         return;
     }

@@ -7,6 +7,7 @@
 //! - [`server`]: the server on background threads; the app polls [`Server::latest`].
 //! - [`client`]: `push` (whole or live) and the AntTracks fetch.
 
+pub mod access;
 mod budget;
 pub mod client;
 mod connection;
@@ -14,8 +15,10 @@ mod connection;
 pub mod fuzzing;
 pub mod live;
 pub mod protocol;
+mod save;
 pub mod server;
 
+pub use access::{Access, TOKEN_VARIABLE};
 pub use client::{ClientError, Connection, fetch_anttracks, push_history, push_live};
 pub use live::{Applied, LiveHistory};
 pub use protocol::{Change, Message, Reply, parse_message};

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use memcity_model::{History, Snapshot};
 
+use crate::access::Access;
 use crate::budget::Budget;
 use crate::connection;
 use crate::live::LiveHistory;
@@ -45,6 +46,11 @@ pub struct ServerConfig {
     pub max_message_bytes: usize,
     /// Where `save` messages without a path, and [`Server::shutdown`], write the history.
     pub save_path: Option<PathBuf>,
+    /// The one folder a `save` message with a `path` may write into, and then only a plain file
+    /// name there (`--save-dir`). Without it clients cannot choose where the server writes.
+    pub save_dir: Option<PathBuf>,
+    /// Who may connect: Origin, Host and token, checked at the handshake.
+    pub access: Access,
     /// The memory budget: the history (estimated) plus messages being received (charged as
     /// they arrive) and `get` replies being sent. Beyond it a message is refused and its
     /// connection closed with 1013 (Try Again Later); a change that would make the history
@@ -63,6 +69,8 @@ impl Default for ServerConfig {
             max_clients: DEFAULT_MAX_CLIENTS,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             save_path: None,
+            save_dir: None,
+            access: Access::default(),
             max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
             handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
@@ -97,9 +105,6 @@ pub struct Server {
 /// What the threads share.
 pub(crate) struct Shared {
     pub(crate) config: ServerConfig,
-    /// Clients may name a save path only on a loopback server: a remote client must not choose
-    /// which file the server overwrites.
-    pub(crate) loopback: bool,
     pub(crate) live: Mutex<LiveHistory>,
     pub(crate) budget: Budget,
     pub(crate) stop: AtomicBool,
@@ -112,6 +117,8 @@ pub(crate) struct Shared {
     pub(crate) subscribers: Mutex<Vec<Sender<Update>>>,
     /// Serialises saves so two never write the same file at once.
     pub(crate) saving: Mutex<()>,
+    /// Handshakes refused by [`Access`] so far.
+    pub(crate) refused: AtomicU64,
 }
 
 /// A lock whose holder panicked still holds consistent data here (all changes are applied
@@ -121,12 +128,17 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Server {
-    /// Binds `config.addr` and starts serving on background threads.
+    /// Binds `config.addr` and starts serving on background threads. Refuses to listen beyond
+    /// loopback without a token (see [`Access::check_config`]).
     pub fn start(config: ServerConfig) -> io::Result<Server> {
         let listener = TcpListener::bind(config.addr.as_str())
             .map_err(|e| io::Error::new(e.kind(), format!("cannot listen on {}: {e}", config.addr)))?;
         let local_addr = listener.local_addr()?;
-        let shared = Arc::new(Shared::new(config, local_addr.ip().is_loopback()));
+        config
+            .access
+            .check_config(local_addr.ip().is_loopback())
+            .map_err(|e| io::Error::new(io::ErrorKind::PermissionDenied, format!("{}: {e}", config.addr)))?;
+        let shared = Arc::new(Shared::new(config));
         let accept = {
             let shared = shared.clone();
             thread::Builder::new()
@@ -158,6 +170,19 @@ impl Server {
         let (sender, receiver) = channel();
         lock(&self.shared.subscribers).push(sender);
         receiver
+    }
+
+    /// How many handshakes were refused for their Origin, Host or token.
+    pub fn refused(&self) -> u64 {
+        self.shared.refused.load(Ordering::SeqCst)
+    }
+
+    /// The URL clients connect with, the token included.
+    pub fn url(&self) -> String {
+        crate::access::url_with_token(
+            &format!("ws://{}", self.local_addr),
+            self.shared.config.access.token.as_deref(),
+        )
     }
 
     /// How many clients are connected now.
@@ -218,9 +243,8 @@ fn wake_addr(addr: SocketAddr) -> SocketAddr {
 }
 
 impl Shared {
-    fn new(config: ServerConfig, loopback: bool) -> Shared {
+    fn new(config: ServerConfig) -> Shared {
         Shared {
-            loopback,
             live: Mutex::new(LiveHistory::with_budget(history_budget(config.max_memory_bytes))),
             budget: Budget::new(config.max_memory_bytes),
             config,
@@ -231,6 +255,7 @@ impl Shared {
             refusing: AtomicUsize::new(0),
             subscribers: Mutex::new(Vec::new()),
             saving: Mutex::new(()),
+            refused: AtomicU64::new(0),
         }
     }
 
@@ -281,21 +306,18 @@ impl Shared {
         lock(&self.subscribers).retain(|s| s.send(update.clone()).is_ok());
     }
 
-    fn save_request(&self, path: Option<String>) -> Reply {
-        let path = match (path, &self.config.save_path) {
-            (Some(_), _) if !self.loopback => {
-                return Reply::error(
-                    Some("save"),
-                    "message: at path: this server listens beyond loopback, so clients may not choose \
-                     the save path; leave \"path\" out to save to the server's own save path",
-                );
-            }
-            (Some(path), _) => PathBuf::from(path),
+    fn save_request(&self, name: Option<String>) -> Reply {
+        let path = match (name, &self.config.save_path) {
+            (Some(name), _) => match crate::save::path_in(self.config.save_dir.as_deref(), &name) {
+                Ok(path) => path,
+                Err(error) => return Reply::error(Some("save"), format!("message: at path: {error}")),
+            },
             (None, Some(path)) => path.clone(),
             (None, None) => {
                 return Reply::error(
                     Some("save"),
-                    "message: no save path: give \"path\", or start the server with one (memcity serve --save FILE)",
+                    "message: no save path: start the server with one (memcity serve --save FILE), or with \
+                     --save-dir DIR and give a file name as \"path\"",
                 );
             }
         };
@@ -315,16 +337,9 @@ impl Shared {
         }
     }
 
-    /// Writes to a temporary file beside `path` and renames it, so a reader never sees half a
-    /// history.
     fn save(&self, history: &History, path: &Path) -> Result<(), String> {
         let _saving = lock(&self.saving);
-        let mut temporary = path.as_os_str().to_owned();
-        temporary.push(".partial");
-        let temporary = PathBuf::from(temporary);
-        let fail = |e: String| format!("{}: cannot save ({e})", path.display());
-        memcity_model::save_history(history, &temporary).map_err(fail)?;
-        std::fs::rename(&temporary, path).map_err(|e| fail(e.to_string()))
+        crate::save::replace(history, path)
     }
 }
 
@@ -332,41 +347,43 @@ impl Shared {
 mod tests {
     use super::*;
 
-    fn shared(loopback: bool, save_path: Option<PathBuf>) -> Shared {
-        let shared = Shared::new(ServerConfig { save_path, ..ServerConfig::default() }, loopback);
+    fn shared(save_path: Option<PathBuf>, save_dir: Option<PathBuf>) -> Shared {
+        let shared = Shared::new(ServerConfig { save_path, save_dir, ..ServerConfig::default() });
         let history = r#"{"type":"history","snapshots":[{"time_ms":1,"tree":{"key":"H","name":"H","objects":1,"bytes":8}}]}"#;
         assert!(shared.handle(history.as_bytes(), Instant::now()).ok);
         shared
     }
 
+    fn save(shared: &Shared, path: &str) -> Reply {
+        shared.handle(format!(r#"{{"type":"save","path":{path:?}}}"#).as_bytes(), Instant::now())
+    }
+
     #[test]
-    fn clients_beyond_loopback_may_not_choose_the_save_path() {
-        let path = std::env::temp_dir().join(format!("memcity-wire-remote-{}.json", std::process::id()));
-        let remote = shared(false, Some(path.clone()));
-        let reply = remote.handle(
-            format!(r#"{{"type":"save","path":{:?}}}"#, "/tmp/elsewhere.json").as_bytes(),
-            Instant::now(),
-        );
-        assert!(reply.error.unwrap().contains("listens beyond loopback"));
-        assert!(!Path::new("/tmp/elsewhere.json").exists());
+    fn clients_may_not_choose_a_path_without_a_save_dir() {
+        let path = std::env::temp_dir().join(format!("memcity-wire-own-{}.json", std::process::id()));
+        let server = shared(Some(path.clone()), None);
+        let elsewhere = std::env::temp_dir().join(format!("memcity-wire-elsewhere-{}", std::process::id()));
+        let reply = save(&server, &elsewhere.display().to_string());
+        assert!(reply.error.unwrap().contains("may not choose where the server writes"));
+        assert!(!elsewhere.exists());
         // The server's own save path is still fine.
-        let reply = remote.handle(br#"{"type":"save"}"#, Instant::now());
+        let reply = server.handle(br#"{"type":"save"}"#, Instant::now());
         assert_eq!(reply.path, Some(path.display().to_string()));
         assert_eq!(memcity_model::load_path(&path).unwrap().snapshots.len(), 1);
         let _ = std::fs::remove_file(&path);
     }
 
     #[test]
-    fn loopback_clients_may_choose_the_save_path() {
-        let path = std::env::temp_dir().join(format!("memcity-wire-local-{}.json", std::process::id()));
-        let local = shared(true, None);
-        let reply = local.handle(
-            format!(r#"{{"type":"save","path":{:?}}}"#, path.display().to_string()).as_bytes(),
-            Instant::now(),
-        );
+    fn clients_name_plain_files_inside_the_save_dir() {
+        let dir = std::env::temp_dir().join(format!("memcity-wire-dir-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let server = shared(None, Some(dir.clone()));
+        for bad in ["../x.json", "/etc/x.json", "a/b.json"] {
+            assert!(save(&server, bad).error.is_some(), "{bad} is refused");
+        }
+        let reply = save(&server, "run.json");
         assert!(reply.ok, "{reply:?}");
-        assert!(!path.with_extension("json.partial").exists(), "the temporary file is renamed away");
-        assert_eq!(memcity_model::load_path(&path).unwrap().snapshots.len(), 1);
-        let _ = std::fs::remove_file(&path);
+        assert_eq!(memcity_model::load_path(&dir.join("run.json")).unwrap().snapshots.len(), 1);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

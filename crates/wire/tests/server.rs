@@ -157,7 +157,7 @@ const BAD: &[(&str, &str)] = &[
     (r#"{"type":"save"}"#, "message: no save path"),
     (
         r#"{"type":"save","path":"/nonexistent-dir/x.json"}"#,
-        "/nonexistent-dir/x.json: cannot save (/nonexistent-dir/x.json.partial: cannot create",
+        "message: at path: clients may not choose where the server writes",
     ),
 ];
 
@@ -228,16 +228,21 @@ fn clients_over_the_cap_are_refused() {
 #[test]
 fn save_writes_on_message_and_on_shutdown() {
     let configured = temp_path("configured.json");
-    let chosen = temp_path("chosen.json");
+    let dir = temp_path("save-dir");
+    std::fs::create_dir_all(&dir).unwrap();
+    let chosen = dir.join("chosen.json");
     let _ = std::fs::remove_file(&configured);
-    let server = start(ServerConfig { save_path: Some(configured.clone()), ..ServerConfig::default() });
+    let server = start(ServerConfig {
+        save_path: Some(configured.clone()),
+        save_dir: Some(dir.clone()),
+        ..ServerConfig::default()
+    });
     let mut connection = connect(&server);
     let nothing = ask(&mut connection, r#"{"type":"save"}"#);
     assert!(nothing["error"].as_str().unwrap().contains("nothing to save"), "{nothing}");
     let first = history(2, 10);
     ask(&mut connection, &history_message(&first));
-    let saved =
-        ask(&mut connection, &format!(r#"{{"type":"save","path":{:?}}}"#, chosen.display().to_string()));
+    let saved = ask(&mut connection, r#"{"type":"save","path":"chosen.json"}"#);
     assert_eq!(saved["path"], chosen.display().to_string(), "{saved}");
     assert_eq!(load_path(&chosen).unwrap(), first);
     let saved = ask(&mut connection, r#"{"type":"save"}"#);
