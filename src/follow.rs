@@ -31,12 +31,12 @@ pub fn spawn(dir: &Path, url: String, stop: Arc<AtomicBool>) -> Result<JoinHandl
         while !stop.load(Ordering::SeqCst) {
             let poll = follower.poll();
             for error in &poll.errors {
-                eprintln!("memcity: --follow: {error}");
+                shout!("memcity: --follow: {error}");
             }
             if let Some(history) = poll.history.or(pending.take())
                 && let Err(error) = push(&url, &mut sent, &history)
             {
-                eprintln!("memcity: --follow: {error:#}");
+                shout!("memcity: --follow: {error:#}");
                 pending = Some(history);
             }
             std::thread::sleep(POLL);

@@ -1,6 +1,9 @@
 //! memcity: a program's heap over time as a 3D city. The binary is both the app and the
 //! headless CLI; without the `app` feature it is the CLI alone.
 
+#[macro_use]
+mod term;
+
 #[cfg(feature = "app")]
 mod app;
 mod cli;

@@ -143,3 +143,52 @@ fn serve_rejects_bad_flags_and_addresses() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot listen on not-an-address"));
 }
+
+#[test]
+fn serve_with_a_token_refuses_pushes_without_it() {
+    let server = serve(&["--token", "s3cret-token"]);
+    assert!(
+        server.url.ends_with("/?token=s3cret-token"),
+        "the printed URL carries the token: {}",
+        server.url
+    );
+    let plain = server.url.split('/').take(3).collect::<Vec<_>>().join("/");
+    let file = anttracks_file(1);
+    let (ok, _, err) = push(&[&plain, file.to_str().unwrap()]);
+    assert!(!ok && err.contains("401") && err.contains("no token"), "{err}");
+    assert!(err.lines().count() == 1, "one line: {err}");
+    assert!(push(&[&server.url, file.to_str().unwrap()]).0);
+    // The token from the environment, as the probe's and scripts' runs take it.
+    let out = Command::new(MEMCITY)
+        .args(["push", &plain, file.to_str().unwrap()])
+        .env("MEMCITY_TOKEN", "s3cret-token")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn serve_beyond_loopback_makes_a_token_and_saves_only_in_its_folder() {
+    let dir = temp("save-dir");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut child = Command::new(MEMCITY)
+        .args(["serve", "0.0.0.0:0", "--save-dir", dir.to_str().unwrap()])
+        .env_remove("MEMCITY_TOKEN")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut first).unwrap();
+    let server = Serve { child, url: first.trim().replace("0.0.0.0", "127.0.0.1") };
+    let token = server.url.split("?token=").nth(1).unwrap_or_else(|| panic!("no token in {first:?}"));
+    assert_eq!(token.len(), 32, "a generated token: {first}");
+    let plain = server.url.split('/').take(3).collect::<Vec<_>>().join("/");
+    let file = anttracks_file(2);
+    assert!(!push(&[&plain, file.to_str().unwrap()]).0, "no token, no push");
+    assert!(push(&[&server.url, file.to_str().unwrap()]).0);
+    let out =
+        Command::new(MEMCITY).args(["serve", "127.0.0.1:0", "--save-dir", "/no/such/dir"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--save-dir /no/such/dir: not a folder"));
+}

@@ -122,7 +122,7 @@ pub fn bench_step(
     let last_snapshot = cursor.current + 1 >= model.snapshot_count();
     commands.write(if last_snapshot { TimeCommand::GoTo(0) } else { TimeCommand::Step(1) });
     if bench.times_ms.len() >= bench.frames {
-        println!("{}", bench.summary());
+        say!("{}", bench.summary());
         exit.write(AppExit::Success);
     }
 }

@@ -36,7 +36,7 @@ pub struct LiveServer {
 impl LiveServer {
     pub fn new(server: Server) -> LiveServer {
         let updates = Mutex::new(server.subscribe());
-        let url = format!("ws://{}", server.local_addr());
+        let url = server.url();
         LiveServer {
             server,
             updates,

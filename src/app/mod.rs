@@ -239,7 +239,7 @@ fn install_panic_message() {
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown error".into());
         let place = info.location().map(|l| format!(" ({}:{})", l.file(), l.line())).unwrap_or_default();
-        eprintln!(
+        shout!(
             "memcity: the renderer stopped: {message}{place}\n\
              memcity: no usable GPU adapter or display? Install a Vulkan driver (e.g. mesa-vulkan-drivers), \
              or render headless with --screenshot out.png"

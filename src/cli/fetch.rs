@@ -23,6 +23,6 @@ pub fn run(args: FetchArgs) -> anyhow::Result<()> {
     crate::cli::paths::check_output_file(&args.out, "--out")?;
     let history = memcity_wire::fetch_anttracks(&args.url, args.tab, Duration::from_secs(args.timeout_s))?;
     memcity_model::save_history(&history, &args.out).map_err(anyhow::Error::msg)?;
-    println!("{} snapshots written to {}", history.snapshots.len(), args.out.display());
+    say!("{} snapshots written to {}", history.snapshots.len(), args.out.display());
     Ok(())
 }

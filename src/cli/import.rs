@@ -89,7 +89,7 @@ pub fn run(args: ImportArgs) -> Result<()> {
         )?
     };
     memcity_model::save_history(&history, &args.out).map_err(anyhow::Error::msg)?;
-    println!("wrote {} snapshots to {}", history.snapshots.len(), args.out.display());
+    say!("wrote {} snapshots to {}", history.snapshots.len(), args.out.display());
     Ok(())
 }
 

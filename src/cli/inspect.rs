@@ -38,7 +38,7 @@ pub fn record(args: &RecordArgs) -> Result<()> {
         step += 1;
         let mb = taken.bytes as f64 / 1e6;
         let (total, own) = (taken.total.as_secs_f64(), taken.own.as_secs_f64());
-        println!(
+        say!(
             "snapshot {step}/{}: {} ({mb:.1} MB in {total:.2} s; memcity's part {:.1} ms, {:.1}%)",
             args.count,
             file.display(),
@@ -48,12 +48,12 @@ pub fn record(args: &RecordArgs) -> Result<()> {
     });
     match result {
         Ok(_) => {
-            println!("import them with: memcity import {}", args.out.display());
+            say!("import them with: memcity import {}", args.out.display());
             Ok(())
         }
         Err(stopped) => {
             if !stopped.written.is_empty() {
-                eprintln!(
+                shout!(
                     "memcity: {} snapshot(s) recorded before the error are kept in {}",
                     stopped.written.len(),
                     args.out.display()
@@ -76,7 +76,7 @@ pub fn snapshot_folder() -> std::path::PathBuf {
 pub fn feed(addr: &str, target: Option<String>, every: Duration, ws: &str, count: Option<u32>) -> Result<()> {
     let out = snapshot_folder();
     let options = RecordOptions { addr: inspector_addr(addr)?, target, every, count: 1, out, stall: STALL };
-    println!("--inspect: snapshots of {} go to {}", options.addr, options.out.display());
+    say!("--inspect: snapshots of {} go to {}", options.addr, options.out.display());
     let live = memcity_v8::live::LiveSeries::new(memcity_v8::default_grouping());
     let mut connection = memcity_wire::Connection::open(ws, memcity_wire::client::DEFAULT_TIMEOUT)?;
     let mut session = None;

@@ -71,10 +71,12 @@ pub fn run(args: LayoutArgs) -> Result<()> {
     let doc = export::city_json(&history, &timeline, &city, &all);
     let file =
         std::fs::File::create(&args.out).with_context(|| format!("{}: cannot create", args.out.display()))?;
-    let mut out = std::io::BufWriter::new(file);
+    // Names in the city come from the heap; the file may be pasted into a page, so it carries
+    // no `<`, `>` or `&` that could close a script (docs/city-json.md).
+    let mut out = memcity_model::escape::JsonForMarkup(std::io::BufWriter::new(file));
     serde_json::to_writer(&mut out, &doc).with_context(|| format!("{}: cannot write", args.out.display()))?;
     out.flush().with_context(|| format!("{}: cannot write", args.out.display()))?;
-    eprintln!(
+    shout!(
         "memcity: {} districts, {} buildings, {} frames → {}",
         city.districts.len(),
         city.buildings.len(),

@@ -78,7 +78,7 @@ pub fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("memcity: {e:#}");
+            shout!("memcity: {e:#}");
             ExitCode::FAILURE
         }
     }

@@ -76,6 +76,9 @@ pub struct OpenArgs {
     pub tab: Option<i64>,
     #[command(flatten)]
     pub settings: SettingsArgs,
+    /// Who may connect to the live server of --listen (and of --inspect, --follow).
+    #[command(flatten)]
+    pub access: crate::cli::serve::AccessArgs,
 }
 
 pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
@@ -159,15 +162,15 @@ pub fn run(args: OpenArgs) -> Result<()> {
         );
     }
     let listen = match (&args.listen, &args.inspect, &args.follow) {
-        (Some(addr), _, _) => Some(listen(addr)?),
+        (Some(addr), _, _) => Some(listen(addr, &args.access)?),
         (None, Some(inspector), _) => Some(inspect(inspector, &args)?),
-        (None, None, Some(_)) => Some(listen("127.0.0.1:0")?),
+        (None, None, Some(_)) => Some(listen("127.0.0.1:0", &args.access)?),
         (None, None, None) => None,
     };
     if let (Some(dir), Some(server)) = (&args.follow, &listen) {
         // The thread ends with the process.
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        crate::follow::spawn(dir, format!("ws://{}", server.local_addr()), stop)?;
+        crate::follow::spawn(dir, server.url(), stop)?;
     }
     let from_inputs = !args.bench_render && args.connect.is_none() && background.is_none();
     let source = if from_inputs && !history.snapshots.is_empty() { specs } else { Vec::new() };
@@ -194,13 +197,14 @@ fn empty_history() -> memcity_model::History {
 }
 
 /// Starts the WebSocket server before the window, so a taken port fails at once.
-fn listen(addr: &str) -> Result<memcity_wire::Server> {
-    let config = memcity_wire::ServerConfig { addr: addr.to_string(), ..Default::default() };
+fn listen(addr: &str, access: &crate::cli::serve::AccessArgs) -> Result<memcity_wire::Server> {
+    let access = access.access(addr).map_err(|e| anyhow::anyhow!("--listen: {e}"))?;
+    let config = memcity_wire::ServerConfig { addr: addr.to_string(), access, ..Default::default() };
     let server = memcity_wire::Server::start(config).map_err(|e| anyhow::anyhow!("--listen: {e}"))?;
     let bound = server.local_addr();
-    println!("listening on ws://{bound}");
+    say!("listening on {}", server.url());
     if !bound.ip().is_loopback() {
-        eprintln!("memcity: listening beyond loopback: anyone who can reach {bound} can replace the city");
+        shout!("memcity: listening beyond loopback on {bound}: clients need the token in the URL above");
     }
     Ok(server)
 }
@@ -209,12 +213,12 @@ fn listen(addr: &str) -> Result<memcity_wire::Server> {
 /// inspector's snapshots; an error there is reported and the city keeps what it has.
 fn inspect(inspector: &str, args: &OpenArgs) -> Result<memcity_wire::Server> {
     crate::cli::inspect::inspector_addr(inspector)?;
-    let server = listen("127.0.0.1:0")?;
-    let ws = format!("ws://{}", server.local_addr());
+    let server = listen("127.0.0.1:0", &args.access)?;
+    let ws = server.url();
     let (inspector, target, every) = (inspector.to_string(), args.inspect_target.clone(), args.every);
     std::thread::spawn(move || {
         if let Err(e) = crate::cli::inspect::feed(&inspector, target, every, &ws, None) {
-            eprintln!("memcity: --inspect: {e:#}");
+            shout!("memcity: --inspect: {e:#}");
         }
     });
     Ok(server)

@@ -5,7 +5,8 @@ use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
 pub struct PushArgs {
-    /// The server, e.g. ws://127.0.0.1:7878
+    /// The server, e.g. ws://127.0.0.1:7878 (with `/?token=T` if it needs one; without, the
+    /// MEMCITY_TOKEN environment variable is used when set).
     pub url: String,
     /// A history in any format memcity reads (file or folder).
     pub input: String,
@@ -19,11 +20,12 @@ pub struct PushArgs {
 
 pub fn run(args: PushArgs) -> anyhow::Result<()> {
     let history = crate::input::load(&args.input)?;
-    let mut print = |reply: &str| println!("{reply}");
+    let url = memcity_wire::access::url_for_tool(&args.url);
+    let mut print = |reply: &str| say!("{reply}");
     if args.live {
-        memcity_wire::push_live(&args.url, &history, Duration::from_millis(args.delay_ms), &mut print)?;
+        memcity_wire::push_live(&url, &history, Duration::from_millis(args.delay_ms), &mut print)?;
     } else {
-        memcity_wire::push_history(&args.url, &history, &mut print)?;
+        memcity_wire::push_history(&url, &history, &mut print)?;
     }
     Ok(())
 }

@@ -79,12 +79,12 @@ pub fn run(args: RecordArgs) -> Result<()> {
         let histogram_path = out.join(format!("histogram-{number:04}.txt"));
         std::fs::write(&histogram_path, histogram)
             .with_context(|| format!("cannot write {}", histogram_path.display()))?;
-        println!("dump {step}/{}: {}", args.count, dump.display());
+        say!("dump {step}/{}: {}", args.count, dump.display());
         if step < args.count {
             std::thread::sleep((args.every * step).saturating_sub(start.elapsed()));
         }
     }
-    println!("import them with: memcity import {}", show(&args.out));
+    say!("import them with: memcity import {}", show(&args.out));
     Ok(())
 }
 

@@ -10,7 +10,7 @@ pub fn run(_args: ScenariosArgs) -> anyhow::Result<()> {
             Some(lesson) => format!(" (tour: memcity --tour {}; fixed: scenario:{})", s.name, lesson.fixed),
             None => String::new(),
         };
-        println!("{:<18} {}{tour}", s.name, s.summary);
+        say!("{:<18} {}{tour}", s.name, s.summary);
     }
     Ok(())
 }

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 use memcity_wire::{
-    DEFAULT_ADDR, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CLIENTS, DEFAULT_MAX_MEMORY_BYTES,
-    DEFAULT_MAX_MESSAGE_BYTES, Server, ServerConfig,
+    Access, DEFAULT_ADDR, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CLIENTS, DEFAULT_MAX_MEMORY_BYTES,
+    DEFAULT_MAX_MESSAGE_BYTES, Server, ServerConfig, TOKEN_VARIABLE,
 };
 
 #[derive(clap::Args, Debug)]
@@ -21,8 +21,14 @@ pub struct ServeArgs {
     /// Write the history here on a `save` message without a path, and on exit.
     #[arg(long, value_name = "FILE")]
     pub save: Option<PathBuf>,
+    /// Let clients save into this folder by giving a plain file name (`{"type":"save","path":
+    /// "run.json"}`); never over a file that is not a memcity history.
+    #[arg(long, value_name = "DIR")]
+    pub save_dir: Option<PathBuf>,
     #[command(flatten)]
     pub limits: LimitArgs,
+    #[command(flatten)]
+    pub access: AccessArgs,
     /// Also follow a probe's snapshot folder (e.g. memcity_probe.py --out DIR): its snapshots
     /// become the history as they appear.
     #[arg(long, value_name = "DIR")]
@@ -50,10 +56,53 @@ pub struct LimitArgs {
     pub idle_timeout_s: u64,
 }
 
+/// Who may connect (docs/websocket.md, "Security"), shared by `serve` and `memcity --listen`.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct AccessArgs {
+    /// Require this token of every client (`ws://HOST:PORT/?token=T`); default: the
+    /// MEMCITY_TOKEN environment variable. Beyond loopback one is generated if none is given.
+    #[arg(long, value_name = "T")]
+    pub token: Option<String>,
+    /// Let web pages of this origin connect (e.g. `http://localhost:5173`); repeatable. `*`
+    /// allows every origin and needs a token.
+    #[arg(long, value_name = "ORIGIN")]
+    pub allow_origin: Vec<String>,
+    /// Accept this host name in requests besides IP addresses and localhost; repeatable.
+    #[arg(long, value_name = "NAME")]
+    pub allow_host: Vec<String>,
+}
+
+impl AccessArgs {
+    /// The access rules for a server on `addr`: the given token (or the environment's), and
+    /// beyond loopback a fresh one when none is given, so no such server is open to anyone.
+    pub fn access(&self, addr: &str) -> anyhow::Result<Access> {
+        let from_env = std::env::var(TOKEN_VARIABLE).ok().filter(|t| !t.is_empty());
+        let mut token = self.token.clone().or(from_env);
+        if token.as_deref() == Some("") {
+            anyhow::bail!("--token: empty");
+        }
+        if token.is_none() && !is_loopback(addr) {
+            token = Some(memcity_wire::access::new_token());
+        }
+        Ok(Access {
+            token,
+            allowed_origins: self.allow_origin.clone(),
+            allowed_hosts: self.allow_host.clone(),
+        })
+    }
+}
+
+/// Whether every address `addr` resolves to is a loopback one (an unresolvable one is not).
+fn is_loopback(addr: &str) -> bool {
+    use std::net::ToSocketAddrs;
+    addr.to_socket_addrs().is_ok_and(|mut addrs| addrs.all(|a| a.ip().is_loopback()))
+}
+
 impl LimitArgs {
     /// The server configuration for `addr` with these limits.
-    pub fn config(&self, addr: String, save_path: Option<PathBuf>) -> ServerConfig {
+    pub fn config(&self, addr: String, save_path: Option<PathBuf>, access: Access) -> ServerConfig {
         ServerConfig {
+            access,
             addr,
             max_clients: self.max_clients as usize,
             // Both at most 2^32 by their ranges, so the shifts cannot overflow.
@@ -70,33 +119,37 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     if let Some(save) = &args.save {
         crate::cli::paths::check_output_file(save, "--save")?;
     }
-    let config = args.limits.config(args.addr, args.save);
+    if let Some(dir) = &args.save_dir
+        && !dir.is_dir()
+    {
+        anyhow::bail!("--save-dir {}: not a folder", dir.display());
+    }
+    let access = args.access.access(&args.addr)?;
+    let config = ServerConfig { save_dir: args.save_dir, ..args.limits.config(args.addr, args.save, access) };
     let server = Server::start(config)?;
     let addr = server.local_addr();
-    println!("ws://{addr}");
+    say!("{}", server.url());
     if !addr.ip().is_loopback() {
-        eprintln!(
-            "memcity: listening on {addr}, beyond loopback: anyone who can reach it can replace the history"
-        );
+        shout!("memcity: listening on {addr}, beyond loopback: clients need the token in the URL above");
     }
     let stop = Arc::new(AtomicBool::new(false));
     let on_signal = stop.clone();
     ctrlc::set_handler(move || on_signal.store(true, Ordering::SeqCst)).context("cannot handle Ctrl-C")?;
     let following = match &args.follow {
-        Some(dir) => Some(crate::follow::spawn(dir, format!("ws://{addr}"), stop.clone())?),
+        Some(dir) => Some(crate::follow::spawn(dir, server.url(), stop.clone())?),
         None => None,
     };
     let updates = server.subscribe();
     while !stop.load(Ordering::SeqCst) {
         if let Ok(update) = updates.recv_timeout(Duration::from_millis(100)) {
-            println!("version {}: {} ({} snapshots)", update.version, update.kind, update.snapshots);
+            say!("version {}: {} ({} snapshots)", update.version, update.kind, update.snapshots);
         }
     }
     if let Some(thread) = following {
         let _ = thread.join();
     }
     if let Some(path) = server.shutdown().map_err(anyhow::Error::msg)? {
-        println!("saved {}", path.display());
+        say!("saved {}", path.display());
     }
     Ok(())
 }

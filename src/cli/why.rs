@@ -41,9 +41,9 @@ pub fn run(args: WhyArgs) -> Result<()> {
     let history = crate::input::load_all(&args.inputs, &|_, _| {})?;
     let steps = steps(&history, &args.key, args.time)?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&steps)?);
+        say!("{}", serde_json::to_string_pretty(&steps)?);
     } else {
-        print!("{}", text(&steps));
+        say_raw!("{}", text(&steps));
     }
     Ok(())
 }

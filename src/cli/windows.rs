@@ -11,11 +11,11 @@ pub fn run(args: WindowsArgs) -> anyhow::Result<()> {
     let history = crate::input::load(&args.input)?;
     let windows = memcity_analysis::windows::detect(&history);
     if windows.is_empty() {
-        println!("no suspicious time windows");
+        say!("no suspicious time windows");
     }
     for w in windows {
         let label = |i: usize| history.snapshots[i].display_label();
-        println!(
+        say!(
             "{:<18} snapshots {}..={} ({} .. {})  score {:.3}",
             w.kind.label(),
             w.first,

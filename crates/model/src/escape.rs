@@ -91,6 +91,34 @@ pub fn json_for_markup(json: &str) -> Cow<'_, str> {
     Cow::Owned(json.replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026"))
 }
 
+/// A writer that passes JSON through [`json_for_markup`]'s escapes as it streams, for documents
+/// too large to hold twice. Bytewise is safe: `<`, `>` and `&` are never part of a longer UTF-8
+/// sequence, and in JSON text they stand only inside strings.
+pub struct JsonForMarkup<W>(pub W);
+
+impl<W: std::io::Write> std::io::Write for JsonForMarkup<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut start = 0;
+        for (i, &b) in buf.iter().enumerate() {
+            let escape: &[u8] = match b {
+                b'<' => b"\\u003c",
+                b'>' => b"\\u003e",
+                b'&' => b"\\u0026",
+                _ => continue,
+            };
+            self.0.write_all(&buf[start..i])?;
+            self.0.write_all(escape)?;
+            start = i + 1;
+        }
+        self.0.write_all(&buf[start..])?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,5 +158,8 @@ mod tests {
         assert!(!safe.contains('<') && !safe.contains('>'));
         let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
         assert_eq!(back["name"], HOSTILE, "the escapes mean the same text");
+        let mut streamed = JsonForMarkup(Vec::new());
+        serde_json::to_writer(&mut streamed, &serde_json::json!({ "name": HOSTILE, "n": 1 })).unwrap();
+        assert_eq!(String::from_utf8(streamed.0).unwrap(), safe);
     }
 }

@@ -1,0 +1,25 @@
+//! What the CLI prints goes through here: names in it come from heaps made on other people's
+//! machines, so control characters are shown escaped (`\x1b`) instead of reaching the terminal
+//! (memcity_model::escape::terminal). Use `say!` for stdout and `shout!` for stderr wherever
+//! `println!`/`eprintln!` would print text that holds an input's names, paths or errors.
+
+/// `println!` with the text escaped for a terminal (newlines and tabs kept).
+macro_rules! say {
+    ($($arg:tt)*) => {
+        println!("{}", memcity_model::escape::terminal(&format!($($arg)*)))
+    };
+}
+
+/// `eprintln!` with the text escaped for a terminal (newlines and tabs kept).
+macro_rules! shout {
+    ($($arg:tt)*) => {
+        eprintln!("{}", memcity_model::escape::terminal(&format!($($arg)*)))
+    };
+}
+
+/// `print!` with the text escaped for a terminal (newlines and tabs kept).
+macro_rules! say_raw {
+    ($($arg:tt)*) => {
+        print!("{}", memcity_model::escape::terminal(&format!($($arg)*)))
+    };
+}
