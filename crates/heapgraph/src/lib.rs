@@ -12,6 +12,7 @@ pub mod objects;
 pub mod pipeline;
 pub mod retained;
 pub mod retainers;
+pub mod root_path;
 pub mod roots;
 pub mod series;
 pub mod spanning;
@@ -24,6 +25,7 @@ pub use pipeline::{
     AnalysisOptions, GroupPath, GroupedHeap, Grouping, LeafMemo, Retained, SnapshotInfo, group_heap,
     group_heap_named, group_heap_owned,
 };
+pub use root_path::{PathStep, RootPaths};
 pub use roots::{RootKind, RootSet, root_sets};
 pub use series::{SeriesHeap, history_of};
 pub use spanning::Spanning;

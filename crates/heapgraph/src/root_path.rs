@@ -1,0 +1,167 @@
+//! The shortest reference path from the GC roots to each object, found breadth-first. Written
+//! with field names (`static Service.INSTANCE .cache`), it names an object the same way in
+//! every heap of a program even where addresses move (HPROF dumps after a compacting GC), so
+//! it serves as the identity of a data structure across snapshots, and tells a user which
+//! field holds it.
+
+use std::collections::VecDeque;
+
+use crate::HeapGraph;
+use crate::objects::EdgeLabels;
+
+const NONE: u32 = u32::MAX;
+
+/// A breadth-first tree over the heap: each reached object's parent and the edge it was
+/// reached by. Ties go to the root listed first and, below it, to the earlier edge.
+#[derive(Debug, Clone)]
+pub struct RootPaths {
+    parent: Vec<u32>,
+    /// The index in `HeapGraph::edges` of the edge from the parent, `usize::MAX` for roots.
+    via: Vec<usize>,
+    reached: Vec<bool>,
+}
+
+/// One object on a root path and the edge that leads to it from the object before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PathStep {
+    pub object: u32,
+    /// `None` for the root.
+    pub edge: Option<usize>,
+}
+
+impl RootPaths {
+    /// Time and memory linear in the heap: one pass over the reachable objects and their edges.
+    pub fn new(g: &HeapGraph) -> RootPaths {
+        let n = g.object_count();
+        let (mut parent, mut via, mut reached) = (vec![NONE; n], vec![usize::MAX; n], vec![false; n]);
+        let mut queue = VecDeque::new();
+        for &r in &g.roots {
+            if (r as usize) < n && !reached[r as usize] {
+                reached[r as usize] = true;
+                queue.push_back(r);
+            }
+        }
+        while let Some(o) = queue.pop_front() {
+            let start = g.edge_start[o as usize];
+            for (i, &t) in g.referents(o).iter().enumerate() {
+                if (t as usize) < n && !reached[t as usize] {
+                    reached[t as usize] = true;
+                    parent[t as usize] = o;
+                    via[t as usize] = start + i;
+                    queue.push_back(t);
+                }
+            }
+        }
+        RootPaths { parent, via, reached }
+    }
+
+    /// The path from a root to `o`, root first; empty when `o` is not reachable.
+    pub fn path(&self, o: u32) -> Vec<PathStep> {
+        if !self.reached.get(o as usize).copied().unwrap_or(false) {
+            return Vec::new();
+        }
+        let mut steps = Vec::new();
+        let mut at = o;
+        loop {
+            let edge = self.via[at as usize];
+            steps.push(PathStep { object: at, edge: (edge != usize::MAX).then_some(edge) });
+            match self.parent[at as usize] {
+                NONE => break,
+                p => at = p,
+            }
+        }
+        steps.reverse();
+        steps
+    }
+}
+
+/// A path in words: the root as `root_name` names it, then each reference's name (`.cache`,
+/// `[3]`, `?` where the source names none), at most `max_steps` of them with `…` for the middle.
+pub fn describe(
+    path: &[PathStep],
+    labels: &EdgeLabels,
+    root_name: &dyn Fn(u32) -> String,
+    max_steps: usize,
+) -> String {
+    let Some(root) = path.first() else { return String::new() };
+    let names: Vec<String> =
+        path[1..].iter().map(|s| s.edge.and_then(|e| labels.text(e)).unwrap_or_else(|| "?".into())).collect();
+    let mut text = root_name(root.object);
+    let keep = max_steps.max(2);
+    if names.len() <= keep {
+        for name in &names {
+            text.push(' ');
+            text.push_str(name);
+        }
+    } else {
+        let head = keep / 2;
+        let tail = keep - head;
+        for name in &names[..head] {
+            text.push(' ');
+            text.push_str(name);
+        }
+        text.push_str(" …");
+        for name in &names[names.len() - tail..] {
+            text.push(' ');
+            text.push_str(name);
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::objects::Label;
+
+    /// 0 (root, class Service) -.INSTANCE-> 1 -.cache-> 2 -.table-> 3 -[0]-> 4; 1 -.other-> 4;
+    /// 5 unreachable.
+    fn heap() -> (HeapGraph, EdgeLabels) {
+        let g = HeapGraph {
+            group: vec![0; 6],
+            shallow: vec![8; 6],
+            edge_start: vec![0, 1, 3, 4, 5, 5, 5],
+            edges: vec![1, 2, 4, 3, 4],
+            roots: vec![0],
+        };
+        let labels = EdgeLabels {
+            names: vec!["INSTANCE".into(), "cache".into(), "other".into(), "table".into()],
+            of_edge: vec![
+                Label::field(0),
+                Label::field(1),
+                Label::field(2),
+                Label::field(3),
+                Label::index(0),
+            ],
+        };
+        (g, labels)
+    }
+
+    #[test]
+    fn the_shortest_path_names_its_fields() {
+        let (g, labels) = heap();
+        let paths = RootPaths::new(&g);
+        let root = |o: u32| format!("static Service{}", if o == 0 { "" } else { "?" });
+        let cache = paths.path(2);
+        assert_eq!(cache.iter().map(|s| s.object).collect::<Vec<_>>(), [0, 1, 2]);
+        assert_eq!(describe(&cache, &labels, &root, 8), "static Service .INSTANCE .cache");
+        // Object 4 is reached by the shorter way, through .other, not through the table.
+        assert_eq!(describe(&paths.path(4), &labels, &root, 8), "static Service .INSTANCE .other");
+        assert_eq!(describe(&paths.path(3), &labels, &root, 8), "static Service .INSTANCE .cache .table");
+        assert_eq!(describe(&paths.path(3), &labels, &root, 2), "static Service .INSTANCE … .table");
+        assert!(paths.path(5).is_empty());
+        assert_eq!(describe(&paths.path(5), &labels, &root, 8), "");
+    }
+
+    #[test]
+    fn long_paths_keep_their_ends() {
+        let (_, labels) = heap();
+        let steps: Vec<PathStep> = std::iter::once(PathStep { object: 0, edge: None })
+            .chain((0..5).map(|e| PathStep { object: 1, edge: Some(e) }))
+            .collect();
+        let text = describe(&steps, &labels, &|_| "root".into(), 2);
+        assert_eq!(text, "root .INSTANCE … [0]");
+        let unnamed = EdgeLabels::default();
+        assert_eq!(describe(&steps[..3], &unnamed, &|_| "root".into(), 8), "root ? ?");
+    }
+}
