@@ -1,0 +1,372 @@
+//! Finding the instances of described structures in one heap (docs/structures.md,
+//! "Detection"): descriptions are assigned to the heap's types once, with every wildcard
+//! resolved per type; then from each reachable head the references are followed, and each
+//! object met takes the first of four branches: a head → a contained structure, a leaf of this
+//! one; an internal part → part of it, the descent goes on; a leaf → part of it, the descent
+//! stops; anything else → outside. Types without a description act as leaves; reference arrays
+//! without one pass through to what they hold.
+
+use memcity_heapgraph::{TypeKind, TypedHeap, dominators, reachable};
+
+use crate::lang::{Descriptions, matches};
+
+const NONE: u32 = u32::MAX;
+/// What a part's type may point to, per heap type: nothing, an internal part, a leaf.
+const OUTSIDE: u8 = 0;
+const INTERNAL: u8 = 1;
+const LEAF: u8 = 2;
+
+/// Objects and bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Sizes {
+    pub objects: u64,
+    pub bytes: u64,
+}
+
+impl Sizes {
+    fn add(&mut self, bytes: u64) {
+        self.objects += 1;
+        self.bytes += bytes;
+    }
+}
+
+/// One structure found in a heap.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Instance {
+    /// The head object.
+    pub head: u32,
+    /// Whether the head is a leaf of another structure (a HashSet's HashMap).
+    pub contained: bool,
+    /// Its own closure: head, internal parts and leaves (contained heads included, their
+    /// insides not).
+    pub structure: Sizes,
+    /// With the insides of contained structures, recursively.
+    pub deep_structure: Sizes,
+    /// What freeing the head would free: its dominator subtree.
+    pub retained: Sizes,
+}
+
+/// Every instance of one heap, with its objects in compact tables.
+#[derive(Debug, Clone, Default)]
+pub struct Structures {
+    pub instances: Vec<Instance>,
+    /// `parts[part_start[i]..part_start[i + 1]]`: instance i's head and internal parts.
+    part_start: Vec<usize>,
+    parts: Vec<u32>,
+    leaf_start: Vec<usize>,
+    leaves: Vec<u32>,
+    /// The instance whose head each object is, or NONE.
+    instance_of: Vec<u32>,
+}
+
+/// Finds every structure of `descriptions` among the reachable objects of `heap`. Time linear
+/// in the heap plus the sizes of the structures found (an object shared by several is visited
+/// once for each); memory a few integers per object.
+pub fn detect(heap: &TypedHeap, descriptions: &Descriptions) -> Structures {
+    let plan = Plan::new(heap, descriptions);
+    let g = &heap.graph;
+    let live = reachable(g);
+    let n = g.object_count();
+    let type_of = &heap.objects.type_of;
+    let heads: Vec<u32> =
+        (0..n as u32).filter(|&o| live[o as usize] && plan.is_head(type_of[o as usize])).collect();
+    let mut instance_of = vec![NONE; n];
+    for (i, &h) in heads.iter().enumerate() {
+        instance_of[h as usize] = i as u32;
+    }
+    let mut stamp = vec![NONE; n];
+    let (mut part_start, mut parts, mut leaf_start, mut leaves) = (vec![0], Vec::new(), vec![0], Vec::new());
+    let mut contained = vec![false; heads.len()];
+    let mut stack = Vec::new();
+    for (i, &head) in heads.iter().enumerate() {
+        let i = i as u32;
+        stamp[head as usize] = i;
+        parts.push(head);
+        stack.push(head);
+        while let Some(o) = stack.pop() {
+            let row = plan.row(type_of[o as usize]);
+            for &c in g.referents(o) {
+                if stamp[c as usize] == i {
+                    continue;
+                }
+                let c_type = type_of[c as usize];
+                let kind = plan.pointed(row, c_type);
+                if kind == OUTSIDE {
+                    continue;
+                }
+                stamp[c as usize] = i;
+                if plan.is_head(c_type) {
+                    contained[instance_of[c as usize] as usize] = true;
+                    leaves.push(c);
+                } else if kind == INTERNAL && plan.has_row(c_type) {
+                    parts.push(c);
+                    stack.push(c);
+                } else {
+                    leaves.push(c);
+                }
+            }
+        }
+        part_start.push(parts.len());
+        leaf_start.push(leaves.len());
+    }
+    let tree = dominators(g);
+    let shallow = &g.shallow;
+    let mut s = Structures {
+        instances: Vec::with_capacity(heads.len()),
+        part_start,
+        parts,
+        leaf_start,
+        leaves,
+        instance_of,
+    };
+    for (i, &head) in heads.iter().enumerate() {
+        let mut structure = Sizes::default();
+        for &o in s.parts(i).iter().chain(s.leaves(i)) {
+            structure.add(shallow[o as usize]);
+        }
+        let retained =
+            Sizes { objects: u64::from(tree.subtree[head as usize]), bytes: tree.retained[head as usize] };
+        s.instances.push(Instance {
+            head,
+            contained: contained[i],
+            structure,
+            deep_structure: Sizes::default(),
+            retained,
+        });
+    }
+    let mut scratch = Scratch::new(n);
+    for i in 0..heads.len() {
+        let mut deep = Sizes::default();
+        s.visit_deep(i, &mut scratch, &mut |o| deep.add(shallow[o as usize]));
+        s.instances[i].deep_structure = deep;
+    }
+    s
+}
+
+impl Structures {
+    /// The head and internal parts of instance `i`.
+    pub fn parts(&self, i: usize) -> &[u32] {
+        &self.parts[self.part_start[i]..self.part_start[i + 1]]
+    }
+
+    /// The leaves of instance `i`, the heads of contained structures among them.
+    pub fn leaves(&self, i: usize) -> &[u32] {
+        &self.leaves[self.leaf_start[i]..self.leaf_start[i + 1]]
+    }
+
+    /// The instance whose head `o` is.
+    pub fn instance_of(&self, o: u32) -> Option<usize> {
+        self.instance_of.get(o as usize).filter(|&&i| i != NONE).map(|&i| i as usize)
+    }
+
+    /// Calls `visit` once for every object of the deep closure of instance `i`: its own
+    /// objects and, recursively, those of the structures it contains.
+    pub fn visit_deep(&self, i: usize, scratch: &mut Scratch, visit: &mut dyn FnMut(u32)) {
+        scratch.fresh();
+        let mut pending = vec![i];
+        while let Some(j) = pending.pop() {
+            for &o in self.parts(j).iter().chain(self.leaves(j)) {
+                if !scratch.mark(o) {
+                    continue;
+                }
+                visit(o);
+                if let Some(k) = self.instance_of(o).filter(|&k| k != j) {
+                    pending.push(k);
+                }
+            }
+        }
+    }
+
+    /// The leaves of the deep closure of instance `i` that are no structure's head: what the
+    /// structure holds, seen through contained structures (a HashSet's elements).
+    pub fn deep_leaves(&self, i: usize, scratch: &mut Scratch) -> Vec<u32> {
+        scratch.fresh();
+        let mut out = Vec::new();
+        let mut pending = vec![i];
+        let mut seen_instances = vec![i];
+        while let Some(j) = pending.pop() {
+            for &o in self.leaves(j) {
+                match self.instance_of(o) {
+                    Some(k) if !seen_instances.contains(&k) => {
+                        seen_instances.push(k);
+                        pending.push(k);
+                    }
+                    Some(_) => {}
+                    None if scratch.mark(o) => out.push(o),
+                    None => {}
+                }
+            }
+        }
+        out
+    }
+
+    /// Everything reachable from the head of instance `i` (its transitive size), whether it
+    /// belongs to the structure or not. Linear in what it reaches, so callers ask for the
+    /// instances they show.
+    pub fn deep_size(&self, heap: &TypedHeap, i: usize, scratch: &mut Scratch) -> Sizes {
+        let g = &heap.graph;
+        let head = self.instances[i].head;
+        let mut size = Sizes::default();
+        scratch.fresh();
+        scratch.mark(head);
+        let mut stack = vec![head];
+        while let Some(o) = stack.pop() {
+            size.add(g.shallow[o as usize]);
+            for &c in g.referents(o) {
+                if scratch.mark(c) {
+                    stack.push(c);
+                }
+            }
+        }
+        size
+    }
+
+    /// For every object, the instances that contain it (as a part or a leaf): the bottom-up
+    /// view. `containers(o)` of the result lists them.
+    pub fn containers(&self, object_count: usize) -> Containers {
+        let mut start = vec![0usize; object_count + 1];
+        for i in 0..self.instances.len() {
+            for &o in self.parts(i).iter().chain(self.leaves(i)) {
+                start[o as usize + 1] += 1;
+            }
+        }
+        for o in 0..object_count {
+            start[o + 1] += start[o];
+        }
+        let mut fill = start.clone();
+        let mut list = vec![0u32; start[object_count]];
+        for i in 0..self.instances.len() {
+            for &o in self.parts(i).iter().chain(self.leaves(i)) {
+                list[fill[o as usize]] = i as u32;
+                fill[o as usize] += 1;
+            }
+        }
+        Containers { start, list }
+    }
+}
+
+/// Marks for one walk over the heap at a time: each walk starts with [`Scratch::fresh`], so no
+/// table is cleared between walks.
+#[derive(Debug, Clone)]
+pub struct Scratch {
+    stamp: Vec<u32>,
+    now: u32,
+}
+
+impl Scratch {
+    /// For a heap of `object_count` objects.
+    pub fn new(object_count: usize) -> Scratch {
+        Scratch { stamp: vec![0; object_count], now: 0 }
+    }
+
+    fn fresh(&mut self) {
+        self.now = self.now.wrapping_add(1);
+        if self.now == 0 {
+            self.stamp.fill(0);
+            self.now = 1;
+        }
+    }
+
+    /// Marks `o`; false if this walk had marked it already.
+    fn mark(&mut self, o: u32) -> bool {
+        let seen = self.stamp[o as usize] == self.now;
+        self.stamp[o as usize] = self.now;
+        !seen
+    }
+}
+
+/// The instances containing each object, in compact form.
+#[derive(Debug, Clone)]
+pub struct Containers {
+    start: Vec<usize>,
+    list: Vec<u32>,
+}
+
+impl Containers {
+    pub fn of(&self, o: u32) -> &[u32] {
+        let o = o as usize;
+        &self.list[self.start[o]..self.start[o + 1]]
+    }
+}
+
+/// The descriptions assigned to one heap's types, wildcards resolved once per type.
+struct Plan {
+    head: Vec<bool>,
+    /// Per type, the row of what its objects may point to, or NONE.
+    row_of: Vec<u32>,
+    /// Per row, per type: OUTSIDE, INTERNAL or LEAF.
+    rows: Vec<Vec<u8>>,
+}
+
+impl Plan {
+    fn new(heap: &TypedHeap, descriptions: &Descriptions) -> Plan {
+        let types = &heap.objects.types;
+        let mut head = vec![false; types.len()];
+        let mut row_of = vec![NONE; types.len()];
+        let mut rows: Vec<Vec<u8>> = Vec::new();
+        let mut any_row = NONE;
+        for (t, ty) in types.iter().enumerate() {
+            match describe(&ty.name, descriptions) {
+                Some(d) => {
+                    head[t] = d.head;
+                    let row = types
+                        .iter()
+                        .map(|c| {
+                            let hit = |leaf: bool| {
+                                d.pointed_to.iter().any(|p| p.leaf == leaf && matches(&p.pattern, &c.name))
+                            };
+                            if hit(false) {
+                                INTERNAL
+                            } else if hit(true) {
+                                LEAF
+                            } else {
+                                OUTSIDE
+                            }
+                        })
+                        .collect();
+                    rows.push(row);
+                    row_of[t] = (rows.len() - 1) as u32;
+                }
+                None if ty.kind == TypeKind::ReferenceArray => {
+                    if any_row == NONE {
+                        rows.push(vec![INTERNAL; types.len()]);
+                        any_row = (rows.len() - 1) as u32;
+                    }
+                    row_of[t] = any_row;
+                }
+                None => {}
+            }
+        }
+        Plan { head, row_of, rows }
+    }
+
+    fn is_head(&self, t: u32) -> bool {
+        self.head.get(t as usize).copied().unwrap_or(false)
+    }
+
+    fn has_row(&self, t: u32) -> bool {
+        self.row_of.get(t as usize).is_some_and(|&r| r != NONE)
+    }
+
+    fn row(&self, t: u32) -> Option<&[u8]> {
+        let r = *self.row_of.get(t as usize)?;
+        self.rows.get(r as usize).map(Vec::as_slice)
+    }
+
+    fn pointed(&self, row: Option<&[u8]>, t: u32) -> u8 {
+        row.and_then(|r| r.get(t as usize).copied()).unwrap_or(OUTSIDE)
+    }
+}
+
+/// The description of a type name: an exact one before a wildcard one, the later before the
+/// earlier.
+fn describe<'a>(name: &str, descriptions: &'a Descriptions) -> Option<&'a crate::lang::Description> {
+    let list = &descriptions.list;
+    list.iter()
+        .rev()
+        .find(|d| d.pattern == name)
+        .or_else(|| list.iter().rev().find(|d| d.pattern.contains('*') && matches(&d.pattern, name)))
+}
+
+#[cfg(test)]
+mod tests;

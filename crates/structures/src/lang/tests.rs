@@ -1,0 +1,158 @@
+use super::*;
+
+#[test]
+fn every_construct_of_the_language() {
+    let text = r#"
+        # the paper's LinkedList, minimized
+        namespace java.util;
+        DS LinkedList { *; }
+        LinkedList$Node {
+            LinkedList$Node;   // more of the list
+            (*);
+        }
+        DS "system / Weird(Name)" { ("(object elements)"); com.example.*Node; }
+    "#;
+    let d = parse("list.ds", text).unwrap();
+    assert_eq!(d.list.len(), 3);
+    assert_eq!(d.list[0].pattern, "java.util.LinkedList");
+    assert!(d.list[0].head);
+    assert_eq!(d.list[0].pointed_to, [PointedTo { pattern: "*".into(), leaf: false }]);
+    assert_eq!(d.list[0].origin, "list.ds:4");
+    assert_eq!(d.list[1].pattern, "java.util.LinkedList$Node");
+    assert!(!d.list[1].head);
+    assert_eq!(
+        d.list[1].pointed_to,
+        [
+            PointedTo { pattern: "java.util.LinkedList$Node".into(), leaf: false },
+            PointedTo { pattern: "*".into(), leaf: true }
+        ]
+    );
+    assert_eq!(d.list[2].pattern, "system / Weird(Name)");
+    assert_eq!(d.list[2].pointed_to[0], PointedTo { pattern: "(object elements)".into(), leaf: true });
+    assert_eq!(d.list[2].pointed_to[1].pattern, "com.example.*Node");
+}
+
+#[test]
+fn errors_name_file_line_and_column() {
+    let cases: [(&str, &str); 9] = [
+        ("DS A {\n  B\n}", "f.ds:3:1: expected ';' after a pointed-to type, found '}'"),
+        ("DS A { B; ", "f.ds:1:11: expected a pointed-to type or '}', found the end of the file"),
+        ("DS { B; }", "f.ds:1:4: expected a type name after DS, found '{'"),
+        ("A B { }", "f.ds:1:3: expected '{' after the type name, found \"B\""),
+        ("namespace ;x", "f.ds:1:13: expected '{' after the type name, found the end of the file"),
+        ("DS A { (B; }", "f.ds:1:10: expected ')' after the leaf type, found ';'"),
+        ("DS A { \"B }", "f.ds:1:8: a quoted name is not closed on its line"),
+        ("\n\n  DS A { B; } ?", "f.ds:3:15: unexpected character '?'"),
+        ("; DS A {}", "f.ds:1:1: expected a type description (DS NAME { … }) or namespace, found ';'"),
+    ];
+    for (text, want) in cases {
+        assert_eq!(parse("f.ds", text).unwrap_err().to_string(), want, "{text:?}");
+    }
+    let long = format!("DS {} {{}}", "a".repeat(2000));
+    assert!(parse("f.ds", &long).unwrap_err().to_string().contains("longer than 1024 bytes"));
+}
+
+#[test]
+fn no_input_makes_it_panic() {
+    // A tiny generator (xorshift): random and mutated texts, all answered Ok or one-line Err.
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let alphabet: Vec<char> = "DS namespace{}();*\"\\#/ \nab.$[]é\u{0}".chars().collect();
+    let seed = BUILTIN[0].1;
+    for case in 0..4000 {
+        let text: String = if case % 2 == 0 {
+            (0..next() % 64).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect()
+        } else {
+            let mut chars: Vec<char> = seed.chars().take(400).collect();
+            for _ in 0..1 + next() % 4 {
+                let at = (next() % chars.len() as u64) as usize;
+                chars[at] = alphabet[(next() % alphabet.len() as u64) as usize];
+            }
+            chars.into_iter().collect()
+        };
+        if let Err(e) = parse("fuzz.ds", &text) {
+            assert!(!e.to_string().contains('\n'), "one line: {e}");
+        }
+    }
+}
+
+#[test]
+fn the_built_in_files_describe_the_collections_users_have() {
+    let all = builtin();
+    let has = |name: &str, head: bool| all.list.iter().any(|d| d.pattern == name && d.head == head);
+    for java in [
+        "java.util.ArrayList",
+        "java.util.LinkedList",
+        "java.util.ArrayDeque",
+        "java.util.HashMap",
+        "java.util.LinkedHashMap",
+        "java.util.TreeMap",
+        "java.util.HashSet",
+        "java.util.TreeSet",
+        "java.util.Hashtable",
+        "java.util.WeakHashMap",
+        "java.util.IdentityHashMap",
+        "java.util.PriorityQueue",
+        "java.util.concurrent.ConcurrentHashMap",
+        "java.util.concurrent.CopyOnWriteArrayList",
+        "java.util.concurrent.ConcurrentSkipListMap",
+        "java.util.concurrent.LinkedBlockingQueue",
+    ] {
+        assert!(has(java, true), "{java}");
+    }
+    assert!(has("java.util.HashMap$Node", false) && has("java.util.LinkedList$Node", false));
+    for js in ["Map", "Set", "Array", "WeakMap"] {
+        assert!(has(js, true), "{js}");
+    }
+    for py in ["builtins.dict", "builtins.list", "builtins.set", "builtins.frozenset", "collections.deque"] {
+        assert!(has(py, true), "{py}");
+    }
+}
+
+#[test]
+fn later_descriptions_replace_earlier_ones() {
+    let mut all = builtin();
+    let before = all.list.len();
+    all.extend(parse("mine.ds", "DS java.util.HashMap { (*); } DS com.example.Cache { (*); }").unwrap());
+    assert_eq!(all.list.len(), before + 1);
+    let map = all.list.iter().find(|d| d.pattern == "java.util.HashMap").unwrap();
+    assert_eq!(map.origin, "mine.ds:1");
+}
+
+#[test]
+fn files_and_folders_load_with_bounds() {
+    let dir = std::env::temp_dir().join(format!("memcity-ds-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    assert!(load_path(&dir).unwrap_err().to_string().contains("no .ds description files"));
+    std::fs::write(dir.join("b.ds"), "DS B { (*); }").unwrap();
+    std::fs::write(dir.join("a.ds"), "DS A { B; }").unwrap();
+    std::fs::write(dir.join("notes.txt"), "not read").unwrap();
+    let d = load_path(&dir).unwrap();
+    assert_eq!(d.list.iter().map(|d| d.pattern.as_str()).collect::<Vec<_>>(), ["A", "B"]);
+    std::fs::write(dir.join("c.ds"), "DS C {\n  D\n").unwrap();
+    let error = load_path(&dir).unwrap_err().to_string();
+    assert!(
+        error.ends_with("c.ds:3:1: expected ';' after a pointed-to type, found the end of the file"),
+        "{error}"
+    );
+    std::fs::write(dir.join("c.ds"), [0xff, 0xfe]).unwrap();
+    assert!(load_path(&dir).unwrap_err().to_string().contains("not UTF-8"));
+    assert!(load_path(&dir.join("missing.ds")).unwrap_err().to_string().contains("cannot read"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn wildcards_match_runs_of_characters() {
+    assert!(matches("*", "anything"));
+    assert!(matches("java.util.HashMap$*", "java.util.HashMap$Node"));
+    assert!(matches("*Node", "java.util.LinkedList$Node"));
+    assert!(matches("a*b*c", "aXbYc") && matches("a*b*c", "abc"));
+    assert!(!matches("a*b*c", "acb") && !matches("*Node", "Nodes") && !matches("Map", "HashMap"));
+    assert!(matches("Map", "Map") && !matches("ab*ba", "aba"));
+}
