@@ -201,6 +201,48 @@ pub fn closure(specs: &[String], index: usize, label: Option<&str>, key: &str) -
     }
 }
 
+/// The typed heaps at two GC points of an input, for the analyses of single objects (data
+/// structures), and the number of GCs the input has. `from` and `to` default to the first and
+/// the last GC. Traces and scenarios are replayed to the later point.
+pub fn typed_heaps(
+    specs: &[String],
+    from: Option<usize>,
+    to: Option<usize>,
+) -> Result<(Vec<memcity_analysis::TypedAt>, usize)> {
+    let trace = match specs {
+        [spec] if spec.starts_with("scenario:") => {
+            let scenario = scenario_named(&spec["scenario:".len()..])?;
+            Trace::from_events(scenario.trace(&memcity_analysis::scenarios::Params::default()))
+        }
+        [spec] if is_trace(Path::new(spec)) => read_trace_file(Path::new(spec))?,
+        [spec, ..] => anyhow::bail!(
+            "{spec}: data structures are found in traces and scenarios so far (scenario:NAME, .jsonl, .mctrace); \
+             heap dumps, V8 heap snapshots and heap files are not read by `structures` yet"
+        ),
+        [] => anyhow::bail!("no input given"),
+    };
+    let gcs = trace.ops.iter().filter(|op| matches!(op, memcity_analysis::Op::Gc { .. })).count();
+    if gcs == 0 {
+        anyhow::bail!("{}: the trace has no GC, so there is no heap to look at", specs[0]);
+    }
+    let (from, to) = (from.unwrap_or(0), to.unwrap_or(gcs - 1));
+    for (flag, index) in [("--from", from), ("--to", to)] {
+        if index >= gcs {
+            anyhow::bail!("{flag} {index}: the input has {gcs} GCs (0..{})", gcs - 1);
+        }
+    }
+    if from > to {
+        anyhow::bail!("--from {from} is after --to {to}");
+    }
+    let mut streaming = Streaming::new(default_grouping().without_retained(), &specs[0], trace.unit)
+        .keep_typed_heaps_at(vec![from, to]);
+    *streaming.strings() = trace.strings;
+    for (op, line) in trace.ops.into_iter().zip(trace.lines) {
+        streaming.op(line, op)?;
+    }
+    Ok((streaming.finish_typed()?, gcs))
+}
+
 /// The file among `files` that the snapshot labelled `label` came from (`labels(label, file)`).
 fn file_of<'a>(
     files: &'a [std::path::PathBuf],

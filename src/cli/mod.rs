@@ -17,6 +17,7 @@ pub mod record;
 mod retained;
 mod scenarios;
 pub mod serve;
+mod structures;
 mod trace;
 mod why;
 mod windows;
@@ -54,6 +55,8 @@ pub enum Command {
     /// Take a series of heap dumps (and class histograms) from a running JVM with jcmd, or V8
     /// heap snapshots from a Node or Chromium inspector (--inspect HOST:PORT).
     Record(record::RecordArgs),
+    /// The data structures of a heap and how each grew over a time window (docs/structures.md).
+    Structures(structures::StructuresArgs),
     /// Why is a group alive? Its retainer path: the groups that keep its objects alive, up to
     /// the GC roots.
     Why(why::WhyArgs),
@@ -73,6 +76,7 @@ pub fn main() -> ExitCode {
         Some(Command::Import(args)) => import::run(args),
         Some(Command::Record(args)) => record::run(args),
         Some(Command::Why(args)) => why::run(args),
+        Some(Command::Structures(args)) => structures::run(args),
         None => open::run(cli.open),
     };
     match result {

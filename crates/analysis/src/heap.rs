@@ -8,6 +8,8 @@ use memcity_heapgraph::{HeapGraph, RootSet, reachable, root_sets};
 
 use crate::trace::{Event, Op, RootKind, Strings};
 
+mod typed;
+
 /// Trace id → slot. Small ids (tracers usually number objects) index a vector; large ones
 /// (addresses) go to a hash map.
 #[derive(Debug, Default)]

@@ -33,6 +33,19 @@ pub struct Replay {
     /// Keep the heap graph of this GC (by index) and replay nothing after it.
     keep_at: Option<usize>,
     kept: Option<KeptHeap>,
+    /// Keep the typed heaps of these GCs (by index) and replay nothing after the last.
+    typed_at: Vec<usize>,
+    typed: Vec<TypedAt>,
+}
+
+/// The typed heap of one GC: what the analyses of single objects read.
+pub struct TypedAt {
+    /// The GC's index in the history.
+    pub index: usize,
+    pub time_ms: u64,
+    /// The reachable bytes after the GC.
+    pub reachable_bytes: u64,
+    pub heap: memcity_heapgraph::TypedHeap,
 }
 
 /// The heap of one GC as the pipeline saw it: enough to compute an exact GC closure later.
@@ -57,6 +70,8 @@ impl Replay {
             last_gc: None,
             keep_at: None,
             kept: None,
+            typed_at: Vec::new(),
+            typed: Vec::new(),
         }
     }
 
@@ -64,7 +79,7 @@ impl Replay {
     pub fn apply_ops(&mut self, ops: &[Op]) -> Result<(), (usize, String)> {
         let mut done = 0;
         for run in ops.split_inclusive(|op| matches!(op, Op::Gc { .. })) {
-            if self.kept.is_some() {
+            if self.kept.is_some() || self.typed_done() {
                 return Ok(());
             }
             self.heap.apply_ops(run).map_err(|(i, m)| (done + i, m))?;
@@ -108,10 +123,20 @@ impl Replay {
             gc_end_ms: Some(end),
         };
         self.recorded.push(Recorded { gc_id: id, time_ms: end, grouped, heap });
-        if self.keep_at == Some(self.recorded.len() - 1) {
+        let index = self.recorded.len() - 1;
+        if self.keep_at == Some(index) {
             self.kept = Some(KeptHeap { graph, live: collection.live });
         }
+        if self.typed_at.contains(&index) {
+            let heap = self.heap.typed();
+            self.typed.push(TypedAt { index, time_ms: end, reachable_bytes: collection.used_after, heap });
+        }
         Ok(())
+    }
+
+    /// Whether every typed heap asked for is kept.
+    fn typed_done(&self) -> bool {
+        !self.typed_at.is_empty() && self.typed.len() == self.typed_at.len()
     }
 
     /// The history of every GC so far.
@@ -202,6 +227,28 @@ impl Streaming {
     pub fn keep_heap_at(mut self, index: usize) -> Streaming {
         self.replay.keep_at = Some(index);
         self
+    }
+
+    /// Replays only up to the last of `indices` (GC indices, 0-based) and keeps the typed heap
+    /// of each.
+    pub fn keep_typed_heaps_at(mut self, mut indices: Vec<usize>) -> Streaming {
+        indices.sort_unstable();
+        indices.dedup();
+        self.replay.typed_at = indices;
+        self
+    }
+
+    /// The typed heaps kept by [`Streaming::keep_typed_heaps_at`], in GC order.
+    pub fn finish_typed(mut self) -> Result<Vec<TypedAt>, TraceError> {
+        self.flush()?;
+        if !self.replay.typed_done() {
+            let gcs = self.replay.recorded.len();
+            let missing = self.replay.typed_at.iter().find(|&&i| i >= gcs).copied().unwrap_or(0);
+            return Err(
+                self.error(self.last_line, format!("there is no GC at index {missing}: the trace has {gcs}"))
+            );
+        }
+        Ok(std::mem::take(&mut self.replay.typed))
     }
 
     /// The exact GC closure `(objects, bytes)` of the leaf group `key` at the GC kept by

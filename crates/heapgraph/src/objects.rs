@@ -100,6 +100,9 @@ pub struct ObjectTable {
     /// probe ids do; HPROF addresses move when the GC compacts).
     pub identity_stable: bool,
     pub labels: EdgeLabels,
+    /// What the source calls the roots it can name (`static app.Registry.people`), by object,
+    /// sorted by object.
+    pub root_names: Vec<(u32, String)>,
 }
 
 /// `site_of` for an object whose allocation site is unknown.
@@ -108,6 +111,11 @@ pub const NO_SITE: u32 = u32::MAX;
 impl ObjectTable {
     pub fn type_name(&self, o: u32) -> &str {
         &self.types[self.type_of[o as usize] as usize].name
+    }
+
+    pub fn root_name(&self, o: u32) -> Option<&str> {
+        let at = self.root_names.binary_search_by_key(&o, |(r, _)| *r).ok()?;
+        Some(&self.root_names[at].1)
     }
 
     pub fn site(&self, o: u32) -> Option<&str> {

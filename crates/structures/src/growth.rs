@@ -78,14 +78,15 @@ pub struct Growth {
 /// HGP = growth ÷ heap growth × 100, as the paper defines it; it can pass 100 % (a structure
 /// grew by more than the heap did) and is undefined when the heap did not grow. A metric grows
 /// *strongly* when it grew by at least [`STRONG_PERCENT`] % of the reference growth: the heap's
-/// growth, or 1 % of the heap where the heap grew by less than that (so noise in a flat heap
-/// is not read as a leak).
+/// growth, or a tenth of the heap where the heap grew by less than that — so in a heap that
+/// barely grew a structure must gain 1 % of the heap to count, and a bounded cache filling up
+/// in a flat heap is not read as a leak.
 pub fn compare(start: &Measure, end: &Measure, heap_growth: i64, end_heap: u64) -> Growth {
     let (retained, deep) = (delta(start.retained, end.retained), delta(start.deep, end.deep));
     let (structure, deep_structure) =
         (delta(start.structure, end.structure), delta(start.deep_structure, end.deep_structure));
     let hgp = |d: Delta| (heap_growth > 0).then(|| d.bytes as f64 / heap_growth as f64 * 100.0);
-    let reference = (heap_growth as f64).max(end_heap as f64 / 100.0).max(1.0);
+    let reference = (heap_growth as f64).max(end_heap as f64 / 10.0).max(1.0);
     let strong = |d: Delta| d.bytes > 0 && d.bytes as f64 >= reference * STRONG_PERCENT / 100.0;
     let container = strong(structure) || strong(deep_structure);
     let pattern = match (strong(retained), container) {

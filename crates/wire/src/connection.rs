@@ -114,7 +114,7 @@ fn refuse(mut stream: TcpStream, max_clients: usize) {
 /// page that keeps trying cannot flood the terminal.
 fn log_refusal(shared: &Shared, peer: Option<std::net::SocketAddr>, refusal: &Refusal) {
     let count = shared.refused.fetch_add(1, Ordering::SeqCst) + 1;
-    if count <= 10 || count % 1000 == 0 {
+    if count <= 10 || count.is_multiple_of(1000) {
         let peer = peer.map_or("a client".into(), |p| p.to_string());
         let line = format!(
             "memcity: refused a WebSocket handshake from {peer} ({} {}): {} [{count} refused so far]",
@@ -134,6 +134,8 @@ fn serve_client(shared: &Shared, stream: Metered<'_>) {
     }
     let peer = stream.stream.peer_addr().ok();
     let access = &shared.config.access;
+    // tungstenite's own callback type: its error is the whole HTTP answer.
+    #[allow(clippy::result_large_err)]
     let check = |request: &Request, response: Response| match access.check(request) {
         Ok(()) => Ok(response),
         Err(refusal) => {

@@ -1,0 +1,160 @@
+//! `memcity structures` end to end on the teaching scenarios and a trace file: the leaking
+//! instance comes first by retained HGP, named by the field that holds it, and every fixed
+//! program's structures come out as non-growth; bad descriptions and windows are one-line errors.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn memcity(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_memcity")).args(args).output().expect("memcity runs")
+}
+
+fn report(args: &[&str]) -> Value {
+    let mut all = vec!["structures"];
+    all.extend(args);
+    all.push("--json");
+    let out = memcity(&all);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn refused(args: &[&str], needle: &str) {
+    let out = memcity(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} succeeded");
+    assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+}
+
+/// The scenario's top instance: its type, identity, retained HGP and pattern.
+fn top(scenario: &str) -> (String, String, f64, String) {
+    let r = report(&[scenario]);
+    let first = &r["instances"][0];
+    (
+        first["type"].as_str().unwrap().into(),
+        first["identity"].as_str().unwrap().into(),
+        first["hgp"]["retained"].as_f64().unwrap_or(0.0),
+        first["pattern"].as_str().unwrap().into(),
+    )
+}
+
+#[test]
+fn each_leak_is_its_instance_named_by_its_field() {
+    let cases = [
+        ("scenario:linked-list", "java.util.LinkedList", "static app.model.Registry.people"),
+        ("scenario:http-client", "java.util.HashMap", "static app.feed.Fetcher.connectionManager .mapHosts"),
+        (
+            "scenario:easytravel",
+            "java.util.concurrent.ConcurrentHashMap",
+            "static com.dynatrace.easytravel.LocationCache.cache",
+        ),
+    ];
+    for (scenario, ty, identity) in cases {
+        let (t, id, hgp, pattern) = top(scenario);
+        assert_eq!((t.as_str(), id.as_str()), (ty, identity), "{scenario}");
+        assert!(hgp >= 50.0, "{scenario}: retained HGP {hgp}");
+        assert_eq!(pattern, "single-ownership container growth", "{scenario}");
+    }
+}
+
+#[test]
+fn fixed_programs_show_no_growing_structure() {
+    for scenario in ["scenario:linked-list-fixed", "scenario:http-client-fixed", "scenario:easytravel-fixed"]
+    {
+        let r = report(&[scenario, "--top", "0"]);
+        let instances = r["instances"].as_array().unwrap();
+        assert!(!instances.is_empty(), "{scenario}");
+        for i in instances {
+            assert_eq!(i["pattern"], "non-growth", "{scenario}: {i}");
+        }
+    }
+}
+
+#[test]
+fn the_report_has_every_field_and_the_leaves_of_the_leak() {
+    let r = report(&["scenario:linked-list", "--from", "5", "--to", "20", "--top", "2"]);
+    assert_eq!(r["window"], serde_json::json!({"from": 5, "to": 20}));
+    assert!(r["heap_growth_bytes"].as_i64().unwrap() > 0);
+    let list = &r["instances"][0];
+    for field in [
+        "type",
+        "identity",
+        "allocation_site",
+        "status",
+        "objects_start",
+        "objects_end",
+        "retained_bytes_start",
+        "retained_bytes_end",
+        "deep_bytes_start",
+        "deep_bytes_end",
+        "structure_bytes_start",
+        "structure_bytes_end",
+        "deep_structure_bytes_start",
+        "deep_structure_bytes_end",
+        "hgp",
+        "pattern",
+        "leaves",
+    ] {
+        assert!(!list[field].is_null(), "{field}");
+    }
+    assert_eq!(list["status"], "survived");
+    assert_eq!(list["allocation_site"], "app.model.Registry.<clinit>");
+    assert!(list["objects_end"].as_u64() > list["objects_start"].as_u64());
+    let person = &list["leaves"][0];
+    assert_eq!(person["type"], "app.model.Person");
+    assert_eq!(person["allocation_site"], "app.model.Registry.register");
+    assert!(person["objects_end"].as_u64() > person["objects_start"].as_u64());
+    // Deep size counts what the people hold too; the structure does not.
+    assert!(list["deep_bytes_end"].as_u64() > list["deep_structure_bytes_end"].as_u64());
+    // Sorting by another metric and the table.
+    assert_eq!(
+        report(&["scenario:linked-list", "--sort", "deep-structure"])["instances"][0]["type"],
+        "java.util.LinkedList"
+    );
+    let text =
+        String::from_utf8(memcity(&["structures", "scenario:linked-list", "--top", "1"]).stdout).unwrap();
+    assert!(text.contains("java.util.LinkedList static app.model.Registry.people"), "{text}");
+    assert!(
+        text.contains("single-ownership container growth") && text.contains("leaves app.model.Person"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_trace_file_reads_like_its_scenario() {
+    let dir = std::env::temp_dir().join(format!("memcity-structures-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("linked-list.mctrace");
+    let out = memcity(&["trace", "--scenario", "linked-list", "--out", trace.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        report(&[trace.to_str().unwrap()])["instances"][0],
+        report(&["scenario:linked-list"])["instances"][0]
+    );
+}
+
+#[test]
+fn users_describe_their_own_structures_and_bad_files_are_one_line() {
+    let dir = std::env::temp_dir().join(format!("memcity-structures-ds-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A person as a structure of its own (its name and e-mail strings as leaves): people become
+    // instances, contained in the list.
+    let mine = dir.join("person.ds");
+    std::fs::write(&mine, "namespace app.model;\nDS Person { (java.lang.String); }\n").unwrap();
+    let bad = dir.join("bad.ds");
+    std::fs::write(&bad, "DS Registry {\n  java.util.LinkedList\n}\n").unwrap();
+    refused(
+        &["structures", "scenario:linked-list", "--structures", bad.to_str().unwrap()],
+        "bad.ds:3:1: expected ';'",
+    );
+    refused(&["structures", "scenario:linked-list", "--structures", "/no/such.ds"], "/no/such.ds");
+    refused(&["structures", "scenario:linked-list", "--to", "99"], "--to 99: the input has");
+    refused(&["structures", "scenario:linked-list", "--from", "9", "--to", "3"], "--from 9 is after --to 3");
+    refused(&["structures", "scenario:nope"], "nope");
+    refused(&["structures", "/no/such/dump.hprof"], "not read by `structures` yet");
+    let r = report(&["scenario:linked-list", "--structures", mine.to_str().unwrap(), "--top", "0"]);
+    let types: Vec<&str> =
+        r["instances"].as_array().unwrap().iter().map(|i| i["type"].as_str().unwrap()).collect();
+    assert!(types.contains(&"java.util.LinkedList"), "{types:?}");
+}
