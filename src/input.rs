@@ -208,16 +208,19 @@ pub fn typed_heaps(
     specs: &[String],
     from: Option<usize>,
     to: Option<usize>,
-) -> Result<(Vec<memcity_analysis::TypedAt>, usize)> {
+) -> Result<Vec<memcity_heapgraph::TypedSnapshot>> {
     let trace = match specs {
         [spec] if spec.starts_with("scenario:") => {
             let scenario = scenario_named(&spec["scenario:".len()..])?;
             Trace::from_events(scenario.trace(&memcity_analysis::scenarios::Params::default()))
         }
         [spec] if is_trace(Path::new(spec)) => read_trace_file(Path::new(spec))?,
+        _ if !specs.is_empty() && specs.iter().all(|s| is_heap_dumps(Path::new(s))) => {
+            return typed_dumps(specs, from, to);
+        }
         [spec, ..] => anyhow::bail!(
-            "{spec}: data structures are found in traces and scenarios so far (scenario:NAME, .jsonl, .mctrace); \
-             heap dumps, V8 heap snapshots and heap files are not read by `structures` yet"
+            "{spec}: data structures are found in traces, scenarios and HPROF heap dumps so far; \
+             V8 heap snapshots and heap files are not read by `structures` yet"
         ),
         [] => anyhow::bail!("no input given"),
     };
@@ -225,22 +228,55 @@ pub fn typed_heaps(
     if gcs == 0 {
         anyhow::bail!("{}: the trace has no GC, so there is no heap to look at", specs[0]);
     }
-    let (from, to) = (from.unwrap_or(0), to.unwrap_or(gcs - 1));
-    for (flag, index) in [("--from", from), ("--to", to)] {
-        if index >= gcs {
-            anyhow::bail!("{flag} {index}: the input has {gcs} GCs (0..{})", gcs - 1);
-        }
-    }
-    if from > to {
-        anyhow::bail!("--from {from} is after --to {to}");
-    }
+    let (from, to) = window(from, to, gcs, "GCs")?;
     let mut streaming = Streaming::new(default_grouping().without_retained(), &specs[0], trace.unit)
         .keep_typed_heaps_at(vec![from, to]);
     *streaming.strings() = trace.strings;
     for (op, line) in trace.ops.into_iter().zip(trace.lines) {
         streaming.op(line, op)?;
     }
-    Ok((streaming.finish_typed()?, gcs))
+    Ok(streaming.finish_typed()?)
+}
+
+/// `--from`/`--to` checked against a series of `count` snapshots (`what`: "GCs", "dumps").
+fn window(from: Option<usize>, to: Option<usize>, count: usize, what: &str) -> Result<(usize, usize)> {
+    let (from, to) = (from.unwrap_or(0), to.unwrap_or(count.saturating_sub(1)));
+    for (flag, index) in [("--from", from), ("--to", to)] {
+        if index >= count {
+            anyhow::bail!("{flag} {index}: the input has {count} {what} (0..{})", count.saturating_sub(1));
+        }
+    }
+    if from > to {
+        anyhow::bail!("--from {from} is after --to {to}");
+    }
+    Ok((from, to))
+}
+
+/// The typed heaps of two dumps of a series, ordered by the dumps' own time as the import
+/// orders them (read from each header alone).
+fn typed_dumps(
+    specs: &[String],
+    from: Option<usize>,
+    to: Option<usize>,
+) -> Result<Vec<memcity_heapgraph::TypedSnapshot>> {
+    let files = memcity_hprof::source::expand(&dump_paths(specs)?)?;
+    let mut timed = Vec::with_capacity(files.len());
+    for file in files {
+        timed.push((memcity_hprof::dump_time(&file)?, file));
+    }
+    timed.sort_by_key(|(time, _)| *time);
+    let (from, to) = window(from, to, timed.len(), "dumps")?;
+    let mut out = Vec::new();
+    for index in if from == to { vec![from] } else { vec![from, to] } {
+        let dump = memcity_hprof::typed_heap(&timed[index].1, &Default::default())?;
+        out.push(memcity_heapgraph::TypedSnapshot {
+            index,
+            time_ms: dump.timestamp_ms,
+            reachable_bytes: dump.reachable_bytes,
+            heap: dump.heap,
+        });
+    }
+    Ok(out)
 }
 
 /// The file among `files` that the snapshot labelled `label` came from (`labels(label, file)`).

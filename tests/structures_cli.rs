@@ -152,9 +152,40 @@ fn users_describe_their_own_structures_and_bad_files_are_one_line() {
     refused(&["structures", "scenario:linked-list", "--to", "99"], "--to 99: the input has");
     refused(&["structures", "scenario:linked-list", "--from", "9", "--to", "3"], "--from 9 is after --to 3");
     refused(&["structures", "scenario:nope"], "nope");
-    refused(&["structures", "/no/such/dump.hprof"], "not read by `structures` yet");
+    refused(&["structures", "/no/such/dump.hprof"], "/no/such/dump.hprof: no such file or folder");
+    let snapshot = dir.join("page.heapsnapshot");
+    std::fs::write(&snapshot, "{}").unwrap();
+    refused(&["structures", snapshot.to_str().unwrap()], "not read by `structures` yet");
+    let not_a_dump = dir.join("heap.hprof");
+    std::fs::write(&not_a_dump, "JAVA PROFILE").unwrap();
+    refused(&["structures", not_a_dump.to_str().unwrap()], "heap.hprof");
     let r = report(&["scenario:linked-list", "--structures", mine.to_str().unwrap(), "--top", "0"]);
     let types: Vec<&str> =
         r["instances"].as_array().unwrap().iter().map(|i| i["type"].as_str().unwrap()).collect();
     assert!(types.contains(&"java.util.LinkedList"), "{types:?}");
+}
+
+#[test]
+fn heap_dumps_name_the_static_field_that_holds_each_leak() {
+    let dumps = format!("{}/data/hprof", env!("CARGO_MANIFEST_DIR"));
+    let r = report(&[&dumps, "--top", "0"]);
+    let instances = r["instances"].as_array().unwrap();
+    let find = |identity: &str| {
+        instances.iter().find(|i| i["identity"] == identity).unwrap_or_else(|| panic!("{identity}"))
+    };
+    assert_eq!(instances[0]["identity"], "static LeakApp.PEOPLE");
+    assert_eq!(instances[0]["type"], "java.util.LinkedList");
+    let cache = find("static LeakApp.CACHE");
+    assert_eq!(cache["type"], "java.util.HashMap");
+    for leak in [&instances[0], cache] {
+        assert_eq!(leak["pattern"], "single-ownership container growth", "{leak}");
+    }
+    assert_eq!(cache["leaves"][0]["type"], "LeakApp$SearchKey");
+    // The JDK's own maps did not grow.
+    let jdk =
+        instances.iter().filter(|i| i["identity"].as_str().unwrap().starts_with("static java.")).count();
+    assert!(jdk > 5, "{jdk}");
+    for i in instances.iter().filter(|i| i["identity"].as_str().unwrap().starts_with("static java.")) {
+        assert_eq!(i["pattern"], "non-growth", "{i}");
+    }
 }

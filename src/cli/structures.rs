@@ -12,7 +12,8 @@ use serde_json::{Value, json};
 
 #[derive(clap::Args, Debug)]
 pub struct StructuresArgs {
-    /// A trace (.jsonl, .mctrace) or scenario:NAME.
+    /// HPROF heap dumps (files or folders; one snapshot per dump), a trace (.jsonl, .mctrace)
+    /// or scenario:NAME.
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<String>,
     /// The window's first GC (default: the first).
@@ -122,7 +123,7 @@ pub fn run(args: StructuresArgs) -> Result<()> {
         descriptions
             .extend(memcity_structures::load_path(path).map_err(|e| anyhow::anyhow!("--structures: {e}"))?);
     }
-    let (heaps, _) = crate::input::typed_heaps(&args.inputs, args.from, args.to)?;
+    let heaps = crate::input::typed_heaps(&args.inputs, args.from, args.to)?;
     let mut heaps = heaps.into_iter();
     let first = heaps.next().ok_or_else(|| anyhow::anyhow!("no heap in the window"))?;
     let (from, to) = (first.index, args.to.unwrap_or(first.index));

@@ -14,5 +14,5 @@ pub mod trace;
 pub mod windows;
 
 pub use memcity_heapgraph::{Classifier, RootKind, parse_list};
-pub use replay::{Grouping, TypedAt, default_grouping, replay};
+pub use replay::{Grouping, default_grouping, replay};
 pub use trace::{Event, Op, Trace, TraceError, read_binary_trace, read_trace};

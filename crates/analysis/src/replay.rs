@@ -38,15 +38,7 @@ pub struct Replay {
     typed: Vec<TypedAt>,
 }
 
-/// The typed heap of one GC: what the analyses of single objects read.
-pub struct TypedAt {
-    /// The GC's index in the history.
-    pub index: usize,
-    pub time_ms: u64,
-    /// The reachable bytes after the GC.
-    pub reachable_bytes: u64,
-    pub heap: memcity_heapgraph::TypedHeap,
-}
+use memcity_heapgraph::TypedSnapshot as TypedAt;
 
 /// The heap of one GC as the pipeline saw it: enough to compute an exact GC closure later.
 pub struct KeptHeap {

@@ -20,7 +20,9 @@ pub mod spanning;
 pub use classify::{Classifier, FactUse, ObjectFacts, parse_list};
 pub use group::{GroupCounts, Grouper, ROOT_KEY};
 pub use maps::{PointerMaps, pointer_maps};
-pub use objects::{EdgeLabels, Label, LabelKind, NO_SITE, ObjectTable, ObjectType, TypeKind, TypedHeap};
+pub use objects::{
+    EdgeLabels, Label, LabelKind, NO_SITE, ObjectTable, ObjectType, TypeKind, TypedHeap, TypedSnapshot,
+};
 pub use pipeline::{
     AnalysisOptions, GroupPath, GroupedHeap, Grouping, LeafMemo, Retained, SnapshotInfo, group_heap,
     group_heap_named, group_heap_owned,

@@ -131,6 +131,17 @@ pub struct TypedHeap {
     pub objects: ObjectTable,
 }
 
+/// The typed heap of one snapshot of a series (a GC of a trace, one dump of a series).
+#[derive(Debug, Clone)]
+pub struct TypedSnapshot {
+    /// Its index in the series' history.
+    pub index: usize,
+    pub time_ms: u64,
+    /// The bytes reachable from the GC roots.
+    pub reachable_bytes: u64,
+    pub heap: TypedHeap,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

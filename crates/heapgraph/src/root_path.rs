@@ -77,16 +77,27 @@ impl RootPaths {
 
 /// A path in words: the root as `root_name` names it, then each reference's name (`.cache`,
 /// `[3]`, `?` where the source names none), at most `max_steps` of them with `…` for the middle.
+/// A path through a class object (`class Service`, however the class itself is reached) is
+/// named from the last such object on, as the static field it is: `static Service.INSTANCE
+/// .cache`.
 pub fn describe(
     path: &[PathStep],
     labels: &EdgeLabels,
     root_name: &dyn Fn(u32) -> String,
     max_steps: usize,
 ) -> String {
+    let from_class = path.iter().rposition(|s| root_name(s.object).starts_with("class ")).unwrap_or(0);
+    let path = &path[from_class..];
     let Some(root) = path.first() else { return String::new() };
-    let names: Vec<String> =
+    let mut names: Vec<String> =
         path[1..].iter().map(|s| s.edge.and_then(|e| labels.text(e)).unwrap_or_else(|| "?".into())).collect();
     let mut text = root_name(root.object);
+    if let (Some(class), Some(field)) =
+        (text.strip_prefix("class "), names.first().and_then(|n| n.strip_prefix('.')))
+    {
+        text = format!("static {class}.{field}");
+        names.remove(0);
+    }
     let keep = max_steps.max(2);
     if names.len() <= keep {
         for name in &names {
@@ -161,6 +172,10 @@ mod tests {
             .collect();
         let text = describe(&steps, &labels, &|_| "root".into(), 2);
         assert_eq!(text, "root .INSTANCE … [0]");
+        assert_eq!(
+            describe(&steps[..3], &labels, &|o| if o == 0 { "class app.Main".into() } else { "x".into() }, 8),
+            "static app.Main.INSTANCE .cache"
+        );
         let unnamed = EdgeLabels::default();
         assert_eq!(describe(&steps[..3], &unnamed, &|_| "root".into(), 8), "root ? ?");
     }

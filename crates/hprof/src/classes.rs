@@ -15,6 +15,8 @@ const PRIMITIVE_ARRAYS: [(u8, &str); 8] =
 pub struct InstanceLayout {
     /// Offsets of reference fields inside an INSTANCE_DUMP's field bytes.
     pub references: Vec<u32>,
+    /// The name string id of each of those fields.
+    pub reference_names: Vec<u64>,
     /// Length of the field bytes in the dump.
     pub dump_bytes: usize,
     /// Shallow size of an instance in the JVM.
@@ -131,9 +133,11 @@ fn instance_layout(
     let mut result = InstanceLayout::default();
     // HPROF writes a class's own fields first, then its superclass's, and so on.
     for &index in &chain {
-        for &ty in &raw.classes[index].fields {
+        let class = &raw.classes[index];
+        for (k, &ty) in class.fields.iter().enumerate() {
             if ty == OBJECT {
                 result.references.push(result.dump_bytes as u32);
+                result.reference_names.push(class.field_names.get(k).copied().unwrap_or(0));
             }
             result.dump_bytes += value_size(ty, raw.id_size).unwrap_or(0);
         }

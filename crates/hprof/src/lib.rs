@@ -20,6 +20,7 @@ pub mod resolve;
 pub mod roots;
 pub mod snapshot;
 pub mod source;
+pub mod typed;
 
 use std::path::Path;
 
@@ -32,6 +33,7 @@ pub use memcity_heapgraph::ROOT_KEY;
 pub use memcity_heapgraph::{Classifier, RootKind, parse_list};
 pub use resolve::Dump;
 pub use snapshot::default_grouping;
+pub use typed::{TypedDump, dump_time, typed_heap};
 
 /// Reads one dump file. `progress(bytes)` reports how far pass 1 got.
 pub fn read_dump(path: &Path, layout: &Layout, progress: &dyn Fn(u64)) -> Result<Dump, HprofError> {

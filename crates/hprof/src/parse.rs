@@ -41,6 +41,8 @@ pub struct RawClass {
     pub statics: Vec<(u64, u8, u64)>,
     /// Types of this class's own instance fields, in dump order (superclass fields not included).
     pub fields: Vec<u8>,
+    /// The name string ids of those fields.
+    pub field_names: Vec<u64>,
     /// Where its record starts, for error messages.
     pub offset: usize,
 }
@@ -248,14 +250,15 @@ fn read_class_dump(c: &mut Cursor<'_>, ids: usize, start: usize) -> Result<RawCl
     }
     let field_count = c.u2("instance field count")?;
     let mut fields = Vec::with_capacity(field_count.into());
+    let mut field_names = Vec::with_capacity(field_count.into());
     for _ in 0..field_count {
-        c.id(ids, "instance field name id")?;
+        field_names.push(c.id(ids, "instance field name id")?);
         let ty_pos = c.pos;
         let ty = c.u1("instance field type")?;
         value_size(ty, ids).ok_or_else(|| Fault::new(ty_pos, format!("invalid field type {ty}")))?;
         fields.push(ty);
     }
-    Ok(RawClass { id, super_id, loader_id, statics, fields, offset: start })
+    Ok(RawClass { id, super_id, loader_id, statics, fields, field_names, offset: start })
 }
 
 /// A typed value (constant pool entry or static field): its type and its bits.

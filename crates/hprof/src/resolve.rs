@@ -10,8 +10,8 @@ use crate::error::Fault;
 use crate::ids::IdIndex;
 use crate::layout::Layout;
 use crate::parse::{INSTANCE_DUMP, OBJ_ARRAY_DUMP, OBJECT, RawDump, value_size};
-use memcity_heapgraph::HeapGraph;
-use memcity_heapgraph::RootKind;
+use memcity_heapgraph::{EdgeLabels, HeapGraph, Label, RootKind};
+use rustc_hash::FxHashMap;
 
 /// One parsed dump, ready to be grouped.
 #[derive(Debug, Clone)]
@@ -41,7 +41,27 @@ impl Dump {
 const CHUNK: usize = 1 << 14;
 
 pub fn resolve(data: &[u8], raw: RawDump<'_>, layout: &Layout) -> Result<Dump, Fault> {
+    Ok(resolve_labelled(data, raw, layout, false)?.0)
+}
+
+/// [`resolve`], also naming every reference (`labelled`): instance fields by their names along
+/// the superclass chain, array elements by index, a class's statics by name.
+pub fn resolve_labelled(
+    data: &[u8],
+    raw: RawDump<'_>,
+    layout: &Layout,
+    labelled: bool,
+) -> Result<(Dump, Option<EdgeLabels>), Fault> {
     let classes = ClassTable::build(&raw, layout)?;
+    let mut names = FieldNames::default();
+    let reference_labels: Vec<Vec<Label>> = if labelled {
+        let labels = |i: &crate::classes::InstanceLayout| {
+            i.reference_names.iter().map(|&id| names.label(&raw.strings, id)).collect()
+        };
+        classes.instances.iter().map(labels).collect()
+    } else {
+        Vec::new()
+    };
     let ids_size = raw.id_size;
     let (offsets, ids) = sorted_objects(raw.objects, raw.object_ids)?;
     let ids = IdIndex::new(ids);
@@ -58,23 +78,27 @@ pub fn resolve(data: &[u8], raw: RawDump<'_>, layout: &Layout) -> Result<Dump, F
     };
     // Each work item fills its objects' group, size and edge end (relative to its own edges)
     // and returns its edges; the ends are shifted once the items' edge counts are known.
-    let chunk_edges: Vec<Vec<u32>> = offsets
+    let chunk_edges: Vec<(Vec<u32>, Vec<Label>)> = offsets
         .par_chunks(CHUNK)
         .zip(graph.group.par_chunks_mut(CHUNK))
         .zip(graph.shallow.par_chunks_mut(CHUNK))
         .zip(graph.edge_start[1..].par_chunks_mut(CHUNK))
         .map(|(((offsets, group), shallow), edge_end)| {
-            let mut edges = Vec::new();
+            let mut out = Out {
+                edges: Vec::new(),
+                labels: Vec::new(),
+                names: labelled.then_some(&reference_labels[..]),
+            };
             for (i, &offset) in offsets.iter().enumerate() {
-                (group[i], shallow[i]) = read_object(data, offset, ids_size, &index, layout, &mut edges)?;
-                edge_end[i] = edges.len();
+                (group[i], shallow[i]) = read_object(data, offset, ids_size, &index, layout, &mut out)?;
+                edge_end[i] = out.edges.len();
             }
-            Ok(edges)
+            Ok((out.edges, out.labels))
         })
         .collect::<Result<_, Fault>>()?;
     let mut bases = Vec::with_capacity(chunk_edges.len());
     let mut total = 0;
-    for edges in &chunk_edges {
+    for (edges, _) in &chunk_edges {
         bases.push(total);
         total += edges.len();
     }
@@ -82,8 +106,10 @@ pub fn resolve(data: &[u8], raw: RawDump<'_>, layout: &Layout) -> Result<Dump, F
         ends.iter_mut().for_each(|end| *end += base);
     });
     graph.edges.reserve(total + raw.classes.len() * 4);
-    for edges in chunk_edges {
+    let mut labels = Vec::with_capacity(if labelled { total } else { 0 });
+    for (edges, chunk_labels) in chunk_edges {
         graph.edges.extend(edges);
+        labels.extend(chunk_labels);
     }
     graph.group.reserve(nodes - objects);
     graph.shallow.reserve(nodes - objects);
@@ -94,8 +120,18 @@ pub fn resolve(data: &[u8], raw: RawDump<'_>, layout: &Layout) -> Result<Dump, F
         let pseudo = |name: u64| raw.strings.get(&name).is_some_and(|n| n.starts_with(b"<"));
         let statics = class.statics.iter().filter(|&&(name, _, _)| !pseudo(name));
         graph.shallow.push(layout.class_object(statics.map(|&(_, ty, _)| ty)));
-        let statics = class.statics.iter().filter(|&&(_, ty, _)| ty == OBJECT).map(|&(_, _, id)| id);
-        graph.edges.extend(statics.chain([class.loader_id]).filter_map(|id| index.node(id)));
+        let statics =
+            class.statics.iter().filter(|&&(_, ty, _)| ty == OBJECT).map(|&(name, _, id)| (Some(name), id));
+        for (name, id) in statics.chain([(None, class.loader_id)]) {
+            let Some(node) = index.node(id) else { continue };
+            graph.edges.push(node);
+            if labelled {
+                labels.push(match name {
+                    Some(name) => names.label(&raw.strings, name),
+                    None => names.named("<class loader>"),
+                });
+            }
+        }
         graph.edge_start.push(graph.edges.len());
     }
 
@@ -109,14 +145,55 @@ pub fn resolve(data: &[u8], raw: RawDump<'_>, layout: &Layout) -> Result<Dump, F
         .iter()
         .map(|c| classes.by_id.get(&c.id).copied().unwrap_or(classes.class_class))
         .collect();
-    Ok(Dump {
+    let dump = Dump {
         timestamp_ms: raw.timestamp_ms,
         classes,
         graph,
         root_kinds,
         first_class_node: objects as u32,
         class_of_class_node,
-    })
+    };
+    Ok((dump, labelled.then(|| EdgeLabels { names: names.names, of_edge: labels })))
+}
+
+/// The dump's strings by id.
+type Strings<'a> = std::collections::HashMap<u64, &'a [u8]>;
+
+/// Field names as labels, each name stored once.
+#[derive(Default)]
+struct FieldNames {
+    by_id: FxHashMap<u64, Label>,
+    names: Vec<String>,
+}
+
+impl FieldNames {
+    fn label(&mut self, strings: &Strings<'_>, id: u64) -> Label {
+        if let Some(&label) = self.by_id.get(&id) {
+            return label;
+        }
+        let name = strings
+            .get(&id)
+            .map_or_else(|| format!("(field 0x{id:x})"), |b| String::from_utf8_lossy(b).into_owned());
+        let label = self.named(&name);
+        self.by_id.insert(id, label);
+        label
+    }
+
+    fn named(&mut self, name: &str) -> Label {
+        let at = self.names.iter().position(|n| n == name).unwrap_or_else(|| {
+            self.names.push(name.to_string());
+            self.names.len() - 1
+        });
+        Label::field(at as u32)
+    }
+}
+
+/// What reading objects produces: references, and their names when asked for.
+struct Out<'a> {
+    edges: Vec<u32>,
+    labels: Vec<Label>,
+    /// Per class, the names of its reference fields; `None` when no names are wanted.
+    names: Option<&'a [Vec<Label>]>,
 }
 
 /// Object id -> node.
@@ -158,7 +235,7 @@ fn read_object(
     ids: usize,
     index: &NodeIndex<'_>,
     layout: &Layout,
-    edges: &mut Vec<u32>,
+    out: &mut Out<'_>,
 ) -> Result<(u32, u64), Fault> {
     let mut c = Cursor::new(data, offset);
     let tag = c.u1("sub-record tag")?;
@@ -184,9 +261,13 @@ fn read_object(
                 ),
             ));
         }
-        for &at in &instance.references {
+        for (k, &at) in instance.references.iter().enumerate() {
             let at = at as usize;
-            edges.extend(index.node(read_id(&fields[at..at + ids])));
+            let Some(node) = index.node(read_id(&fields[at..at + ids])) else { continue };
+            out.edges.push(node);
+            if let Some(names) = out.names {
+                out.labels.push(names[class as usize].get(k).copied().unwrap_or(Label::NONE));
+            }
         }
         // Primitive types' mirrors (int.class, …) are instances of java.lang.Class.
         let size = if class == index.classes.class_class {
@@ -203,7 +284,13 @@ fn read_object(
             Fault::new(class_pos, format!("array of class 0x{class_id:x}, which the dump does not contain"))
         })?;
         let elements = c.bytes(length as usize * ids, "array elements")?;
-        edges.extend(elements.chunks_exact(ids).filter_map(|e| index.node(read_id(e))));
+        for (i, e) in elements.chunks_exact(ids).enumerate() {
+            let Some(node) = index.node(read_id(e)) else { continue };
+            out.edges.push(node);
+            if out.names.is_some() {
+                out.labels.push(Label::index(i as u64));
+            }
+        }
         (class, layout.array(OBJECT, length))
     } else {
         let length = c.u4("array length")? as u64;

@@ -57,6 +57,8 @@ pub struct Structures {
     leaves: Vec<u32>,
     /// The instance whose head each object is, or NONE.
     instance_of: Vec<u32>,
+    /// The GC roots: what everyone reaches, so no structure's transitive size goes past one.
+    root: Vec<bool>,
 }
 
 /// Finds every structure of `descriptions` among the reachable objects of `heap`. Time linear
@@ -111,6 +113,10 @@ pub fn detect(heap: &TypedHeap, descriptions: &Descriptions) -> Structures {
     }
     let tree = dominators(g);
     let shallow = &g.shallow;
+    let mut root = vec![false; n];
+    for &r in &g.roots {
+        root[r as usize] = true;
+    }
     let mut s = Structures {
         instances: Vec::with_capacity(heads.len()),
         part_start,
@@ -118,6 +124,7 @@ pub fn detect(heap: &TypedHeap, descriptions: &Descriptions) -> Structures {
         leaf_start,
         leaves,
         instance_of,
+        root,
     };
     for (i, &head) in heads.iter().enumerate() {
         let mut structure = Sizes::default();
@@ -201,8 +208,10 @@ impl Structures {
     }
 
     /// Everything reachable from the head of instance `i` (its transitive size), whether it
-    /// belongs to the structure or not. Linear in what it reaches, so callers ask for the
-    /// instances they show.
+    /// belongs to the structure or not, without passing through a GC root other than the head:
+    /// what a root holds is held anyway (a map of `Class` objects would otherwise reach every
+    /// static of the program). Linear in what it reaches, so callers ask for the instances
+    /// they show.
     pub fn deep_size(&self, heap: &TypedHeap, i: usize, scratch: &mut Scratch) -> Sizes {
         let g = &heap.graph;
         let head = self.instances[i].head;
@@ -213,7 +222,7 @@ impl Structures {
         while let Some(o) = stack.pop() {
             size.add(g.shallow[o as usize]);
             for &c in g.referents(o) {
-                if scratch.mark(c) {
+                if !self.root[c as usize] && scratch.mark(c) {
                     stack.push(c);
                 }
             }

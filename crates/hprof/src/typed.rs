@@ -1,0 +1,168 @@
+//! One dump with everything known of its objects (memcity_heapgraph's `TypedHeap`): class names
+//! as Java writes them (`java.lang.Object[]`), and every reference named — instance fields
+//! along the superclass chain, array elements by index, statics by name on the class object —
+//! for the analyses of single objects (data structures). Object addresses move between dumps,
+//! so identity is left to field paths (`static CacheLeak.SERVICE .cache`).
+
+use std::path::Path;
+
+use memcity_heapgraph::{ObjectTable, ObjectType, TypeKind, TypedHeap, root_sets};
+
+use crate::error::HprofError;
+use crate::layout::Layout;
+use crate::snapshot::hold_unreached;
+use crate::{parse, resolve, source};
+
+/// A dump's typed heap and when it was taken.
+pub struct TypedDump {
+    pub timestamp_ms: u64,
+    /// Every object of a dump is alive: the JVM wrote only those.
+    pub reachable_bytes: u64,
+    pub heap: TypedHeap,
+}
+
+/// Reads one dump file into a typed heap.
+pub fn typed_heap(path: &Path, layout: &Layout) -> Result<TypedDump, HprofError> {
+    let name = path.display().to_string();
+    let bytes = source::open(path)?;
+    let raw = parse::scan(&bytes, &|_| {}).map_err(|f| f.in_file(&name))?;
+    let (mut dump, labels) =
+        resolve::resolve_labelled(&bytes, raw, layout, true).map_err(|f| f.in_file(&name))?;
+    let mut roots = root_sets(dump.graph.object_count(), dump.root_kinds.iter().copied());
+    hold_unreached(&mut dump, &mut roots);
+    let primitive = |class: usize| dump.classes.primitive_arrays.contains(&(class as u32));
+    let types = dump
+        .classes
+        .names
+        .iter()
+        .enumerate()
+        .map(|(class, name)| {
+            let kind = match name.starts_with('[') {
+                true if primitive(class) => TypeKind::PrimitiveArray,
+                true => TypeKind::ReferenceArray,
+                false => TypeKind::Instance,
+            };
+            ObjectType { name: source_name(name), kind }
+        })
+        .collect();
+    let root_names = (dump.first_class_node..dump.graph.object_count() as u32)
+        .filter_map(|node| Some((node, dump.holder_name(node)?)))
+        .collect();
+    let objects = ObjectTable {
+        types,
+        type_of: dump.graph.group.clone(),
+        identity: (0..dump.graph.object_count() as u64).collect(),
+        identity_stable: false,
+        labels: labels.unwrap_or_default(),
+        root_names,
+        ..ObjectTable::default()
+    };
+    let reachable_bytes = dump.graph.shallow.iter().sum();
+    Ok(TypedDump {
+        timestamp_ms: dump.timestamp_ms,
+        reachable_bytes,
+        heap: TypedHeap { graph: dump.graph, objects },
+    })
+}
+
+/// When a dump was taken (ms since the epoch), from its header alone: a series is put in
+/// order without reading whole dumps.
+pub fn dump_time(path: &Path) -> Result<u64, HprofError> {
+    use std::io::Read;
+    let fail = |what: &str| HprofError::new(path.display().to_string(), what.to_string());
+    let mut file = std::fs::File::open(path).map_err(|e| fail(&format!("cannot read: {e}")))?;
+    let mut head = [0u8; 2];
+    file.read_exact(&mut head).map_err(|_| fail("not an HPROF heap dump: too short"))?;
+    let file = std::fs::File::open(path).map_err(|e| fail(&format!("cannot read: {e}")))?;
+    let mut reader: Box<dyn Read> =
+        if head == [0x1f, 0x8b] { Box::new(flate2::read::MultiGzDecoder::new(file)) } else { Box::new(file) };
+    let mut header = Vec::with_capacity(64);
+    (&mut reader).take(64).read_to_end(&mut header).map_err(|e| fail(&format!("cannot read: {e}")))?;
+    let end = header.iter().position(|&b| b == 0).filter(|_| header.starts_with(b"JAVA PROFILE 1.0."));
+    let at = end
+        .ok_or_else(|| fail("not an HPROF heap dump: the file does not start with \"JAVA PROFILE 1.0.\""))?
+        + 5;
+    let time = header.get(at..at + 8).ok_or_else(|| fail("truncated dump header"))?;
+    Ok(u64::from_be_bytes(time.try_into().expect("8 bytes")))
+}
+
+/// A class name as Java source writes it: `[Ljava.lang.Object;` → `java.lang.Object[]`,
+/// `[[I` → `int[][]`; other names stay.
+pub fn source_name(name: &str) -> String {
+    let dims = name.bytes().take_while(|&b| b == b'[').count();
+    if dims == 0 {
+        return name.to_string();
+    }
+    let element = &name[dims..];
+    let base = match element {
+        "Z" => "boolean",
+        "B" => "byte",
+        "C" => "char",
+        "S" => "short",
+        "I" => "int",
+        "J" => "long",
+        "F" => "float",
+        "D" => "double",
+        _ => match element.strip_prefix('L').and_then(|e| e.strip_suffix(';')) {
+            Some(class) => class,
+            None => return name.to_string(),
+        },
+    };
+    format!("{base}{}", "[]".repeat(dims))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn array_classes_take_their_source_names() {
+        assert_eq!(source_name("[Ljava.lang.Object;"), "java.lang.Object[]");
+        assert_eq!(source_name("[Ljava.util.HashMap$Node;"), "java.util.HashMap$Node[]");
+        assert_eq!(source_name("[[I"), "int[][]");
+        assert_eq!(source_name("[B"), "byte[]");
+        assert_eq!(source_name("java.util.HashMap"), "java.util.HashMap");
+        assert_eq!(source_name("[Q"), "[Q", "an unknown element type stays as written");
+    }
+
+    #[test]
+    fn the_sample_dump_names_its_references() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/hprof");
+        let file = std::fs::read_dir(&path)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| crate::source::is_dump_name(p))
+            .min()
+            .expect("a sample dump");
+        let typed = typed_heap(&file, &Layout::default()).unwrap();
+        let heap = &typed.heap;
+        let o = &heap.objects;
+        assert_eq!(heap.graph.edges.len(), o.labels.of_edge.len(), "a name per reference");
+        // The static field holding the cache, named on the class object.
+        let leak_app = o.root_names.iter().find(|(_, n)| n == "class LeakApp").expect("LeakApp's class").0;
+        let statics: Vec<String> = (heap.graph.edge_start[leak_app as usize]
+            ..heap.graph.edge_start[leak_app as usize + 1])
+            .filter_map(|e| o.labels.text(e))
+            .collect();
+        assert!(statics.contains(&".CACHE".to_string()), "{statics:?}");
+        // Linked list nodes point to their items by field name, arrays by index.
+        let node =
+            o.type_of.iter().position(|&t| o.types[t as usize].name == "java.util.LinkedList$Node").unwrap();
+        let names: Vec<String> = (heap.graph.edge_start[node]..heap.graph.edge_start[node + 1])
+            .filter_map(|e| o.labels.text(e))
+            .collect();
+        assert!(names.contains(&".item".to_string()), "{names:?}");
+        assert!(o.types.iter().any(|t| t.name == "java.lang.Object[]" && t.kind == TypeKind::ReferenceArray));
+        assert!(o.types.iter().any(|t| t.name == "byte[]" && t.kind == TypeKind::PrimitiveArray));
+        assert!(
+            o.labels.of_edge.iter().any(|l| matches!(l.get(), Some(memcity_heapgraph::LabelKind::Index(_))))
+        );
+        assert_eq!(typed.reachable_bytes, heap.graph.shallow.iter().sum::<u64>());
+        assert_eq!(dump_time(&file).unwrap(), typed.timestamp_ms);
+        let not_a_dump = std::env::temp_dir().join(format!("memcity-not-a-dump-{}", std::process::id()));
+        std::fs::write(&not_a_dump, b"PK\x03\x04 a zip file").unwrap();
+        assert!(dump_time(&not_a_dump).unwrap_err().to_string().contains("not an HPROF heap dump"));
+        let _ = std::fs::remove_file(&not_a_dump);
+    }
+}
