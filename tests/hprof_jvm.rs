@@ -4,11 +4,10 @@
 //! is installed, unless MEMCITY_REQUIRE_JVM=1.
 
 mod common;
-use common::{find, run, tools_present};
+use common::{find, record_java, run, tools_present};
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::PathBuf;
+use std::process::Command;
 
 const MEMCITY: &str = env!("CARGO_BIN_EXE_memcity");
 
@@ -19,31 +18,7 @@ fn record_then_import_matches_the_jvm_histograms() {
     }
     let dir: PathBuf = std::env::temp_dir().join(format!("memcity-record-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let classes = dir.join("classes");
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java/LeakApp.java");
-    run(Command::new("javac").arg("-d").arg(&classes).arg(source));
-    let mut app = Command::new("java")
-        .args(["-Xmx64m", "-XX:+UseSerialGC", "-cp"])
-        .arg(&classes)
-        .args(["LeakApp", "1000", "500"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = app.stdin.take().unwrap();
-    let mut lines = BufReader::new(app.stdout.take().unwrap()).lines();
-    let pid = app.id().to_string();
-    assert_eq!(lines.next().unwrap().unwrap(), "STARTED");
-    run(Command::new("jcmd").args([&pid, "VM.version"]));
-    let series = dir.join("series");
-    for phase in 1..=3 {
-        writeln!(stdin, "go").unwrap();
-        stdin.flush().unwrap();
-        assert_eq!(lines.next().unwrap().unwrap(), format!("READY {phase}"));
-        run(Command::new(MEMCITY).args(["record", "--pid", &pid, "--count", "1", "--out"]).arg(&series));
-    }
-    let _ = writeln!(stdin, "quit");
-    app.wait().unwrap();
+    let series = record_java(&dir, "LeakApp", &["1000", "500"], 3);
 
     let out = dir.join("history.json");
     run(Command::new(MEMCITY).arg("import").arg(&series).args(["--classifiers", "type", "--out"]).arg(&out));

@@ -5,11 +5,9 @@
 //! MEMCITY_REQUIRE_JVM=1 or CI=1.
 
 mod common;
-use common::{run, tools_present};
+use common::{record_java, run, tools_present};
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 const MEMCITY: &str = env!("CARGO_BIN_EXE_memcity");
 
@@ -20,30 +18,7 @@ fn the_leaking_cache_is_one_map_among_thousands() {
     }
     let dir = std::env::temp_dir().join(format!("memcity-structures-jvm-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let classes = dir.join("classes");
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java/CacheLeak.java");
-    run(Command::new("javac").arg("-d").arg(&classes).arg(source));
-    let mut app = Command::new("java")
-        .args(["-Xmx128m", "-XX:+UseSerialGC", "-cp"])
-        .arg(&classes)
-        .args(["CacheLeak", "20000"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = app.stdin.take().unwrap();
-    let mut lines = BufReader::new(app.stdout.take().unwrap()).lines();
-    let pid = app.id().to_string();
-    assert_eq!(lines.next().unwrap().unwrap(), "STARTED");
-    let series = dir.join("series");
-    for phase in 1..=3 {
-        writeln!(stdin, "go").unwrap();
-        stdin.flush().unwrap();
-        assert!(lines.next().unwrap().unwrap().starts_with(&format!("READY {phase}")));
-        run(Command::new(MEMCITY).args(["record", "--pid", &pid, "--count", "1", "--out"]).arg(&series));
-    }
-    let _ = writeln!(stdin, "quit");
-    app.wait().unwrap();
+    let series = record_java(&dir, "CacheLeak", &["20000"], 3);
 
     let out = run(Command::new(MEMCITY).arg("structures").arg(&series).args(["--top", "0", "--json"]));
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();

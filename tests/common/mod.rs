@@ -39,3 +39,41 @@ pub fn find<'a>(node: &'a memcity_model::Node, key: &str) -> Option<&'a memcity_
     }
     node.children.iter().find_map(|c| find(c, key))
 }
+
+/// Runs a Java program of tests/java that prints `STARTED`, then `READY <phase>…` after each
+/// `go` line, and takes one dump (and class histogram) at each of `phases` pauses with
+/// `memcity record`. Returns the series folder under `dir`.
+pub fn record_java(dir: &std::path::Path, class: &str, args: &[&str], phases: usize) -> std::path::PathBuf {
+    use std::io::{BufRead, BufReader, Write};
+    let classes = dir.join("classes");
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/java/{class}.java"));
+    run(Command::new("javac").arg("-d").arg(&classes).arg(source));
+    let mut app = Command::new("java")
+        .args(["-Xmx128m", "-XX:+UseSerialGC", "-cp"])
+        .arg(&classes)
+        .arg(class)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = app.stdin.take().unwrap();
+    let mut lines = BufReader::new(app.stdout.take().unwrap()).lines();
+    let pid = app.id().to_string();
+    assert_eq!(lines.next().unwrap().unwrap(), "STARTED");
+    // Attach once, so the attach machinery's own objects exist before the first dump.
+    run(Command::new("jcmd").args([&pid, "VM.version"]));
+    let series = dir.join("series");
+    for phase in 1..=phases {
+        writeln!(stdin, "go").unwrap();
+        stdin.flush().unwrap();
+        let line = lines.next().unwrap().unwrap();
+        assert!(line == format!("READY {phase}") || line.starts_with(&format!("READY {phase} ")), "{line}");
+        run(Command::new(env!("CARGO_BIN_EXE_memcity"))
+            .args(["record", "--pid", &pid, "--count", "1", "--out"])
+            .arg(&series));
+    }
+    let _ = writeln!(stdin, "quit");
+    app.wait().unwrap();
+    series
+}
