@@ -153,7 +153,7 @@ pub fn resolve_labelled(
         first_class_node: objects as u32,
         class_of_class_node,
     };
-    Ok((dump, labelled.then(|| EdgeLabels { names: names.names, of_edge: labels })))
+    Ok((dump, labelled.then_some(EdgeLabels { names: names.names, of_edge: labels })))
 }
 
 /// The dump's strings by id.
