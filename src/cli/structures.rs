@@ -126,14 +126,18 @@ pub fn run(args: StructuresArgs) -> Result<()> {
     let heaps = crate::input::typed_heaps(&args.inputs, args.from, args.to)?;
     let mut heaps = heaps.into_iter();
     let first = heaps.next().ok_or_else(|| anyhow::anyhow!("no heap in the window"))?;
-    let (from, to) = (first.index, args.to.unwrap_or(first.index));
-    let mut start = End::new(first.heap, first.reachable_bytes, &descriptions);
-    let (mut end, to) = match heaps.next() {
-        Some(last) => (End::new(last.heap, last.reachable_bytes, &descriptions), last.index),
-        None => (End::new(start.heap.clone(), start.reachable_bytes, &descriptions), to.max(from)),
-    };
-    let heap_growth = end.reachable_bytes as i64 - start.reachable_bytes as i64;
-    let pairs = memcity_structures::pair(&start.keys, &end.keys);
+    let from = first.index;
+    // The window's ends; a window of one snapshot has one, detected once.
+    let mut ends = vec![End::new(first.heap, first.reachable_bytes, &descriptions)];
+    let mut to = from;
+    if let Some(last) = heaps.next() {
+        to = last.index;
+        ends.push(End::new(last.heap, last.reachable_bytes, &descriptions));
+    }
+    let (s_end, e_end) = (0, ends.len() - 1);
+    let heap_growth = ends[e_end].reachable_bytes as i64 - ends[s_end].reachable_bytes as i64;
+    let end_heap = ends[e_end].reachable_bytes;
+    let pairs = memcity_structures::pair(&ends[s_end].keys, &ends[e_end].keys);
     let rank = |g: &Growth| match args.sort {
         SortBy::Retained => g.retained.bytes,
         SortBy::Deep => g.deep.bytes,
@@ -143,30 +147,26 @@ pub fn run(args: StructuresArgs) -> Result<()> {
     // Rank the survivors (the transitive size only where it is the ranking), then measure
     // the shown ones whole.
     let want_deep = args.sort == SortBy::Deep;
-    let mut survivors: Vec<(usize, usize, Growth)> = pairs
-        .iter()
-        .filter_map(|&(s, e, status)| (status == Status::Survived).then_some((s?, e?)))
-        .map(|(s, e)| {
-            let g = memcity_structures::compare(
-                &start.measure(s, want_deep),
-                &end.measure(e, want_deep),
-                heap_growth,
-                end.reachable_bytes,
-            );
-            (s, e, g)
-        })
-        .collect();
-    survivors.sort_by_key(|(_, e, g)| (std::cmp::Reverse(rank(g)), end.structures.instances[*e].head));
+    let mut survivors: Vec<(usize, usize, Growth)> = Vec::new();
+    for (s, e) in pairs.iter().filter_map(|&(s, e, status)| (status == Status::Survived).then_some((s?, e?)))
+    {
+        let a = ends[s_end].measure(s, want_deep);
+        let b = ends[e_end].measure(e, want_deep);
+        survivors.push((s, e, memcity_structures::compare(&a, &b, heap_growth, end_heap)));
+    }
+    survivors
+        .sort_by_key(|(_, e, g)| (std::cmp::Reverse(rank(g)), ends[e_end].structures.instances[*e].head));
     if args.top > 0 {
         survivors.truncate(args.top);
     }
     let mut rows = Vec::new();
     for (s, e, _) in survivors {
-        let (a, b) = (start.measure(s, true), end.measure(e, true));
-        let growth = memcity_structures::compare(&a, &b, heap_growth, end.reachable_bytes);
-        let leaves = leaf_rows(start.leaves(s), end.leaves(e));
+        let (a, b) = (ends[s_end].measure(s, true), ends[e_end].measure(e, true));
+        let growth = memcity_structures::compare(&a, &b, heap_growth, end_heap);
+        let leaves = leaf_rows(ends[s_end].leaves(s), ends[e_end].leaves(e));
         rows.push(Row { start: a, end: b, growth, leaves, e });
     }
+    let end = &ends[e_end];
     let appeared = pairs.iter().filter(|p| p.2 == Status::Appeared).count();
     let died = pairs.iter().filter(|p| p.2 == Status::Died).count();
     if args.json {
