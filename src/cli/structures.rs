@@ -170,11 +170,11 @@ pub fn run(args: StructuresArgs) -> Result<()> {
     let appeared = pairs.iter().filter(|p| p.2 == Status::Appeared).count();
     let died = pairs.iter().filter(|p| p.2 == Status::Died).count();
     if args.json {
-        say!("{}", serde_json::to_string_pretty(&report_json(&end, from, to, heap_growth, &rows))?);
+        say!("{}", serde_json::to_string_pretty(&report_json(end, from, to, heap_growth, &rows))?);
     } else {
         say_raw!(
             "{}",
-            report_text(&end, from, to, heap_growth, &rows, (pairs.len() - appeared - died, appeared, died))
+            report_text(end, from, to, heap_growth, &rows, (pairs.len() - appeared - died, appeared, died))
         );
     }
     Ok(())
