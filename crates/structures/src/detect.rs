@@ -6,15 +6,14 @@
 //! stops; anything else → outside. Types without a description act as leaves; reference arrays
 //! without one pass through to what they hold.
 
-use memcity_heapgraph::{TypeKind, TypedHeap, dominators, reachable};
+use memcity_heapgraph::{TypedHeap, dominators, reachable};
 
-use crate::lang::{Descriptions, matches};
+use crate::lang::Descriptions;
 
-const NONE: u32 = u32::MAX;
-/// What a part's type may point to, per heap type: nothing, an internal part, a leaf.
-const OUTSIDE: u8 = 0;
-const INTERNAL: u8 = 1;
-const LEAF: u8 = 2;
+mod plan;
+
+use plan::{INTERNAL, NONE, OUTSIDE, Plan};
+pub use plan::{Warning, unmatched};
 
 /// Objects and bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -296,85 +295,6 @@ impl Containers {
         let o = o as usize;
         &self.list[self.start[o]..self.start[o + 1]]
     }
-}
-
-/// The descriptions assigned to one heap's types, wildcards resolved once per type.
-struct Plan {
-    head: Vec<bool>,
-    /// Per type, the row of what its objects may point to, or NONE.
-    row_of: Vec<u32>,
-    /// Per row, per type: OUTSIDE, INTERNAL or LEAF.
-    rows: Vec<Vec<u8>>,
-}
-
-impl Plan {
-    fn new(heap: &TypedHeap, descriptions: &Descriptions) -> Plan {
-        let types = &heap.objects.types;
-        let mut head = vec![false; types.len()];
-        let mut row_of = vec![NONE; types.len()];
-        let mut rows: Vec<Vec<u8>> = Vec::new();
-        let mut any_row = NONE;
-        for (t, ty) in types.iter().enumerate() {
-            match describe(&ty.name, descriptions) {
-                Some(d) => {
-                    head[t] = d.head;
-                    let row = types
-                        .iter()
-                        .map(|c| {
-                            let hit = |leaf: bool| {
-                                d.pointed_to.iter().any(|p| p.leaf == leaf && matches(&p.pattern, &c.name))
-                            };
-                            if hit(false) {
-                                INTERNAL
-                            } else if hit(true) {
-                                LEAF
-                            } else {
-                                OUTSIDE
-                            }
-                        })
-                        .collect();
-                    rows.push(row);
-                    row_of[t] = (rows.len() - 1) as u32;
-                }
-                None if ty.kind == TypeKind::ReferenceArray => {
-                    if any_row == NONE {
-                        rows.push(vec![INTERNAL; types.len()]);
-                        any_row = (rows.len() - 1) as u32;
-                    }
-                    row_of[t] = any_row;
-                }
-                None => {}
-            }
-        }
-        Plan { head, row_of, rows }
-    }
-
-    fn is_head(&self, t: u32) -> bool {
-        self.head.get(t as usize).copied().unwrap_or(false)
-    }
-
-    fn has_row(&self, t: u32) -> bool {
-        self.row_of.get(t as usize).is_some_and(|&r| r != NONE)
-    }
-
-    fn row(&self, t: u32) -> Option<&[u8]> {
-        let r = *self.row_of.get(t as usize)?;
-        self.rows.get(r as usize).map(Vec::as_slice)
-    }
-
-    fn pointed(&self, row: Option<&[u8]>, t: u32) -> u8 {
-        row.and_then(|r| r.get(t as usize).copied()).unwrap_or(OUTSIDE)
-    }
-}
-
-/// The description of a type name: an exact one before a wildcard one, the later before the
-/// earlier.
-fn describe<'a>(name: &str, descriptions: &'a Descriptions) -> Option<&'a crate::lang::Description> {
-    let list = &descriptions.list;
-    list.iter()
-        .rev()
-        .find(|d| d.pattern == name)
-        .or_else(|| list.iter().rev().find(|d| d.pattern.contains('*') && matches(&d.pattern, name)))
 }
 
 #[cfg(test)]

@@ -17,10 +17,15 @@ use std::path::Path;
 
 use thiserror::Error;
 
+mod lex;
+mod parse;
+
+pub use parse::parse;
+
 /// The largest description file read (a user's own, given with `--structures`).
 pub const MAX_FILE_BYTES: u64 = 4 << 20;
 /// The longest type name.
-const MAX_NAME: usize = 1024;
+pub(crate) const MAX_NAME: usize = 1024;
 
 /// A type a part points to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,12 +55,22 @@ pub struct Descriptions {
 }
 
 impl Descriptions {
+    /// Adds `more` after these; its descriptions replace those of the same pattern here.
     pub fn extend(&mut self, more: Descriptions) {
-        for d in more.list {
-            self.list.retain(|e| e.pattern != d.pattern);
-            self.list.push(d);
-        }
+        self.list.extend(more.list);
+        self.list = keep_last(std::mem::take(&mut self.list));
     }
+}
+
+/// The list without the descriptions that a later one of the same pattern replaces, in the
+/// order of the ones kept. Linear: a file of many tiny descriptions must not take quadratic
+/// time.
+pub(crate) fn keep_last(list: Vec<Description>) -> Vec<Description> {
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut kept: Vec<Description> =
+        list.into_iter().rev().filter(|d| seen.insert(d.pattern.clone())).collect();
+    kept.reverse();
+    kept
 }
 
 /// A description file that cannot be read: one line, `FILE:LINE:COLUMN: message`.
@@ -117,259 +132,6 @@ pub fn load_path(path: &Path) -> Result<Descriptions, ParseError> {
         all.extend(parse(&file.display().to_string(), &text)?);
     }
     Ok(all)
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Token {
-    Name { text: String, quoted: bool },
-    Open,
-    Close,
-    LeftParen,
-    RightParen,
-    Semicolon,
-    End,
-}
-
-impl Token {
-    fn shown(&self) -> String {
-        match self {
-            Token::Name { text, .. } => format!("{text:?}"),
-            Token::Open => "'{'".into(),
-            Token::Close => "'}'".into(),
-            Token::LeftParen => "'('".into(),
-            Token::RightParen => "')'".into(),
-            Token::Semicolon => "';'".into(),
-            Token::End => "the end of the file".into(),
-        }
-    }
-}
-
-/// Characters of a bare name: what class and type names are made of, and `*`.
-fn bare(c: char) -> bool {
-    c.is_alphanumeric() || "_$.*[]<>:/-@".contains(c)
-}
-
-struct Lexer<'a> {
-    file: &'a str,
-    chars: std::iter::Peekable<std::str::Chars<'a>>,
-    line: usize,
-    column: usize,
-}
-
-impl Lexer<'_> {
-    fn error(&self, line: usize, column: usize, message: String) -> ParseError {
-        ParseError { file: self.file.to_string(), line, column, message }
-    }
-
-    fn bump(&mut self) -> Option<char> {
-        let c = self.chars.next()?;
-        if c == '\n' {
-            self.line += 1;
-            self.column = 1;
-        } else {
-            self.column += 1;
-        }
-        Some(c)
-    }
-
-    /// The next token and where it starts.
-    fn next(&mut self) -> Result<(Token, usize, usize), ParseError> {
-        loop {
-            match self.chars.peek() {
-                Some(c) if c.is_whitespace() => {
-                    self.bump();
-                }
-                Some('#') => self.skip_line(),
-                Some('/') => {
-                    let mut ahead = self.chars.clone();
-                    ahead.next();
-                    if ahead.peek() == Some(&'/') {
-                        self.skip_line();
-                    } else {
-                        break;
-                    }
-                }
-                _ => break,
-            }
-        }
-        let (line, column) = (self.line, self.column);
-        let Some(c) = self.bump() else { return Ok((Token::End, line, column)) };
-        let token = match c {
-            '{' => Token::Open,
-            '}' => Token::Close,
-            '(' => Token::LeftParen,
-            ')' => Token::RightParen,
-            ';' => Token::Semicolon,
-            '"' => Token::Name { text: self.quoted(line, column)?, quoted: true },
-            c if bare(c) => {
-                let mut text = String::from(c);
-                while let Some(&c) = self.chars.peek() {
-                    if !bare(c) || c == '/' && self.chars.clone().nth(1) == Some('/') {
-                        break;
-                    }
-                    text.push(c);
-                    self.bump();
-                    self.check_length(&text, line, column)?;
-                }
-                Token::Name { text, quoted: false }
-            }
-            c => return Err(self.error(line, column, format!("unexpected character {c:?}"))),
-        };
-        Ok((token, line, column))
-    }
-
-    fn skip_line(&mut self) {
-        while let Some(c) = self.bump() {
-            if c == '\n' {
-                break;
-            }
-        }
-    }
-
-    fn quoted(&mut self, line: usize, column: usize) -> Result<String, ParseError> {
-        let mut text = String::new();
-        loop {
-            match self.bump() {
-                None | Some('\n') => {
-                    return Err(self.error(line, column, "a quoted name is not closed on its line".into()));
-                }
-                Some('"') => return Ok(text),
-                Some('\\') => match self.bump() {
-                    Some(c @ ('"' | '\\')) => text.push(c),
-                    _ => {
-                        return Err(self.error(
-                            self.line,
-                            self.column - 1,
-                            "only \\\" and \\\\ may follow a backslash".into(),
-                        ));
-                    }
-                },
-                Some(c) if c.is_control() => {
-                    return Err(self.error(
-                        self.line,
-                        self.column - 1,
-                        "a control character in a name".into(),
-                    ));
-                }
-                Some(c) => text.push(c),
-            }
-            self.check_length(&text, line, column)?;
-        }
-    }
-
-    fn check_length(&self, text: &str, line: usize, column: usize) -> Result<(), ParseError> {
-        if text.len() > MAX_NAME {
-            return Err(self.error(line, column, format!("a name longer than {MAX_NAME} bytes")));
-        }
-        Ok(())
-    }
-}
-
-/// Parses one description file; `file` names it in errors.
-pub fn parse(file: &str, text: &str) -> Result<Descriptions, ParseError> {
-    let mut lexer = Lexer { file, chars: text.chars().peekable(), line: 1, column: 1 };
-    let mut namespace = String::new();
-    let mut list: Vec<Description> = Vec::new();
-    loop {
-        let (token, line, column) = lexer.next()?;
-        let expected = |what: &str, found: &Token| {
-            lexer.error(line, column, format!("expected {what}, found {}", found.shown()))
-        };
-        match token {
-            Token::End => break,
-            Token::Name { text, quoted: false } if text == "namespace" => {
-                let (name, l, c) = lexer.next()?;
-                namespace = match name {
-                    Token::Name { text, .. } if !text.contains('*') => text,
-                    Token::Semicolon => String::new(),
-                    other => {
-                        return Err(lexer.error(
-                            l,
-                            c,
-                            format!("expected a namespace name, found {}", other.shown()),
-                        ));
-                    }
-                };
-                if !namespace.is_empty() {
-                    expect(&mut lexer, Token::Semicolon, "';' after the namespace")?;
-                }
-            }
-            Token::Name { text, quoted } => {
-                let (head, name, quoted) = if text == "DS" && !quoted {
-                    match lexer.next()? {
-                        (Token::Name { text, quoted }, _, _) => (true, text, quoted),
-                        (other, l, c) => {
-                            return Err(lexer.error(
-                                l,
-                                c,
-                                format!("expected a type name after DS, found {}", other.shown()),
-                            ));
-                        }
-                    }
-                } else {
-                    (false, text, quoted)
-                };
-                expect(&mut lexer, Token::Open, "'{' after the type name")?;
-                let pointed_to = pointed_to(&mut lexer, &namespace)?;
-                let pattern = qualify(&namespace, name, quoted);
-                list.retain(|d| d.pattern != pattern);
-                list.push(Description { pattern, head, pointed_to, origin: format!("{file}:{line}") });
-            }
-            other => return Err(expected("a type description (DS NAME { … }) or namespace", &other)),
-        }
-    }
-    Ok(Descriptions { list })
-}
-
-fn expect(lexer: &mut Lexer, want: Token, what: &str) -> Result<(), ParseError> {
-    let (token, line, column) = lexer.next()?;
-    if token != want {
-        return Err(lexer.error(line, column, format!("expected {what}, found {}", token.shown())));
-    }
-    Ok(())
-}
-
-/// The pointed-to types between the braces, up to and including `}`.
-fn pointed_to(lexer: &mut Lexer, namespace: &str) -> Result<Vec<PointedTo>, ParseError> {
-    let mut out = Vec::new();
-    loop {
-        let (token, line, column) = lexer.next()?;
-        let (pattern, leaf) = match token {
-            Token::Close => return Ok(out),
-            Token::Name { text, quoted } => (qualify(namespace, text, quoted), false),
-            Token::LeftParen => {
-                let (name, l, c) = lexer.next()?;
-                let Token::Name { text, quoted } = name else {
-                    return Err(lexer.error(
-                        l,
-                        c,
-                        format!("expected a leaf type name, found {}", name.shown()),
-                    ));
-                };
-                expect(lexer, Token::RightParen, "')' after the leaf type")?;
-                (qualify(namespace, text, quoted), true)
-            }
-            other => {
-                return Err(lexer.error(
-                    line,
-                    column,
-                    format!("expected a pointed-to type or '}}', found {}", other.shown()),
-                ));
-            }
-        };
-        out.push(PointedTo { pattern, leaf });
-        expect(lexer, Token::Semicolon, "';' after a pointed-to type")?;
-    }
-}
-
-/// A bare name without a package (no `.`) and not starting with a wildcard gets the
-/// namespace; quoted names and qualified ones stand as written.
-fn qualify(namespace: &str, name: String, quoted: bool) -> String {
-    if quoted || namespace.is_empty() || name.contains('.') || name.starts_with('*') {
-        name
-    } else {
-        format!("{namespace}.{name}")
-    }
 }
 
 /// Whether `name` matches `pattern`, where `*` stands for any run of characters.

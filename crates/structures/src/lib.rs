@@ -8,6 +8,6 @@ pub mod growth;
 pub mod lang;
 
 pub use detect::Sizes;
-pub use detect::{Instance, Scratch, Structures, detect};
+pub use detect::{Instance, Scratch, Structures, Warning, detect, unmatched};
 pub use growth::{Delta, Growth, Measure, Pattern, Status, compare, pair};
 pub use lang::{Descriptions, ParseError, builtin, load_path, parse};

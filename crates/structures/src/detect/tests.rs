@@ -188,3 +188,27 @@ fn a_million_objects_are_detected_in_one_pass() {
     assert_eq!(big.head, list);
     assert_eq!(big.structure.objects, 400_001);
 }
+
+#[test]
+fn patterns_that_match_no_type_are_warnings_with_their_origin() {
+    let mut b = Builder::new();
+    let root = b.object("Root", 0, &[]);
+    let list = linked_list(&mut b, 1);
+    b.point(root, list);
+    let heap = b.heap();
+    let mine = crate::lang::parse(
+        "mine.ds",
+        "namespace java.util;\nDS LinkedList { LinkedList$Node; }\nDS LinkdList { *Nod; (app.*); }",
+    )
+    .unwrap();
+    let warnings: Vec<String> = unmatched(&heap, &mine).iter().map(ToString::to_string).collect();
+    assert_eq!(
+        warnings,
+        [
+            "mine.ds:3: warning: described type \"java.util.LinkdList\" matches no type of this heap",
+            "mine.ds:3: warning: pointed-to type \"*Nod\" matches no type of this heap",
+        ]
+    );
+    // Still no error: the misspelt description simply finds nothing, the right one finds the list.
+    assert_eq!(detect(&heap, &mine).instances.len(), 1);
+}

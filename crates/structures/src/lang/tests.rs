@@ -34,22 +34,29 @@ fn every_construct_of_the_language() {
 
 #[test]
 fn errors_name_file_line_and_column() {
-    let cases: [(&str, &str); 9] = [
+    let cases: [(&str, &str); 11] = [
         ("DS A {\n  B\n}", "f.ds:3:1: expected ';' after a pointed-to type, found '}'"),
         ("DS A { B; ", "f.ds:1:11: expected a pointed-to type or '}', found the end of the file"),
         ("DS { B; }", "f.ds:1:4: expected a type name after DS, found '{'"),
         ("A B { }", "f.ds:1:3: expected '{' after the type name, found \"B\""),
         ("namespace ;x", "f.ds:1:13: expected '{' after the type name, found the end of the file"),
         ("DS A { (B; }", "f.ds:1:10: expected ')' after the leaf type, found ';'"),
-        ("DS A { \"B }", "f.ds:1:8: a quoted name is not closed on its line"),
-        ("\n\n  DS A { B; } ?", "f.ds:3:15: unexpected character '?'"),
+        ("DS A { \"B }", "f.ds:1:8: expected '\"' to close the quoted name, found the end of the line"),
+        ("\n\n  DS A { B; } ?", "f.ds:3:15: expected a type name, '{', '}', '(', ')' or ';', found '?'"),
+        ("DS \"a\\b\" {}", "f.ds:1:7: expected \\\" or \\\\ after a backslash, found another character"),
+        ("DS \"a\tb\" {}", "f.ds:1:6: expected a name character, found a control character"),
         ("; DS A {}", "f.ds:1:1: expected a type description (DS NAME { … }) or namespace, found ';'"),
     ];
     for (text, want) in cases {
         assert_eq!(parse("f.ds", text).unwrap_err().to_string(), want, "{text:?}");
     }
     let long = format!("DS {} {{}}", "a".repeat(2000));
-    assert!(parse("f.ds", &long).unwrap_err().to_string().contains("longer than 1024 bytes"));
+    assert!(
+        parse("f.ds", &long)
+            .unwrap_err()
+            .to_string()
+            .contains("1:4: expected a name of at most 1024 bytes, found a longer one")
+    );
 }
 
 #[test]
@@ -112,6 +119,21 @@ fn the_built_in_files_describe_the_collections_users_have() {
     for py in ["builtins.dict", "builtins.list", "builtins.set", "builtins.frozenset", "collections.deque"] {
         assert!(has(py, true), "{py}");
     }
+}
+
+#[test]
+fn texts_over_the_bound_are_refused_and_many_descriptions_parse_in_linear_time() {
+    let big = " ".repeat(MAX_FILE_BYTES as usize + 1);
+    let error = parse("big.ds", &big).unwrap_err().to_string();
+    assert!(error.starts_with("big.ds:1:1: ") && error.contains("larger than the 4194304 bytes"), "{error}");
+    // 300,000 descriptions in 3 MB, each pattern written six times: the last is kept, in one pass.
+    let text: String =
+        (0..150_000).map(|i| format!("A{} {{}} A{} {{ (*); }}\n", i % 50_000, i % 50_000)).collect();
+    let started = std::time::Instant::now();
+    let d = parse("many.ds", &text).unwrap();
+    assert_eq!(d.list.len(), 50_000);
+    assert!(d.list.iter().all(|d| d.pointed_to.len() == 1), "the later description of each pattern wins");
+    assert!(started.elapsed().as_secs() < 20, "linear, not quadratic: {:?}", started.elapsed());
 }
 
 #[test]

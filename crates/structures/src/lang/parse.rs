@@ -1,0 +1,119 @@
+//! The parser of the description language: a file is a list of `namespace` lines and type
+//! descriptions. The grammar nests only one level of braces and one of parentheses, so its
+//! depth is bounded by construction; the text's size is bounded by [`MAX_FILE_BYTES`].
+
+use super::lex::{Lexer, Token};
+use super::{Description, Descriptions, MAX_FILE_BYTES, ParseError, PointedTo, keep_last};
+
+/// Parses one description file; `file` names it in errors.
+pub fn parse(file: &str, text: &str) -> Result<Descriptions, ParseError> {
+    if text.len() as u64 > MAX_FILE_BYTES {
+        let message = format!(
+            "{} bytes: larger than the {MAX_FILE_BYTES} bytes a description file may have",
+            text.len()
+        );
+        return Err(ParseError { file: file.to_string(), line: 1, column: 1, message });
+    }
+    let mut lexer = Lexer::new(file, text);
+    let mut namespace = String::new();
+    let mut list: Vec<Description> = Vec::new();
+    loop {
+        let (token, line, column) = lexer.next()?;
+        let expected = |what: &str, found: &Token| {
+            lexer.error(line, column, format!("expected {what}, found {}", found.shown()))
+        };
+        match token {
+            Token::End => break,
+            Token::Name { text, quoted: false } if text == "namespace" => {
+                let (name, l, c) = lexer.next()?;
+                namespace = match name {
+                    Token::Name { text, .. } if !text.contains('*') => text,
+                    Token::Semicolon => String::new(),
+                    other => {
+                        return Err(lexer.error(
+                            l,
+                            c,
+                            format!("expected a namespace name, found {}", other.shown()),
+                        ));
+                    }
+                };
+                if !namespace.is_empty() {
+                    expect(&mut lexer, Token::Semicolon, "';' after the namespace")?;
+                }
+            }
+            Token::Name { text, quoted } => {
+                let (head, name, quoted) = if text == "DS" && !quoted {
+                    match lexer.next()? {
+                        (Token::Name { text, quoted }, _, _) => (true, text, quoted),
+                        (other, l, c) => {
+                            return Err(lexer.error(
+                                l,
+                                c,
+                                format!("expected a type name after DS, found {}", other.shown()),
+                            ));
+                        }
+                    }
+                } else {
+                    (false, text, quoted)
+                };
+                expect(&mut lexer, Token::Open, "'{' after the type name")?;
+                let pointed_to = pointed_to(&mut lexer, &namespace)?;
+                let pattern = qualify(&namespace, name, quoted);
+                list.push(Description { pattern, head, pointed_to, origin: format!("{file}:{line}") });
+            }
+            other => return Err(expected("a type description (DS NAME { … }) or namespace", &other)),
+        }
+    }
+    Ok(Descriptions { list: keep_last(list) })
+}
+
+fn expect(lexer: &mut Lexer, want: Token, what: &str) -> Result<(), ParseError> {
+    let (token, line, column) = lexer.next()?;
+    if token != want {
+        return Err(lexer.error(line, column, format!("expected {what}, found {}", token.shown())));
+    }
+    Ok(())
+}
+
+/// The pointed-to types between the braces, up to and including `}`.
+fn pointed_to(lexer: &mut Lexer, namespace: &str) -> Result<Vec<PointedTo>, ParseError> {
+    let mut out = Vec::new();
+    loop {
+        let (token, line, column) = lexer.next()?;
+        let (pattern, leaf) = match token {
+            Token::Close => return Ok(out),
+            Token::Name { text, quoted } => (qualify(namespace, text, quoted), false),
+            Token::LeftParen => {
+                let (name, l, c) = lexer.next()?;
+                let Token::Name { text, quoted } = name else {
+                    return Err(lexer.error(
+                        l,
+                        c,
+                        format!("expected a leaf type name, found {}", name.shown()),
+                    ));
+                };
+                expect(lexer, Token::RightParen, "')' after the leaf type")?;
+                (qualify(namespace, text, quoted), true)
+            }
+            other => {
+                return Err(lexer.error(
+                    line,
+                    column,
+                    format!("expected a pointed-to type or '}}', found {}", other.shown()),
+                ));
+            }
+        };
+        out.push(PointedTo { pattern, leaf });
+        expect(lexer, Token::Semicolon, "';' after a pointed-to type")?;
+    }
+}
+
+/// A bare name without a package (no `.`) and not starting with a wildcard gets the
+/// namespace; quoted names and qualified ones stand as written.
+fn qualify(namespace: &str, name: String, quoted: bool) -> String {
+    if quoted || namespace.is_empty() || name.contains('.') || name.starts_with('*') {
+        name
+    } else {
+        format!("{namespace}.{name}")
+    }
+}
