@@ -68,9 +68,10 @@ pub fn detect(heap: &TypedHeap, descriptions: &Descriptions) -> Structures {
     let g = &heap.graph;
     let live = reachable(g);
     let n = g.object_count();
-    let type_of = &heap.objects.type_of;
-    let heads: Vec<u32> =
-        (0..n as u32).filter(|&o| live[o as usize] && plan.is_head(type_of[o as usize])).collect();
+    let types = &heap.objects.type_of;
+    // A type index beyond the table (a reader's inconsistency) describes nothing.
+    let type_of = |o: u32| types.get(o as usize).copied().unwrap_or(NONE);
+    let heads: Vec<u32> = (0..n as u32).filter(|&o| live[o as usize] && plan.is_head(type_of(o))).collect();
     let mut instance_of = vec![NONE; n];
     for (i, &h) in heads.iter().enumerate() {
         instance_of[h as usize] = i as u32;
@@ -85,12 +86,12 @@ pub fn detect(heap: &TypedHeap, descriptions: &Descriptions) -> Structures {
         parts.push(head);
         stack.push(head);
         while let Some(o) = stack.pop() {
-            let row = plan.row(type_of[o as usize]);
+            let row = plan.row(type_of(o));
             for &c in g.referents(o) {
                 if stamp[c as usize] == i {
                     continue;
                 }
-                let c_type = type_of[c as usize];
+                let c_type = type_of(c);
                 let kind = plan.pointed(row, c_type);
                 if kind == OUTSIDE {
                     continue;
@@ -158,6 +159,16 @@ impl Structures {
     /// The leaves of instance `i`, the heads of contained structures among them.
     pub fn leaves(&self, i: usize) -> &[u32] {
         &self.leaves[self.leaf_start[i]..self.leaf_start[i + 1]]
+    }
+
+    /// The structures instance `i` contains directly (heads among its leaves).
+    pub fn contained(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        self.leaves(i).iter().filter_map(|&o| self.instance_of(o))
+    }
+
+    /// The instances no other structure contains.
+    pub fn top_level(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.instances.len()).filter(|&i| !self.instances[i].contained)
     }
 
     /// The instance whose head `o` is.
@@ -298,4 +309,4 @@ impl Containers {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -8,6 +8,10 @@ use std::hash::Hash;
 
 pub use crate::detect::Sizes;
 
+mod window;
+
+pub use window::{InstanceGrowth, LeafChange, SortBy, Window, growth_of, rank, window};
+
 /// What one instance measures at one end of the window.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Measure {

@@ -1,13 +1,21 @@
 //! Data structures in a heap (docs/structures.md): a small language describes which types make
 //! up a structure ([`lang`]); [`detect`] finds every instance of one in a heap, with its parts,
-//! leaves, contained structures and sizes; [`growth`] compares the instances that survive a time
+//! leaves, contained structures and sizes; [`measure`] turns one heap's instances into plain
+//! numbers; [`growth`] compares the instances that survive a time
 //! window and tells which of them grew, and how.
 
 pub mod detect;
 pub mod growth;
 pub mod lang;
+pub mod measure;
 
 pub use detect::Sizes;
 pub use detect::{Instance, Scratch, Structures, Warning, detect, unmatched};
-pub use growth::{Delta, Growth, Measure, Pattern, Status, compare, pair};
+pub use growth::{
+    Delta, Growth, InstanceGrowth, LeafChange, Measure, Pattern, SortBy, Status, Window, compare, growth_of,
+    pair, rank, window,
+};
 pub use lang::{Descriptions, ParseError, builtin, load_path, parse};
+pub use measure::{
+    HeapStructures, InstanceKey, InstanceMeasure, LeafKey, Options, heap_bytes, measure, measure_with,
+};

@@ -1,0 +1,175 @@
+//! One heap's structures as plain measurements (docs/structures.md, "Growth"): what a caller
+//! keeps of each snapshot so that growth over a window is computed from numbers alone
+//! ([`crate::growth::window`]), without holding two heaps.
+
+use memcity_heapgraph::{RootPaths, TypedHeap, reachable, root_path};
+use rustc_hash::FxHashMap;
+
+use crate::detect::{Scratch, Sizes, Structures, detect};
+use crate::growth::Measure;
+use crate::lang::Descriptions;
+
+/// What makes an instance at the window's start the same as one at its end: the head's stable
+/// object id where the source has one (traces, AntTracks), otherwise the shortest reference
+/// path from a GC root written with field names (heap dumps, whose addresses move).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum InstanceKey {
+    Object(u64),
+    Path(String),
+}
+
+impl std::fmt::Display for InstanceKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InstanceKey::Object(id) => write!(f, "@{id}"),
+            InstanceKey::Path(path) => f.write_str(path),
+        }
+    }
+}
+
+/// A group of leaves: their type and, where the source records one, allocation site.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LeafKey {
+    pub type_name: String,
+    pub site: Option<String>,
+}
+
+/// One instance of one heap, measured.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstanceMeasure {
+    pub key: InstanceKey,
+    /// The head's object index in this heap (for the caller's own look-ups; not an identity).
+    pub head: u32,
+    pub type_name: String,
+    pub site: Option<String>,
+    /// Whether it is contained in another structure (not a top-level one).
+    pub contained: bool,
+    pub measure: Measure,
+    /// Its deep leaves (through contained structures) by type and site, the most bytes first.
+    pub leaves: Vec<(LeafKey, Sizes)>,
+}
+
+/// Every instance of one heap, and the heap's reachable size that growth is set against.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HeapStructures {
+    pub instances: Vec<InstanceMeasure>,
+    /// The bytes of the reachable objects.
+    pub heap_bytes: u64,
+}
+
+impl HeapStructures {
+    /// The instances no other structure contains.
+    pub fn top_level(&self) -> impl Iterator<Item = &InstanceMeasure> {
+        self.instances.iter().filter(|i| !i.contained)
+    }
+}
+
+/// Which measurements to take: the deep (transitive) size costs a walk of everything each
+/// head reaches, so a caller that ranks by another metric may skip it (it reads 0 then).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    pub deep: bool,
+}
+
+/// Detects and measures every instance of `heap`, all four metrics included.
+pub fn measure(heap: &TypedHeap, descriptions: &Descriptions) -> HeapStructures {
+    measure_with(heap, descriptions, Options { deep: true })
+}
+
+/// [`measure`] with a choice of metrics. Time: detection (linear) plus, per instance, its deep
+/// structure and, with `deep`, everything it reaches.
+pub fn measure_with(heap: &TypedHeap, descriptions: &Descriptions, options: Options) -> HeapStructures {
+    let structures = detect(heap, descriptions);
+    let keys = keys(heap, &structures);
+    let mut scratch = Scratch::new(heap.graph.object_count());
+    let objects = &heap.objects;
+    let instances = structures
+        .instances
+        .iter()
+        .zip(keys)
+        .enumerate()
+        .map(|(i, (instance, key))| {
+            let deep =
+                if options.deep { structures.deep_size(heap, i, &mut scratch) } else { Sizes::default() };
+            InstanceMeasure {
+                key,
+                head: instance.head,
+                type_name: type_name(heap, instance.head).to_string(),
+                site: objects.site(instance.head).map(String::from),
+                contained: instance.contained,
+                measure: Measure {
+                    retained: instance.retained,
+                    deep,
+                    structure: instance.structure,
+                    deep_structure: instance.deep_structure,
+                },
+                leaves: leaves_by_type(heap, &structures.deep_leaves(i, &mut scratch)),
+            }
+        })
+        .collect();
+    HeapStructures { instances, heap_bytes: heap_bytes(heap) }
+}
+
+/// The bytes of the objects reachable from the GC roots.
+pub fn heap_bytes(heap: &TypedHeap) -> u64 {
+    let g = &heap.graph;
+    reachable(g).iter().zip(&g.shallow).filter(|(live, _)| **live).map(|(_, &bytes)| bytes).sum()
+}
+
+/// Each instance's identity: the head's id where ids are stable, else its root path in full.
+fn keys(heap: &TypedHeap, structures: &Structures) -> Vec<InstanceKey> {
+    let objects = &heap.objects;
+    if objects.identity_stable {
+        return structures
+            .instances
+            .iter()
+            .map(|i| InstanceKey::Object(objects.identity.get(i.head as usize).copied().unwrap_or(u64::MAX)))
+            .collect();
+    }
+    let paths = RootPaths::new(&heap.graph);
+    let name_root =
+        |o: u32| objects.root_name(o).map_or_else(|| format!("root {}", type_name(heap, o)), String::from);
+    structures
+        .instances
+        .iter()
+        .map(|i| {
+            InstanceKey::Path(root_path::describe(
+                &paths.path(i.head),
+                &objects.labels,
+                &name_root,
+                usize::MAX,
+            ))
+        })
+        .collect()
+}
+
+/// An object's type name, "?" where the table has none (a reader's table must not crash us).
+fn type_name(heap: &TypedHeap, o: u32) -> &str {
+    let objects = &heap.objects;
+    let t = objects.type_of.get(o as usize).copied().unwrap_or(u32::MAX);
+    objects.types.get(t as usize).map_or("?", |t| t.name.as_str())
+}
+
+/// Leaves grouped by type and site, the most bytes first (ties by name, so the order is stable).
+fn leaves_by_type(heap: &TypedHeap, leaves: &[u32]) -> Vec<(LeafKey, Sizes)> {
+    let objects = &heap.objects;
+    let mut groups: FxHashMap<(u32, Option<&str>), Sizes> = FxHashMap::default();
+    for &o in leaves {
+        let t = objects.type_of.get(o as usize).copied().unwrap_or(u32::MAX);
+        let sizes = groups.entry((t, objects.site(o))).or_default();
+        sizes.objects += 1;
+        sizes.bytes += heap.graph.shallow.get(o as usize).copied().unwrap_or(0);
+    }
+    let mut out: Vec<(LeafKey, Sizes)> = groups
+        .into_iter()
+        .map(|((t, site), sizes)| {
+            let type_name = objects.types.get(t as usize).map_or("?", |t| t.name.as_str()).to_string();
+            (LeafKey { type_name, site: site.map(String::from) }, sizes)
+        })
+        .collect();
+    out.sort_by(|a, b| b.1.bytes.cmp(&a.1.bytes).then_with(|| a.0.cmp(&b.0)));
+    out
+}
+
+#[cfg(test)]
+mod tests;
