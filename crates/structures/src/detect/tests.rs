@@ -169,24 +169,35 @@ fn unreachable_heads_are_not_instances() {
 
 #[test]
 fn a_million_objects_are_detected_in_one_pass() {
-    // 20,000 small maps of 2 entries and one list of 200,000 items: every object visited once.
+    // 40,000 small maps of 2 entries (200,000 objects) and one list of 400,000 items (800,001):
+    // every object visited once per structure that holds it.
     let mut b = Builder::new();
     let root = b.object("Root", 0, &[]);
-    for _ in 0..20_000 {
+    for _ in 0..40_000 {
         let (k, v) = (b.object("java.lang.String", 24, &[]), b.object("java.lang.Integer", 16, &[]));
         let node = b.object("java.util.HashMap$Node", 32, &[k, v]);
         let table = b.object("java.util.HashMap$Node[]", 80, &[node]);
         let map = b.object("java.util.HashMap", 48, &[table]);
         b.point(root, map);
     }
-    let list = linked_list(&mut b, 200_000);
+    let list = linked_list(&mut b, 400_000);
     b.point(root, list);
     let heap = b.heap();
+    assert_eq!(heap.graph.object_count(), 1_000_002);
+    let started = std::time::Instant::now();
     let s = detect(&heap, &builtin());
-    assert_eq!(s.instances.len(), 20_001);
-    let big = s.instances.iter().max_by_key(|i| i.retained.bytes).unwrap();
+    let detected = started.elapsed();
+    let measured = crate::measure::measure(&heap, &builtin());
+    eprintln!(
+        "1,000,002 objects: detect {detected:?}, detect and measure {:?}",
+        started.elapsed() - detected
+    );
+    assert_eq!(s.instances.len(), 40_001);
+    let big = s.instances.iter().max_by_key(|i| i.retained.bytes).expect("instances");
     assert_eq!(big.head, list);
-    assert_eq!(big.structure.objects, 400_001);
+    assert_eq!(big.structure.objects, 800_001);
+    assert_eq!(measured.instances.len(), 40_001);
+    assert_eq!(measured.heap_bytes, 40_000 * 200 + 400_000 * 48 + 32);
 }
 
 #[test]

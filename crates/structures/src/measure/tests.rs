@@ -122,7 +122,10 @@ fn maps_sharing_their_growing_values_grow_with_shared_ownership() {
         let blobs = i.leaves.iter().find(|l| l.key.type_name == "app.Blob").expect("blob leaves");
         assert_eq!((blobs.start.objects, blobs.end.objects), (2, 42));
     }
-    assert_eq!(by_head(&end, maps[0]).measure.deep.bytes, by_head(&end, maps[0]).measure.deep_structure.bytes);
+    assert_eq!(
+        by_head(&end, maps[0]).measure.deep.bytes,
+        by_head(&end, maps[0]).measure.deep_structure.bytes
+    );
 }
 
 /// 50 stable maps of 4 entries and, first, one that holds `growing` entries.
