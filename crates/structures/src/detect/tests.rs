@@ -223,3 +223,29 @@ fn patterns_that_match_no_type_are_warnings_with_their_origin() {
     // Still no error: the misspelt description simply finds nothing, the right one finds the list.
     assert_eq!(detect(&heap, &mine).instances.len(), 1);
 }
+
+#[test]
+fn javascript_and_python_collections_are_found_through_their_backing_stores() {
+    let mut b = Builder::new();
+    let root = b.object("Root", 0, &[]);
+    let (key, value) = (b.object("(string)", 20, &[]), b.object("Point", 32, &[]));
+    let table = b.object("(array)", 64, &[key, value]);
+    let map = b.object("Map", 24, &[table]);
+    let item = b.object("Point", 32, &[]);
+    let elements = b.object("(object elements)", 40, &[item]);
+    let array = b.object("Array", 16, &[elements]);
+    let x = b.object("builtins.int", 28, &[]);
+    let list = b.object("builtins.list", 64, &[x]);
+    let dict = b.object("builtins.dict", 232, &[list, x]);
+    for o in [map, array, dict] {
+        b.point(root, o);
+    }
+    let heap = b.heap();
+    let s = detect(&heap, &builtin());
+    let sizes = |head: u32| s.instances.iter().find(|i| i.head == head).map(|i| (i.structure, i.contained));
+    assert_eq!(sizes(map), Some((Sizes { objects: 4, bytes: 24 + 64 + 20 + 32 }, false)));
+    assert_eq!(sizes(array), Some((Sizes { objects: 3, bytes: 16 + 40 + 32 }, false)));
+    // The dict holds the list as a contained structure and the int as its own leaf.
+    assert_eq!(sizes(dict), Some((Sizes { objects: 3, bytes: 232 + 64 + 28 }, false)));
+    assert_eq!(sizes(list), Some((Sizes { objects: 2, bytes: 64 + 28 }, true)));
+}

@@ -109,14 +109,45 @@ fn the_built_in_files_describe_the_collections_users_have() {
         "java.util.concurrent.CopyOnWriteArrayList",
         "java.util.concurrent.ConcurrentSkipListMap",
         "java.util.concurrent.LinkedBlockingQueue",
+        "java.util.ArrayList",
+        "java.util.LinkedList",
+        "java.util.Vector",
+        "java.util.Stack",
+        "java.util.LinkedHashSet",
+        "java.util.Properties",
+        "java.util.EnumMap",
+        "java.util.concurrent.ConcurrentSkipListSet",
+        "java.util.concurrent.CopyOnWriteArraySet",
+        "java.util.concurrent.ArrayBlockingQueue",
+        "java.util.concurrent.ConcurrentLinkedQueue",
     ] {
         assert!(has(java, true), "{java}");
     }
     assert!(has("java.util.HashMap$Node", false) && has("java.util.LinkedList$Node", false));
-    for js in ["Map", "Set", "Array", "WeakMap"] {
+    for part in [
+        "java.util.HashMap$Node[]",
+        "java.util.HashMap$TreeNode",
+        "java.util.TreeMap$Entry",
+        "java.util.concurrent.ConcurrentHashMap$Node",
+        "java.util.concurrent.ConcurrentHashMap$Node[]",
+    ] {
+        assert!(has(part, false), "{part}");
+    }
+    for js in ["Map", "Set", "Array", "WeakMap", "WeakSet"] {
         assert!(has(js, true), "{js}");
     }
-    for py in ["builtins.dict", "builtins.list", "builtins.set", "builtins.frozenset", "collections.deque"] {
+    for part in ["(object elements)", "(array)", "system / OrderedHashMap", "system / EphemeronHashTable"] {
+        assert!(has(part, false), "{part}");
+    }
+    for py in [
+        "builtins.dict",
+        "builtins.list",
+        "builtins.set",
+        "builtins.frozenset",
+        "collections.deque",
+        "collections.OrderedDict",
+        "collections.defaultdict",
+    ] {
         assert!(has(py, true), "{py}");
     }
 }
