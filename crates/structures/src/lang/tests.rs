@@ -71,8 +71,13 @@ fn no_input_makes_it_panic() {
     };
     let alphabet: Vec<char> = "DS namespace{}();*\"\\#/ \nab.$[]é\u{0}".chars().collect();
     let seed = BUILTIN[0].1;
-    for case in 0..4000 {
-        let text: String = if case % 2 == 0 {
+    let (mut accepted, mut refused) = (0, 0);
+    for case in 0..10_000 {
+        let text: String = if case % 3 == 2 {
+            // Raw bytes, as a file may hold them (read as UTF-8 where they are).
+            let bytes: Vec<u8> = (0..next() % 96).map(|_| next() as u8).collect();
+            String::from_utf8_lossy(&bytes).into_owned()
+        } else if case % 3 == 0 {
             (0..next() % 64).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect()
         } else {
             let mut chars: Vec<char> = seed.chars().take(400).collect();
@@ -82,10 +87,18 @@ fn no_input_makes_it_panic() {
             }
             chars.into_iter().collect()
         };
-        if let Err(e) = parse("fuzz.ds", &text) {
-            assert!(!e.to_string().contains('\n'), "one line: {e}");
+        match parse("fuzz.ds", &text) {
+            Ok(_) => accepted += 1,
+            Err(e) => {
+                refused += 1;
+                let shown = e.to_string();
+                assert!(!shown.contains('\n') && shown.starts_with("fuzz.ds:"), "one line: {shown}");
+                assert!(e.line >= 1 && e.line <= text.lines().count().max(1) + 1, "{shown} in {text:?}");
+                assert!(e.column >= 1, "{shown}");
+            }
         }
     }
+    assert!(accepted > 100 && refused > 1000, "both outcomes occur: {accepted} accepted, {refused} refused");
 }
 
 #[test]
