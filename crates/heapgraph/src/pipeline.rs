@@ -281,7 +281,7 @@ fn analyse(
     for (c, (_, bytes)) in counts.iter_mut().zip(dominated.unwrap_or_default()) {
         c.retained = (c.objects > 0).then_some(bytes);
     }
-    let mut via: Vec<Option<(Vec<Option<String>>, Option<u32>)>> = via;
+    let mut via: Vec<Option<StepNames>> = via;
     let paths = match paths {
         Some(paths) => paths
             .into_iter()
@@ -303,6 +303,9 @@ fn analyse(
     GroupedHeap { counts, maps, paths, reachable_bytes }
 }
 
+/// The `via` of each step of a path, and the object its last step is rooted at.
+type StepNames = (Vec<Option<String>>, Option<u32>);
+
 /// The `via` of each step of a path (see [`PathNames`]), and the object the last step is
 /// rooted at (for its holder's name).
 fn name_steps(
@@ -310,7 +313,7 @@ fn name_steps(
     tree: &DominatorTree,
     path: &crate::retainers::RetainerPath,
     names: PathNames,
-) -> (Vec<Option<String>>, Option<u32>) {
+) -> StepNames {
     let reps = &path.representatives;
     if reps.len() != path.steps.len() || reps.is_empty() {
         return (Vec::new(), None);
