@@ -218,9 +218,12 @@ pub fn typed_heaps(
         _ if !specs.is_empty() && specs.iter().all(|s| is_heap_dumps(Path::new(s))) => {
             return typed_dumps(specs, from, to);
         }
+        _ if !specs.is_empty() && specs.iter().all(|s| memcity_v8::is_snapshots(Path::new(s))) => {
+            return typed_snapshots(specs, from, to);
+        }
         [spec, ..] => anyhow::bail!(
-            "{spec}: data structures are found in traces, scenarios and HPROF heap dumps so far; \
-             V8 heap snapshots and heap files are not read by `structures` yet"
+            "{spec}: data structures are found in traces, scenarios, HPROF heap dumps and V8 heap \
+             snapshots so far; heap files are not read by `structures` yet"
         ),
         [] => anyhow::bail!("no input given"),
     };
@@ -274,6 +277,29 @@ fn typed_dumps(
             time_ms: dump.timestamp_ms,
             reachable_bytes: dump.reachable_bytes,
             heap: dump.heap,
+        });
+    }
+    Ok(out)
+}
+
+/// The typed heaps of two V8 heap snapshots of a series, in the import's order.
+fn typed_snapshots(
+    specs: &[String],
+    from: Option<usize>,
+    to: Option<usize>,
+) -> Result<Vec<memcity_heapgraph::TypedSnapshot>> {
+    let paths: Vec<std::path::PathBuf> = specs.iter().map(std::path::PathBuf::from).collect();
+    let files = memcity_v8::source::order(memcity_v8::source::expand(&paths)?);
+    let (from, to) = window(from, to, files.len(), "heap snapshots")?;
+    let mut out = Vec::new();
+    for index in if from == to { vec![from] } else { vec![from, to] } {
+        let (file, time_ms) = &files[index];
+        let typed = memcity_v8::typed_heap(file)?;
+        out.push(memcity_heapgraph::TypedSnapshot {
+            index,
+            time_ms: *time_ms,
+            reachable_bytes: typed.reachable_bytes,
+            heap: typed.heap,
         });
     }
     Ok(out)

@@ -35,6 +35,10 @@ pub struct Step {
     /// On the last step: the GC root kinds that hold it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub roots: Option<Vec<String>>,
+    /// How one object of this step is referenced from the next step's (`.next`, `[3]`); on the
+    /// last step, its root holder where known (`static app.Registry.people`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
 }
 
 pub fn run(args: WhyArgs) -> Result<()> {
@@ -87,6 +91,7 @@ fn named(snapshot: &Snapshot, path: &RetainerPath) -> Vec<Step> {
             retained_bytes: s.retained_bytes,
             heap_share: s.retained_bytes as f64 / heap as f64,
             roots: (i == last).then(|| path.roots.clone()),
+            via: s.via.clone(),
         })
         .collect()
 }
@@ -109,7 +114,31 @@ pub fn text(steps: &[Step]) -> String {
     if let Some(roots) = steps.last().and_then(|s| s.roots.as_ref()).filter(|r| !r.is_empty()) {
         out.push_str(&format!("<- GC roots: {}\n", roots.join(", ")));
     }
+    if let Some(path) = reference_path(steps) {
+        // TODO(escape): reference names come from the heap (other people's machines).
+        out.push_str(&format!("path: {path}\n"));
+    }
     out
+}
+
+/// The path as references from the root down, where the input names them:
+/// `static Registry.people → .first .next → .item`. A class object's static field reads
+/// `static LeakApp.CACHE`. None when no step is named.
+pub fn reference_path(steps: &[Step]) -> Option<String> {
+    if steps.iter().all(|s| s.via.is_none()) {
+        return None;
+    }
+    let mut parts: Vec<String> =
+        steps.iter().rev().map(|s| s.via.clone().unwrap_or_else(|| "?".into())).collect();
+    // `class X` then `.f …`: the static field X.f.
+    if parts.len() > 1
+        && let Some(class) = parts[0].strip_prefix("class ")
+        && let Some(field) = parts[1].strip_prefix('.')
+    {
+        parts[1] = format!("static {class}.{field}");
+        parts.remove(0);
+    }
+    Some(parts.join(" → "))
 }
 
 /// A group's name that says which group it is: its levels below the root, outermost first,

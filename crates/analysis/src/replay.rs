@@ -3,7 +3,7 @@
 //! at the end, when every group that will ever exist is known.
 
 pub use memcity_heapgraph::Grouping;
-use memcity_heapgraph::{Classifier, GroupedHeap, Grouper, SnapshotInfo, group_heap_named};
+use memcity_heapgraph::{Classifier, GroupedHeap, Grouper, PathNames, SnapshotInfo, group_heap_labelled};
 use memcity_model::{FORMAT, HeapMetrics, History, MetricNames};
 
 use crate::group::Leaves;
@@ -105,8 +105,17 @@ impl Replay {
         let groups = self.grouper.group_count();
         let names = self.heap.root_names();
         let holder = |slot: u32| names.get(&slot).cloned();
-        let grouped =
-            group_heap_named(&graph, groups, &collection.live, &roots, &holder, &self.options.analysis);
+        let heap = &self.heap;
+        let namer = |from: u32, to: u32| heap.reference_name(from, to);
+        let grouped = group_heap_labelled(
+            &graph,
+            groups,
+            &collection.live,
+            &roots,
+            &holder,
+            PathNames::Namer(&namer),
+            &self.options.analysis,
+        );
         let heap = HeapMetrics {
             reachable_bytes: Some(collection.used_after),
             used_before_gc: Some(collection.used_before),

@@ -24,8 +24,8 @@ pub use objects::{
     EdgeLabels, Label, LabelKind, NO_SITE, ObjectTable, ObjectType, TypeKind, TypedHeap, TypedSnapshot,
 };
 pub use pipeline::{
-    AnalysisOptions, GroupPath, GroupedHeap, Grouping, LeafMemo, Retained, SnapshotInfo, group_heap,
-    group_heap_named, group_heap_owned,
+    AnalysisOptions, GroupPath, GroupedHeap, Grouping, LeafMemo, MAX_HOPS, PathNames, Retained, SnapshotInfo,
+    group_heap, group_heap_labelled, group_heap_named, group_heap_owned, group_heap_owned_labelled,
 };
 pub use root_path::{PathStep, RootPaths};
 pub use roots::{RootKind, RootSet, root_sets};
@@ -36,7 +36,7 @@ use rayon::prelude::*;
 
 pub use dominators::{DominatorTree, UNREACHABLE, VIRTUAL_ROOT, dominators};
 pub use retained::{closure_size, dominated_sizes};
-pub use retainers::{RetainerPath, RetainerStep, retainer_paths};
+pub use retainers::{RetainerPath, RetainerStep, retainer_paths, retainer_paths_represented};
 
 /// A heap as a graph in compressed sparse row form; objects are `0..n`.
 #[derive(Debug, Clone, Default, PartialEq)]

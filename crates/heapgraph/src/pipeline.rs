@@ -11,11 +11,14 @@ use memcity_model::{HeapMetrics, PointerMap, RetainerPath, RetainerStep, Snapsho
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::classify::{Classifier, ObjectFacts};
+use crate::dominators::{DominatorTree, VIRTUAL_ROOT};
 use crate::dominators::{assemble, immediate_dominators};
 use crate::group::{GroupCounts, Grouper};
 use crate::maps::{PointerMaps, pointed_from, pointer_maps, points_to};
+use crate::objects::EdgeLabels;
 use crate::retained::dominated_sizes;
-use crate::retainers::retainer_paths;
+use crate::retainers::{retainer_paths, retainer_paths_represented};
+use crate::roots::RootKind;
 use crate::roots::RootSet;
 use crate::spanning::Spanning;
 use crate::{HeapGraph, retained_sizes};
@@ -71,7 +74,36 @@ impl Grouping {
 pub struct GroupPath {
     pub steps: Vec<crate::retainers::RetainerStep>,
     pub roots: Vec<String>,
+    /// Per step, how its representative object is referenced (see [`PathNames`]); empty when
+    /// the source names no references.
+    pub via: Vec<Option<String>>,
 }
+
+/// How a source names the references on retainer paths, so that a path reads
+/// `static app.Registry.people → .first .next → .item`. Each step's representative object
+/// ([`crate::RetainerPath::representatives`]) is named by the references from the next step's
+/// representative: along the dominator tree, each hop from an object to the one it immediately
+/// dominates (the names of at most [`MAX_HOPS`] hops, with `…` for the middle of longer chains;
+/// `?` where the dominator references the object only through others, or the source has no
+/// name). The last step is named from its root holder down.
+#[derive(Clone, Copy, Default)]
+pub enum PathNames<'a> {
+    /// No names (the paths' `via` stay empty).
+    #[default]
+    None,
+    /// A name per reference of the graph. With [`group_heap_owned_labelled`] the references are
+    /// then kept until the paths are named.
+    Edges(&'a EdgeLabels),
+    /// The source names the reference from `from` to `to` itself (`.next`, `[3]`), from what it
+    /// keeps anyway; None when it has no name for it or `from` does not reference `to`.
+    Namer(&'a (dyn Fn(u32, u32) -> Option<String> + Sync)),
+}
+
+/// The most reference names a step's `via` spells out.
+pub const MAX_HOPS: usize = 8;
+
+/// Dominator chains longer than this between two representatives are not followed (`…`).
+const MAX_CLIMB: usize = 1 << 12;
 
 /// One heap grouped, in group ids.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -106,7 +138,20 @@ pub fn group_heap_named(
     holder: &dyn Fn(u32) -> Option<String>,
     options: &AnalysisOptions,
 ) -> GroupedHeap {
-    analyse(Graph::Borrowed(g), group_count, live, roots, holder, options)
+    analyse(Graph::Borrowed(g), group_count, live, roots, holder, PathNames::None, options)
+}
+
+/// [`group_heap_named`], naming the references along each retainer path (`names`).
+pub fn group_heap_labelled(
+    g: &HeapGraph,
+    group_count: usize,
+    live: &[bool],
+    roots: &[RootSet],
+    holder: &dyn Fn(u32) -> Option<String>,
+    names: PathNames,
+    options: &AnalysisOptions,
+) -> GroupedHeap {
+    analyse(Graph::Borrowed(g), group_count, live, roots, holder, names, options)
 }
 
 /// [`group_heap_named`] for a caller that has no further use for the graph: its references are
@@ -120,7 +165,22 @@ pub fn group_heap_owned(
     holder: &dyn Fn(u32) -> Option<String>,
     options: &AnalysisOptions,
 ) -> GroupedHeap {
-    analyse(Graph::Owned(g), group_count, live, roots, holder, options)
+    analyse(Graph::Owned(g), group_count, live, roots, holder, PathNames::None, options)
+}
+
+/// [`group_heap_owned`], naming the references along each retainer path (`names`). With
+/// [`PathNames::Edges`] the graph's references are kept until the paths are named (more memory
+/// than [`group_heap_owned`]); a [`PathNames::Namer`] costs nothing beyond what it keeps.
+pub fn group_heap_owned_labelled(
+    g: HeapGraph,
+    group_count: usize,
+    live: &[bool],
+    roots: &[RootSet],
+    holder: &dyn Fn(u32) -> Option<String>,
+    names: PathNames,
+    options: &AnalysisOptions,
+) -> GroupedHeap {
+    analyse(Graph::Owned(g), group_count, live, roots, holder, names, options)
 }
 
 /// The graph being analysed: borrowed, or owned so that its references can go early.
@@ -157,6 +217,7 @@ fn analyse(
     live: &[bool],
     roots: &[RootSet],
     holder: &dyn Fn(u32) -> Option<String>,
+    names: PathNames,
     options: &AnalysisOptions,
 ) -> GroupedHeap {
     let g = graph.get();
@@ -180,15 +241,18 @@ fn analyse(
     }
     let (pointed_from, spanning) =
         rayon::join(|| options.pointer_maps.then(|| pointed_from(g, group_count, live)), || Spanning::new(g));
-    graph.free_references();
+    if !matches!(names, PathNames::Edges(_)) {
+        graph.free_references();
+    }
     let g = graph.get();
+    let named = !matches!(names, PathNames::None);
     let Spanning { vertex, parent, referrers } = spanning;
     // Each table goes as soon as its last reader is done: the points-to maps usually finish
     // before the dominator forest, so the tree is assembled without the referrers, and the
     // paths are found without the numbering.
     let (referrers, vertex) = (Arc::new(referrers), Arc::new(vertex));
     let (tree_referrers, tree_vertex) = (Arc::clone(&referrers), Arc::clone(&vertex));
-    let (points_to, (dominated, paths)) = rayon::join(
+    let (points_to, (dominated, (paths, via))) = rayon::join(
         move || options.pointer_maps.then(|| points_to(&g.group, group_count, &vertex, &referrers)),
         move || {
             let idom = immediate_dominators(parent, &tree_referrers);
@@ -197,7 +261,18 @@ fn analyse(
             drop((idom, tree_vertex));
             rayon::join(
                 || want_retained.then(|| dominated_sizes(g, &tree, group_count)),
-                || options.retainer_paths.then(|| retainer_paths(g, &tree, group_count)),
+                || {
+                    if !options.retainer_paths {
+                        return (None, Vec::new());
+                    }
+                    if !named {
+                        return (Some(retainer_paths(g, &tree, group_count)), Vec::new());
+                    }
+                    let paths = retainer_paths_represented(g, &tree, group_count);
+                    let via =
+                        paths.iter().map(|p| p.as_ref().map(|p| name_steps(g, &tree, p, names))).collect();
+                    (Some(paths), via)
+                },
             )
         },
     );
@@ -206,14 +281,130 @@ fn analyse(
     for (c, (_, bytes)) in counts.iter_mut().zip(dominated.unwrap_or_default()) {
         c.retained = (c.objects > 0).then_some(bytes);
     }
+    let mut via: Vec<Option<StepNames>> = via;
     let paths = match paths {
         Some(paths) => paths
             .into_iter()
-            .map(|p| p.map(|p| GroupPath { roots: root_labels(&p.rooted, roots, holder), steps: p.steps }))
+            .enumerate()
+            .map(|(group, p)| {
+                p.map(|p| GroupPath {
+                    roots: root_labels(&p.rooted, roots, holder),
+                    steps: p.steps,
+                    via: via
+                        .get_mut(group)
+                        .and_then(Option::take)
+                        .map(|(via, top)| with_holder(via, top, roots, holder))
+                        .unwrap_or_default(),
+                })
+            })
             .collect(),
         None => vec![None; group_count],
     };
     GroupedHeap { counts, maps, paths, reachable_bytes }
+}
+
+/// The `via` of each step of a path, and the object its last step is rooted at.
+type StepNames = (Vec<Option<String>>, Option<u32>);
+
+/// The `via` of each step of a path (see [`PathNames`]), and the object the last step is
+/// rooted at (for its holder's name).
+fn name_steps(
+    g: &HeapGraph,
+    tree: &DominatorTree,
+    path: &crate::retainers::RetainerPath,
+    names: PathNames,
+) -> StepNames {
+    let reps = &path.representatives;
+    if reps.len() != path.steps.len() || reps.is_empty() {
+        return (Vec::new(), None);
+    }
+    let name = |from: u32, to: u32| -> String {
+        let named = match names {
+            PathNames::None => None,
+            PathNames::Edges(labels) => {
+                let start = g.edge_start.get(from as usize).copied().unwrap_or(0);
+                let referents = if g.edges.is_empty() { &[][..] } else { g.referents(from) };
+                referents.iter().position(|&t| t == to).and_then(|i| labels.text(start + i))
+            }
+            PathNames::Namer(namer) => namer(from, to),
+        };
+        named.unwrap_or_else(|| "?".into())
+    };
+    let mut via: Vec<Option<String>> = reps
+        .windows(2)
+        .map(|pair| {
+            let (object, holder) = (pair[0], pair[1]);
+            let chain = climb(tree, object, |d| d == holder)?;
+            Some(hops(&chain, &name))
+        })
+        .collect();
+    // The last step, from its root holder down (within its own group); the holder is named by
+    // the caller.
+    let top_rep = *reps.last().expect("a step");
+    let group = g.group[top_rep as usize];
+    let last = climb(tree, top_rep, |d| tree.idom[d as usize] == VIRTUAL_ROOT)
+        .filter(|chain| chain.iter().all(|&o| g.group[o as usize] == group));
+    let top = last.as_ref().map(|chain| chain[0]);
+    via.push(match last {
+        Some(chain) if chain.len() > 1 => Some(hops(&chain, &name)),
+        Some(_) => None,
+        None => Some("…".into()),
+    });
+    (via, top)
+}
+
+/// The last step's `via` with its root holder's name in front.
+fn with_holder(
+    mut via: Vec<Option<String>>,
+    top: Option<u32>,
+    roots: &[RootSet],
+    holder: &dyn Fn(u32) -> Option<String>,
+) -> Vec<Option<String>> {
+    let Some(top) = top else { return via };
+    let Some(h) = holder(top) else { return via };
+    let h = match roots[top as usize].kinds().any(|k| k == RootKind::Static) {
+        true if !h.starts_with("class ") => format!("static {h}"),
+        _ => h,
+    };
+    if let Some(last) = via.last_mut() {
+        *last = Some(match last.take() {
+            Some(below) => format!("{h} {below}"),
+            None => h,
+        });
+    }
+    via
+}
+
+/// The dominator chain from the first dominator of `o` for which `stop` holds down to `o`
+/// (`o` itself when `stop(o)`), top first; None when it is longer than [`MAX_CLIMB`] or ends at
+/// the virtual root first.
+fn climb(tree: &DominatorTree, o: u32, stop: impl Fn(u32) -> bool) -> Option<Vec<u32>> {
+    let mut chain = vec![o];
+    let mut at = o;
+    while !stop(at) {
+        at = tree.idom[at as usize];
+        if at == VIRTUAL_ROOT || at == crate::dominators::UNREACHABLE || chain.len() > MAX_CLIMB {
+            return None;
+        }
+        chain.push(at);
+    }
+    chain.reverse();
+    Some(chain)
+}
+
+/// The names of the hops along a dominator chain (top first), at most [`MAX_HOPS`] of them with
+/// `…` for the middle: `.first .next .next`, `.table [3] … .value`.
+fn hops(chain: &[u32], name: &dyn Fn(u32, u32) -> String) -> String {
+    let count = chain.len().saturating_sub(1);
+    let hop = |i: usize| name(chain[i], chain[i + 1]);
+    let words: Vec<String> = if count <= MAX_HOPS {
+        (0..count).map(hop).collect()
+    } else {
+        let head = MAX_HOPS / 2;
+        let tail = MAX_HOPS - head;
+        (0..head).map(hop).chain(std::iter::once("…".into())).chain((count - tail..count).map(hop)).collect()
+    };
+    words.join(" ")
 }
 
 /// How the objects a path ends at are rooted: their root kinds and, where the source knows it,
@@ -301,8 +492,13 @@ impl Grouper {
                 objects: s.objects,
                 bytes: s.bytes,
                 retained_bytes: s.retained_bytes,
+                via: None,
             })
-            .collect();
+            .collect::<Vec<_>>();
+        let mut steps = steps;
+        for (step, via) in steps.iter_mut().zip(&path.via) {
+            step.via = via.clone();
+        }
         RetainerPath { steps, roots: path.roots.clone() }
     }
 }

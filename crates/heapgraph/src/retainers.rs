@@ -35,6 +35,11 @@ pub struct RetainerPath {
     /// head), the top-most of them is listed. Empty only when the path stopped at MAX_STEPS
     /// before reaching them.
     pub rooted: Vec<u32>,
+    /// One object per step, each held by the next (asked for with
+    /// [`retainer_paths_represented`], else empty): the next step's representative is the exit
+    /// of this step's. The last step's is its heaviest object (the most of the group's bytes
+    /// lead to it), each lower one the first (in preorder) of those whose exit is the one above.
+    pub representatives: Vec<u32>,
 }
 
 /// The retainer path of every group with reachable objects (None for the others); every
@@ -47,9 +52,31 @@ pub struct RetainerPath {
 /// its own objects (no per-group walk of the heap or of a list; the scratch arrays are reset
 /// by stamps, not cleared). Memory: about 7 `u32`s per object.
 pub fn retainer_paths(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> Vec<Option<RetainerPath>> {
+    paths(g, tree, group_count, false)
+}
+
+/// [`retainer_paths`] with a representative object per step ([`RetainerPath::representatives`]),
+/// for naming the references along the path. One more `u32` per object of scratch space.
+pub fn retainer_paths_represented(
+    g: &HeapGraph,
+    tree: &DominatorTree,
+    group_count: usize,
+) -> Vec<Option<RetainerPath>> {
+    paths(g, tree, group_count, true)
+}
+
+fn paths(
+    g: &HeapGraph,
+    tree: &DominatorTree,
+    group_count: usize,
+    represent: bool,
+) -> Vec<Option<RetainerPath>> {
     let climb = Climb::new(g, tree, group_count);
     let (start, members) = members_by_group(g, tree, group_count);
     let mut scratch = Scratch::new(g.object_count(), group_count);
+    if represent {
+        scratch.child = vec![u32::MAX; g.object_count()];
+    }
     (0..group_count)
         .map(|group| {
             let members = &members[start[group]..start[group + 1]];
@@ -101,6 +128,9 @@ struct Scratch {
     tally: Vec<(u64, u64)>,
     touched: Vec<u32>,
     exits: Vec<u32>,
+    /// Per exit object (when representatives are asked for): the first object of the current
+    /// step (in preorder) that leads to it. Empty otherwise.
+    child: Vec<u32>,
 }
 
 impl Scratch {
@@ -112,6 +142,7 @@ impl Scratch {
             tally: vec![(0, 0); group_count],
             touched: Vec::new(),
             exits: Vec::new(),
+            child: Vec::new(),
         }
     }
 }
@@ -139,9 +170,11 @@ impl<'a> Climb<'a> {
         let mut objects = members.to_vec();
         let mut weights: Vec<u64> = members.iter().map(|&o| self.g.shallow[o as usize]).collect();
         let mut steps = vec![self.step(group, &objects)];
+        // Per step above the first, each object with its child below, sorted by object.
+        let mut children: Vec<Vec<(u32, u32)>> = Vec::new();
         while steps.len() < MAX_STEPS {
             let Some(next) = self.heaviest_exit_group(&objects, &weights, scratch) else {
-                return RetainerPath { steps, rooted: self.rooted(&objects, scratch) };
+                break;
             };
             objects.clear();
             weights.clear();
@@ -150,9 +183,20 @@ impl<'a> Climb<'a> {
                 weights.push(scratch.weight[x as usize]);
             }
             objects.sort_unstable_by_key(|&x| self.pos[x as usize]);
+            if !scratch.child.is_empty() {
+                let mut pairs: Vec<(u32, u32)> =
+                    objects.iter().map(|&x| (x, scratch.child[x as usize])).collect();
+                pairs.sort_unstable();
+                children.push(pairs);
+            }
             steps.push(self.step(next, &objects));
         }
-        RetainerPath { steps, rooted: self.rooted(&objects, scratch) }
+        let representatives = if scratch.child.is_empty() {
+            Vec::new()
+        } else {
+            representatives(&objects, &weights, &children)
+        };
+        RetainerPath { steps, rooted: self.rooted(&objects, scratch), representatives }
     }
 
     /// `objects` sorted by preorder position: nested subtrees are then skipped in one sweep.
@@ -193,6 +237,9 @@ impl<'a> Climb<'a> {
                 scratch.stamp[x as usize] = scratch.current;
                 scratch.weight[x as usize] = 0;
                 scratch.exits.push(x);
+                if !scratch.child.is_empty() {
+                    scratch.child[x as usize] = o;
+                }
             }
             scratch.weight[x as usize] += w;
         }
@@ -220,6 +267,28 @@ impl<'a> Climb<'a> {
         }
         rooted
     }
+}
+
+/// The representative of each step, from the last step's objects (and their weights) down
+/// through each step's children, step 0 first.
+fn representatives(last: &[u32], weights: &[u64], children: &[Vec<(u32, u32)>]) -> Vec<u32> {
+    let mut heaviest = 0;
+    for (i, &w) in weights.iter().enumerate() {
+        if w > weights[heaviest] {
+            heaviest = i;
+        }
+    }
+    let Some(&top) = last.get(heaviest) else { return Vec::new() };
+    let mut chain = vec![top];
+    for step in children.iter().rev() {
+        let at = *chain.last().expect("the top");
+        match step.binary_search_by_key(&at, |&(x, _)| x) {
+            Ok(i) => chain.push(step[i].1),
+            Err(_) => return Vec::new(),
+        }
+    }
+    chain.reverse();
+    chain
 }
 
 #[cfg(test)]

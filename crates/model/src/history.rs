@@ -93,6 +93,14 @@ pub struct RetainerStep {
     pub bytes: u64,
     /// The bytes they dominate together.
     pub retained_bytes: u64,
+    /// How one object of this step (its representative) is referenced from the next step's
+    /// representative, as the source names references: `.next`, `[3]`, `.first .next … .item`
+    /// (`?` for a reference without a name, `…` for elided hops). On the last step: its root
+    /// holder where the source knows it (`static app.Registry.people`, `class LeakApp`),
+    /// then the references within the group down to the representative. Absent when the source
+    /// names no references (docs/why.md, "Field names on paths").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
 }
 
 impl Snapshot {

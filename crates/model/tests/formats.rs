@@ -274,3 +274,25 @@ fn malformed_retainer_paths_are_refused_with_their_path() {
         assert!(e.path.ends_with(at), "{at}: {e}");
     }
 }
+
+#[test]
+fn retainer_steps_may_name_how_they_are_held() {
+    let named =
+        r#"{"key": "Heap#P#A", "objects": 2, "bytes": 8, "retained_bytes": 16, "via": ".first .next"}"#;
+    let json = with_retainers(&format!(
+        r#"{{"Heap#P#A": {{"steps": [{named}, {}], "roots": ["Static Field"]}}}}"#,
+        step("Heap#P#B", 1)
+    ));
+    let h = load_bytes(json.as_bytes(), "via.json").unwrap();
+    let steps = &h.snapshots[0].retainers["Heap#P#A"].steps;
+    assert_eq!(steps[0].via.as_deref(), Some(".first .next"));
+    assert_eq!(steps[1].via, None, "a step without the field (an older file) has none");
+    let out = serde_json::to_string(&h).unwrap();
+    assert_eq!(out.matches("\"via\"").count(), 1, "written only where known: {out}");
+    // Unknown fields are still refused.
+    let typo = with_retainers(&format!(
+        r#"{{"Heap#P#A": {{"steps": [{}], "roots": []}}}}"#,
+        r#"{"key": "Heap#P#A", "objects": 2, "bytes": 8, "retained_bytes": 16, "vía": "x"}"#
+    ));
+    assert!(load_bytes(typo.as_bytes(), "typo.json").is_err());
+}

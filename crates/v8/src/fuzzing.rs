@@ -12,7 +12,8 @@ use crate::read::{ReadOptions, read};
 /// The bytes as a heap snapshot's text, with every classifier a snapshot feeds. Returns whether
 /// they were accepted.
 pub fn snapshot(data: &[u8]) -> bool {
-    let options = ReadOptions { edge_names: true, traces: true, size_hint: Some(data.len() as u64) };
+    let options =
+        ReadOptions { edge_names: true, traces: true, size_hint: Some(data.len() as u64), labels: true };
     let Ok(raw) = read(data, options, &|_| {}) else { return false };
     let classifiers = parse_list("detached,node-type,script,allocation-site,root-kind,type").expect("known");
     let mut grouper = Grouper::new(classifiers);

@@ -68,7 +68,7 @@ pub fn import_one(
     let name = file.display().to_string();
     let uses = memcity_heapgraph::FactUse::of(&options.classifiers);
     let (text, size_hint) = source::open(file, progress)?;
-    let read_options = ReadOptions { edge_names: uses.script, traces: uses.site, size_hint };
+    let read_options = ReadOptions { edge_names: uses.script, traces: uses.site, size_hint, labels: false };
     let raw =
         source::read_ahead(text, |text| read(text, read_options, &|_| {})).map_err(|f| f.in_file(&name))?;
     let (js, group_count) = {
@@ -87,7 +87,7 @@ pub fn closure_of(file: &Path, options: &Grouping, key: &str) -> Result<(u64, u6
     let name = file.display().to_string();
     let uses = memcity_heapgraph::FactUse::of(&options.classifiers);
     let (text, size_hint) = source::open(file, |_| {})?;
-    let read_options = ReadOptions { edge_names: uses.script, traces: uses.site, size_hint };
+    let read_options = ReadOptions { edge_names: uses.script, traces: uses.site, size_hint, labels: false };
     let raw =
         source::read_ahead(text, |text| read(text, read_options, &|_| {})).map_err(|f| f.in_file(&name))?;
     let mut grouper = Grouper::new(options.classifiers.clone());

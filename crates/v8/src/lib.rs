@@ -21,12 +21,14 @@ pub mod recorder;
 pub mod source;
 pub mod strings;
 pub mod trace;
+pub mod typed;
 
 pub use error::V8Error;
 pub use import::{DEFAULT_CLASSIFIERS, closure_of, default_grouping, import, import_one};
 pub use memcity_heapgraph::Grouping;
 pub use read::{RawHeap, ReadOptions};
 pub use source::{is_snapshot_file, is_snapshot_name, is_snapshots};
+pub use typed::{TypedSnapshot, typed_heap};
 
 #[cfg(test)]
 mod tests;

@@ -17,6 +17,8 @@ const MAX_META: usize = 1 << 20;
 const MAX_KEY: usize = 256;
 /// Tables are pre-sized for at most this many entries; bigger ones grow as the file proves them.
 const MAX_RESERVE: u64 = 1 << 24;
+/// Edge names (string indices) must be below this to be a [`memcity_heapgraph::Label`].
+const FIELD_LIMIT: u32 = (1 << 31) - 2;
 /// The edge-name marker for edges whose name is not kept.
 pub const NO_NAME: u32 = u32::MAX;
 
@@ -29,6 +31,9 @@ pub struct ReadOptions {
     pub traces: bool,
     /// The text's size when known (a plain file): caps what the claimed counts may reserve.
     pub size_hint: Option<u64>,
+    /// Every kept edge's name or index ([`RawHeap::edge_labels`]) and every node's id, for a
+    /// typed heap (not kept by an import: a `u32` per edge and a `u64` per node).
+    pub labels: bool,
 }
 
 /// A snapshot as read: nodes `0..n` in the file's order, edges that keep objects alive.
@@ -47,6 +52,12 @@ pub struct RawHeap {
     pub edges: Vec<u32>,
     /// Parallel to `edges` when kept: the name of an internal edge, else [`NO_NAME`].
     pub edge_names: Vec<u32>,
+    /// Parallel to `edges` when labels are kept: an element or hidden edge's index
+    /// (`Label::index`), else the string of its name (`Label::field`, a string index, checked
+    /// against the table after reading).
+    pub edge_labels: Vec<memcity_heapgraph::Label>,
+    /// V8's node ids when labels are kept; else empty.
+    pub ids: Vec<u64>,
     pub strings: Strings,
     pub traces: Traces,
 }
@@ -161,6 +172,9 @@ fn read_nodes(
             if let Some(f) = m.detachedness {
                 heap.detachedness.push(record[f].min(255) as u8);
             }
+            if options.labels {
+                heap.ids.push(record[m.node_id]);
+            }
             node += 1;
         }
         Ok(())
@@ -200,6 +214,8 @@ fn read_edges(
     // Types that are not there match no edge.
     let named = |t: &str| m.edge_type_named(t).map_or(u64::MAX, u64::from);
     let (weak, shortcut, internal) = (named("weak"), named("shortcut"), named("internal"));
+    let (element, hidden) = (named("element"), named("hidden"));
+    let edge_labels = &mut heap.edge_labels;
     let type_count = m.edge_types.len() as u64;
     let fields = m.node_fields as u64;
     let limit = n as u64 * fields;
@@ -236,6 +252,16 @@ fn read_edges(
                 if options.edge_names {
                     let name = record[m.edge_name].min(NO_NAME as u64 - 1) as u32;
                     heap.edge_names.push(if kind == internal { name } else { NO_NAME });
+                }
+                if options.labels {
+                    let name = record[m.edge_name];
+                    edge_labels.push(if kind == element || kind == hidden {
+                        memcity_heapgraph::Label::index(name)
+                    } else if name < u64::from(FIELD_LIMIT) {
+                        memcity_heapgraph::Label::field(name as u32)
+                    } else {
+                        return Err(format!("edge {edge} (from node {}): name {name} is not a string", source - 1));
+                    });
                 }
             }
             edge += 1;

@@ -177,3 +177,50 @@ fn the_closure_of_one_group_matches_the_imported_one() {
     assert!(e.contains("one.heapsnapshot") && e.contains("no group has the key"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_typed_heap_names_every_kept_reference() {
+    let options = ReadOptions { labels: true, traces: true, ..ReadOptions::default() };
+    let raw = read(sample().as_bytes(), options, &|_| {}).unwrap();
+    let typed = crate::typed::typed_of(raw).unwrap();
+    let (g, o) = (&typed.heap.graph, &typed.heap.objects);
+    assert_eq!(o.labels.of_edge.len(), g.edges.len(), "a name per kept reference (weak ones are not kept)");
+    let named = |from: usize| -> Vec<String> {
+        (g.edge_start[from]..g.edge_start[from + 1]).map(|e| o.labels.text(e).unwrap_or_default()).collect()
+    };
+    // Holder's two properties; its weak reference is left out as the import leaves it out.
+    assert_eq!(named(3), [".body", ".body"]);
+    // Element edges are indices: (GC roots) holds its subroots as elements 1 and 2.
+    assert_eq!(named(1), ["[1]", "[2]"]);
+    assert_eq!(o.type_name(3), "Holder");
+    assert_eq!(o.type_name(5), "RequestContext");
+    assert_eq!(o.types[o.type_of[10] as usize].kind, memcity_heapgraph::TypeKind::Other, "a string");
+    assert_eq!(o.types[o.type_of[3] as usize].kind, memcity_heapgraph::TypeKind::Instance);
+    assert_eq!(o.identity[5], 11, "V8's node id");
+    assert!(o.identity_stable);
+    // Holder (32), its two contexts (80) and a context's string (16) from the stack, global (24)
+    // and the detached node (100) from the global; the weakly held context is not reachable.
+    assert_eq!(typed.reachable_bytes, 32 + 80 + 16 + 24 + 100);
+    // Labels are read only when asked for.
+    let plain = read(sample().as_bytes(), ReadOptions::default(), &|_| {}).unwrap();
+    assert!(plain.edge_labels.is_empty() && plain.ids.is_empty());
+    assert!(crate::typed::typed_of(plain).is_err());
+}
+
+#[test]
+fn an_edge_name_beyond_the_strings_is_refused_by_name() {
+    // Holder's property names string 99; the table has 10.
+    let text =
+        snapshot(&[(9, 0, 0, 0, &[(5, 3, 1)]), (3, 3, 32, 0, &[(2, 99, 2)]), (3, 4, 40, 0, &[])], &STRINGS);
+    let options = ReadOptions { labels: true, ..ReadOptions::default() };
+    let raw = read(text.as_bytes(), options, &|_| {}).unwrap();
+    let message = crate::typed::typed_of(raw).err().unwrap();
+    assert_eq!(message, "edges[1].name_or_index: string 99 does not exist (the snapshot has 10 strings)");
+    // A name too large to be a string index at all is refused while reading.
+    let huge = snapshot(
+        &[(9, 0, 0, 0, &[(5, 3, 1)]), (3, 3, 32, 0, &[(2, 4_000_000_000, 2)]), (3, 4, 40, 0, &[])],
+        &STRINGS,
+    );
+    let fault = read(huge.as_bytes(), options, &|_| {}).unwrap_err().in_file("s.heapsnapshot").to_string();
+    assert!(fault.contains("name 4000000000 is not a string") && !fault.contains('\n'), "{fault}");
+}

@@ -8,7 +8,11 @@ use crate::read::{RawHeap, ReadOptions, read};
 use crate::tests::{STRINGS, sample, snapshot};
 
 fn read_text(text: &[u8]) -> Result<RawHeap, crate::error::Fault> {
-    read(text, ReadOptions { edge_names: true, traces: true, size_hint: Some(text.len() as u64) }, &|_| {})
+    read(
+        text,
+        ReadOptions { edge_names: true, traces: true, size_hint: Some(text.len() as u64), labels: true },
+        &|_| {},
+    )
 }
 
 fn error(text: &str) -> String {

@@ -377,8 +377,13 @@ mod tests {
     #[test]
     fn retainer_paths_travel_and_bad_ones_are_refused_whole() {
         use memcity_model::{RetainerPath, RetainerStep};
-        let step =
-            |key: &str, objects| RetainerStep { key: key.into(), objects, bytes: 8, retained_bytes: 8 };
+        let step = |key: &str, objects| RetainerStep {
+            key: key.into(),
+            objects,
+            bytes: 8,
+            retained_bytes: 8,
+            via: None,
+        };
         let mut live = LiveHistory::new();
         let mut good = snapshot(1, &[("A", 8), ("B", 8)]);
         let path =

@@ -53,6 +53,24 @@ impl Heap {
 }
 
 impl Heap {
+    /// How object `from` (a slot) references object `to`: `.next`, or `[3]` for an element;
+    /// None when it does not. What retainer paths name their steps by, read from the heap's own
+    /// references (no table per reference).
+    pub fn reference_name(&self, from: u32, to: u32) -> Option<String> {
+        let mut entry = *self.objects.first_ref.get(from as usize)?;
+        while let Some(&(field, target, next)) = self.references.entries.get(entry as usize) {
+            if target == to {
+                let name = self.strings.fields.values.get(field as usize)?;
+                return Some(match label_of(name, 0).get() {
+                    Some(memcity_heapgraph::LabelKind::Index(i)) => format!("[{i}]"),
+                    _ => format!(".{name}"),
+                });
+            }
+            entry = next;
+        }
+        None
+    }
+
     /// Each rooted object named by its roots: `static app.Registry.people` for a static field,
     /// the kind and name for others.
     fn root_labels(&self) -> Vec<(u32, String)> {

@@ -114,3 +114,24 @@ fn streaming_replay_over_several_batches_equals_the_whole_replay() {
     assert_eq!(err.line, records[records.len() - 2]);
     assert!(err.message.contains(&format!("object {} does not exist", u64::MAX)), "{err}");
 }
+
+#[test]
+fn retainer_paths_name_fields_and_elements() {
+    let trace = r#"{"e":"alloc","id":1,"type":"app.Registry","size":16,"site":["app.Main.main"]}
+{"e":"alloc","id":2,"type":"app.Item[]","size":32,"site":["app.Registry.<init>"]}
+{"e":"alloc","id":3,"type":"app.Item","size":24,"site":["app.Registry.add"]}
+{"e":"alloc","id":4,"type":"app.Item","size":24,"site":["app.Registry.add"]}
+{"e":"alloc","id":5,"type":"char[]","size":40,"site":["app.Item.<init>"]}
+{"e":"ptr","from":1,"field":"items","to":2}
+{"e":"ptr","from":2,"field":"[0]","to":3}
+{"e":"ptr","from":2,"field":"[1]","to":4}
+{"e":"ptr","from":3,"field":"name","to":5}
+{"e":"root","id":1,"kind":"static","name":"app.Main.REGISTRY"}
+{"e":"gc","id":1,"start":10,"end":12}
+"#;
+    let h = run(trace, "type").unwrap();
+    let path = &h.snapshots[0].retainers["Heap#Type:char[]"];
+    let via: Vec<Option<&str>> = path.steps.iter().map(|s| s.via.as_deref()).collect();
+    assert_eq!(via, [Some(".name"), Some("[0]"), Some(".items"), Some("static app.Main.REGISTRY")]);
+    memcity_model::validate_history(&h, &|_| "t".into(), &|i| format!("snapshots[{i}]")).unwrap();
+}

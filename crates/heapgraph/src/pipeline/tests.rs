@@ -115,3 +115,75 @@ fn an_owned_graph_gives_the_same_result() {
         }
     }
 }
+
+/// The references of `heap()`, named: 0 .head→ 1 .next→ 2; 1 .item→ 3; 2 .item→ 4; 3, 4 .name→ 5.
+fn labels() -> crate::objects::EdgeLabels {
+    use crate::objects::Label;
+    crate::objects::EdgeLabels {
+        names: vec!["head".into(), "next".into(), "item".into(), "name".into()],
+        of_edge: vec![
+            Label::field(0),
+            Label::field(1),
+            Label::field(2),
+            Label::field(2),
+            Label::field(3),
+            Label::field(3),
+        ],
+    }
+}
+
+#[test]
+fn paths_name_the_references_between_their_steps() {
+    let (g, roots, grouper) = heap();
+    let live = crate::reachable(&g);
+    let holder = |o: u32| (o == 0).then(|| "App.list".to_string());
+    let labels = labels();
+    let options = AnalysisOptions::default();
+    let by_edges = group_heap_owned_labelled(
+        g.clone(),
+        grouper.group_count(),
+        &live,
+        &roots,
+        &holder,
+        PathNames::Edges(&labels),
+        &options,
+    );
+    let snapshot = grouper.snapshot(&by_edges, SnapshotInfo::default());
+    let via = |key: &str| -> Vec<Option<String>> {
+        snapshot.retainers[&format!("Heap#Type:{key}")].steps.iter().map(|s| s.via.clone()).collect()
+    };
+    // A person: held by the first node's .item, the node by the list's .head, the list by a static.
+    assert_eq!(via("P"), [Some(".item".into()), Some(".head".into()), Some("static App.list".into())]);
+    // The shared string is dominated by the first node, which reaches it only through a person.
+    assert_eq!(via("S"), [Some("?".into()), Some(".head".into()), Some("static App.list".into())]);
+    // The same names from a namer that knows the references itself.
+    let edges = g.clone();
+    let namer = move |from: u32, to: u32| {
+        let at = edges.referents(from).iter().position(|&t| t == to)?;
+        labels.text(edges.edge_start[from as usize] + at)
+    };
+    let by_namer = group_heap_labelled(
+        &g,
+        grouper.group_count(),
+        &live,
+        &roots,
+        &holder,
+        PathNames::Namer(&namer),
+        &options,
+    );
+    assert_eq!(by_namer, by_edges);
+    // Unnamed, the steps carry nothing, and the file says nothing.
+    let plain = group_heap_named(&g, grouper.group_count(), &live, &roots, &holder, &options);
+    assert!(plain.paths.iter().flatten().all(|p| p.via.is_empty()));
+    let json = serde_json::to_string(&grouper.snapshot(&plain, SnapshotInfo::default())).unwrap();
+    assert!(!json.contains("\"via\""), "{json}");
+}
+
+#[test]
+fn long_chains_keep_their_ends() {
+    let chain: Vec<u32> = (0..20).collect();
+    let name = |from: u32, _to: u32| format!(".n{from}");
+    assert_eq!(hops(&chain[..3], &name), ".n0 .n1");
+    assert_eq!(hops(&chain[..1], &name), "");
+    assert_eq!(hops(&chain, &name), ".n0 .n1 .n2 .n3 … .n15 .n16 .n17 .n18");
+}

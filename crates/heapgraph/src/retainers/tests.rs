@@ -238,3 +238,34 @@ fn paths_on_random_graphs_start_at_the_group_and_end_below_the_virtual_root() {
         }
     }
 }
+
+#[test]
+fn representatives_are_one_per_step_each_dominated_by_the_next() {
+    let mut checked = 0;
+    for g in random_graphs() {
+        let groups = g.group.iter().max().map_or(0, |&m| m as usize + 1);
+        let tree = dominators(&g);
+        let plain = retainer_paths(&g, &tree, groups);
+        let represented = retainer_paths_represented(&g, &tree, groups);
+        for (plain, path) in plain.into_iter().zip(represented) {
+            let (Some(plain), Some(path)) = (plain, path) else { continue };
+            assert_eq!((&plain.steps, &plain.rooted), (&path.steps, &path.rooted), "the same path");
+            assert!(plain.representatives.is_empty());
+            let reps = &path.representatives;
+            assert_eq!(reps.len(), path.steps.len());
+            for (rep, step) in reps.iter().zip(&path.steps) {
+                assert_eq!(g.group[*rep as usize], step.group);
+            }
+            for pair in reps.windows(2) {
+                // The holder is the nearest dominator of the object outside the object's group.
+                let mut at = tree.idom[pair[0] as usize];
+                while g.group[at as usize] == g.group[pair[0] as usize] {
+                    at = tree.idom[at as usize];
+                }
+                assert_eq!(at, pair[1]);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 10, "{checked} pairs checked");
+}
