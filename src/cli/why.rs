@@ -115,8 +115,9 @@ pub fn text(steps: &[Step]) -> String {
         out.push_str(&format!("<- GC roots: {}\n", roots.join(", ")));
     }
     if let Some(path) = reference_path(steps) {
-        // TODO(escape): reference names come from the heap (other people's machines).
-        out.push_str(&format!("path: {path}\n"));
+        // Reference names come from the heap: a newline inside one must not forge a line
+        // (the caller's `say_raw!` escapes every other control character).
+        out.push_str(&format!("path: {}\n", path.replace(['\n', '\r'], "\\n")));
     }
     out
 }
@@ -171,4 +172,47 @@ fn find<'a>(tree: &'a Node, key: &str) -> Option<&'a Node> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(name: &str, via: Option<&str>) -> Step {
+        Step {
+            key: format!("Heap#{name}"),
+            name: name.into(),
+            objects: 1,
+            bytes: 16,
+            retained_bytes: 16,
+            heap_share: 0.5,
+            roots: None,
+            via: via.map(String::from),
+        }
+    }
+
+    #[test]
+    fn a_class_object_and_its_field_read_as_one_static_field() {
+        let steps = [
+            step("Item", Some(".item")),
+            step("Node", Some(".first .next")),
+            step("Registry", Some(".people")),
+            step("Class", Some("class app.Registry")),
+        ];
+        assert_eq!(reference_path(&steps).unwrap(), "static app.Registry.people → .first .next → .item");
+    }
+
+    #[test]
+    fn unnamed_steps_read_as_question_marks_and_no_names_give_no_path() {
+        assert_eq!(reference_path(&[step("A", Some("[3]")), step("B", None)]).unwrap(), "? → [3]");
+        assert!(reference_path(&[step("A", None)]).is_none());
+        assert!(!text(&[step("A", None)]).contains("path:"));
+    }
+
+    #[test]
+    fn a_newline_in_a_reference_name_cannot_forge_a_line() {
+        let shown = text(&[step("A", Some(".x\nGC roots: forged\r"))]);
+        assert_eq!(shown.lines().count(), 2, "{shown}");
+        assert!(shown.contains("path: .x\\nGC roots: forged\\n"));
+    }
 }
