@@ -2,12 +2,12 @@
 //! (docs/structures.md): detected at the window's two ends, paired by identity, ranked by the
 //! growth of the chosen metric, each read as one of five growth patterns.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 
 use anyhow::Result;
-use memcity_heapgraph::{RootPaths, TypedHeap, root_path};
-use memcity_structures::{Descriptions, Growth, Measure, Scratch, Sizes, Status, Structures};
+use memcity_structures::{
+    Descriptions, HeapStructures, InstanceGrowth, InstanceMeasure, Options, Sizes, Status, Window,
+};
 use serde_json::{Value, json};
 
 #[derive(clap::Args, Debug)]
@@ -45,265 +45,246 @@ pub enum SortBy {
     DeepStructure,
 }
 
-/// The longest field path shown as an identity.
-const PATH_STEPS: usize = 8;
-/// Leaf types listed per instance.
-const LEAF_TYPES: usize = 10;
-
-/// One end of the window: a heap, its structures, and each instance's identity.
-struct End {
-    heap: TypedHeap,
-    structures: Structures,
-    /// By instance: the key it is matched by, and the field path shown.
-    keys: Vec<String>,
-    paths: Vec<String>,
-    reachable_bytes: u64,
-    scratch: Scratch,
+impl From<SortBy> for memcity_structures::SortBy {
+    fn from(by: SortBy) -> Self {
+        match by {
+            SortBy::Retained => Self::Retained,
+            SortBy::Deep => Self::Deep,
+            SortBy::Structure => Self::Structure,
+            SortBy::DeepStructure => Self::DeepStructure,
+        }
+    }
 }
 
-impl End {
-    fn new(heap: TypedHeap, reachable_bytes: u64, descriptions: &Descriptions) -> End {
-        let structures = memcity_structures::detect(&heap, descriptions);
-        let root_paths = RootPaths::new(&heap.graph);
-        let objects = &heap.objects;
-        let name_root = |o: u32| {
-            objects.root_name(o).map_or_else(|| format!("root {}", objects.type_name(o)), String::from)
-        };
-        let paths: Vec<String> = structures
-            .instances
-            .iter()
-            .map(|i| root_path::describe(&root_paths.path(i.head), &objects.labels, &name_root, PATH_STEPS))
-            .collect();
-        let keys = if objects.identity_stable {
-            structures.instances.iter().map(|i| format!("@{}", objects.identity[i.head as usize])).collect()
-        } else {
-            paths.clone()
-        };
-        let scratch = Scratch::new(heap.graph.object_count());
-        End { heap, structures, keys, paths, reachable_bytes, scratch }
-    }
+/// Leaf types listed per instance.
+const LEAF_TYPES: usize = 10;
+/// Instances that appeared or died listed in the table, each.
+const FATES_SHOWN: usize = 5;
 
-    fn measure(&mut self, i: usize, deep: bool) -> Measure {
-        let instance = &self.structures.instances[i];
-        let deep =
-            if deep { self.structures.deep_size(&self.heap, i, &mut self.scratch) } else { Sizes::default() };
-        Measure {
-            retained: instance.retained,
-            deep,
-            structure: instance.structure,
-            deep_structure: instance.deep_structure,
-        }
-    }
+/// The descriptions in use: the built-in ones and the user's, which are also checked against
+/// the heap (a pattern of the user's that matches no type is most often a typo).
+struct Loaded {
+    all: Descriptions,
+    users: Descriptions,
+}
 
-    /// The instance's deep leaves by type and allocation site.
-    fn leaves(&mut self, i: usize) -> HashMap<(String, String), Sizes> {
-        let mut by_type: HashMap<(String, String), Sizes> = HashMap::new();
-        let objects = &self.heap.objects;
-        for o in self.structures.deep_leaves(i, &mut self.scratch) {
-            let key = (objects.type_name(o).to_string(), objects.site(o).unwrap_or("").to_string());
-            let sizes = by_type.entry(key).or_default();
-            sizes.objects += 1;
-            sizes.bytes += self.heap.graph.shallow[o as usize];
-        }
-        by_type
+fn descriptions(paths: &[PathBuf]) -> Result<Loaded> {
+    let mut all = memcity_structures::builtin();
+    let mut users = Descriptions::default();
+    for path in paths {
+        let more = memcity_structures::load_path(path).map_err(|e| anyhow::anyhow!("--structures: {e}"))?;
+        users.extend(more.clone());
+        all.extend(more);
     }
-
-    fn type_name(&self, i: usize) -> &str {
-        self.heap.objects.type_name(self.structures.instances[i].head)
-    }
-
-    fn site(&self, i: usize) -> &str {
-        self.heap.objects.site(self.structures.instances[i].head).unwrap_or("")
-    }
+    Ok(Loaded { all, users })
 }
 
 pub fn run(args: StructuresArgs) -> Result<()> {
-    let mut descriptions = memcity_structures::builtin();
-    for path in &args.structures {
-        descriptions
-            .extend(memcity_structures::load_path(path).map_err(|e| anyhow::anyhow!("--structures: {e}"))?);
-    }
+    let loaded = descriptions(&args.structures)?;
     let heaps = crate::input::typed_heaps(&args.inputs, args.from, args.to)?;
     let mut heaps = heaps.into_iter();
     let first = heaps.next().ok_or_else(|| anyhow::anyhow!("no heap in the window"))?;
-    let from = first.index;
-    // The window's ends; a window of one snapshot has one, detected once.
-    let mut ends = vec![End::new(first.heap, first.reachable_bytes, &descriptions)];
-    let mut to = from;
-    if let Some(last) = heaps.next() {
-        to = last.index;
-        ends.push(End::new(last.heap, last.reachable_bytes, &descriptions));
+    let last = heaps.next();
+    // The transitive size walks everything each head reaches: measured for every instance
+    // only where it is the ranking, else for the shown ones.
+    let options = Options { deep: args.sort == SortBy::Deep };
+    let (from, to) = (first.index, last.as_ref().map_or(first.index, |l| l.index));
+    let end_heap = last.as_ref().map_or(&first.heap, |l| &l.heap);
+    for warning in memcity_structures::unmatched(end_heap, &loaded.users) {
+        shout!("{warning}");
     }
-    let (s_end, e_end) = (0, ends.len() - 1);
-    let heap_growth = ends[e_end].reachable_bytes as i64 - ends[s_end].reachable_bytes as i64;
-    let end_heap = ends[e_end].reachable_bytes;
-    let pairs = memcity_structures::pair(&ends[s_end].keys, &ends[e_end].keys);
-    let rank = |g: &Growth| match args.sort {
-        SortBy::Retained => g.retained.bytes,
-        SortBy::Deep => g.deep.bytes,
-        SortBy::Structure => g.structure.bytes,
-        SortBy::DeepStructure => g.deep_structure.bytes,
+    let mut start = memcity_structures::measure_with(&first.heap, &loaded.all, options);
+    // A window of one snapshot has one end, detected once.
+    let mut end = match &last {
+        Some(last) => memcity_structures::measure_with(&last.heap, &loaded.all, options),
+        None => start.clone(),
     };
-    // Rank the survivors (the transitive size only where it is the ranking), then measure
-    // the shown ones whole.
-    let want_deep = args.sort == SortBy::Deep;
-    let mut survivors: Vec<(usize, usize, Growth)> = Vec::new();
-    for (s, e) in pairs.iter().filter_map(|&(s, e, status)| (status == Status::Survived).then_some((s?, e?)))
-    {
-        let a = ends[s_end].measure(s, want_deep);
-        let b = ends[e_end].measure(e, want_deep);
-        survivors.push((s, e, memcity_structures::compare(&a, &b, heap_growth, end_heap)));
+    let by = memcity_structures::SortBy::from(args.sort);
+    let mut window = memcity_structures::window(&start, &end);
+    memcity_structures::rank(&mut window.instances, by);
+    let top = if args.top == 0 { usize::MAX } else { args.top };
+    let shown: Vec<&InstanceGrowth> =
+        window.instances.iter().filter(|i| i.status == Status::Survived).take(top).collect();
+    if !options.deep {
+        let (s, e): (Vec<usize>, Vec<usize>) = shown.iter().filter_map(|i| Some((i.start?, i.end?))).unzip();
+        memcity_structures::fill_deep(&first.heap, &mut start, &s);
+        memcity_structures::fill_deep(end_heap, &mut end, &e);
+        window = memcity_structures::window(&start, &end);
+        memcity_structures::rank(&mut window.instances, by);
     }
-    survivors
-        .sort_by_key(|(_, e, g)| (std::cmp::Reverse(rank(g)), ends[e_end].structures.instances[*e].head));
-    if args.top > 0 {
-        survivors.truncate(args.top);
-    }
-    let mut rows = Vec::new();
-    for (s, e, _) in survivors {
-        let (a, b) = (ends[s_end].measure(s, true), ends[e_end].measure(e, true));
-        let growth = memcity_structures::compare(&a, &b, heap_growth, end_heap);
-        let leaves = leaf_rows(ends[s_end].leaves(s), ends[e_end].leaves(e));
-        rows.push(Row { start: a, end: b, growth, leaves, e });
-    }
-    let end = &ends[e_end];
-    let appeared = pairs.iter().filter(|p| p.2 == Status::Appeared).count();
-    let died = pairs.iter().filter(|p| p.2 == Status::Died).count();
+    let report = Report { from, to, start: &start, end: &end, window: &window, top };
     if args.json {
-        say!("{}", serde_json::to_string_pretty(&report_json(end, from, to, heap_growth, &rows))?);
+        say!("{}", serde_json::to_string_pretty(&report.json())?);
     } else {
-        say_raw!(
-            "{}",
-            report_text(end, from, to, heap_growth, &rows, (pairs.len() - appeared - died, appeared, died))
-        );
+        say_raw!("{}", report.text());
     }
     Ok(())
 }
 
-struct Row {
-    start: Measure,
-    end: Measure,
-    growth: Growth,
-    leaves: Vec<LeafRow>,
-    /// The instance's index at the end of the window.
-    e: usize,
-}
-
-struct LeafRow {
-    type_name: String,
-    site: String,
-    start: Sizes,
-    end: Sizes,
-}
-
-/// Leaf types of both ends, the largest at the end first.
-fn leaf_rows(start: HashMap<(String, String), Sizes>, end: HashMap<(String, String), Sizes>) -> Vec<LeafRow> {
-    let mut keys: Vec<&(String, String)> = start.keys().chain(end.keys()).collect();
-    keys.sort();
-    keys.dedup();
-    let mut rows: Vec<LeafRow> = keys
-        .into_iter()
-        .map(|k| LeafRow {
-            type_name: k.0.clone(),
-            site: k.1.clone(),
-            start: start.get(k).copied().unwrap_or_default(),
-            end: end.get(k).copied().unwrap_or_default(),
-        })
-        .collect();
-    rows.sort_by_key(|r| (std::cmp::Reverse(r.end.bytes), std::cmp::Reverse(r.start.bytes)));
-    rows.truncate(LEAF_TYPES);
-    rows
-}
-
-fn report_json(end: &End, from: usize, to: usize, heap_growth: i64, rows: &[Row]) -> Value {
-    let hgp = |h: Option<f64>| h.map_or(Value::Null, |h| json!((h * 10.0).round() / 10.0));
-    let instances: Vec<Value> = rows
-        .iter()
-        .map(|r| {
-            let leaves: Vec<Value> = r
-                .leaves
-                .iter()
-                .map(|l| {
-                    json!({"type": l.type_name, "allocation_site": l.site, "objects_start": l.start.objects,
-                           "objects_end": l.end.objects, "bytes_start": l.start.bytes, "bytes_end": l.end.bytes})
-                })
-                .collect();
-            json!({
-                "type": end.type_name(r.e),
-                "identity": end.paths[r.e],
-                "allocation_site": end.site(r.e),
-                "status": Status::Survived.name(),
-                "objects_start": r.start.deep_structure.objects,
-                "objects_end": r.end.deep_structure.objects,
-                "retained_bytes_start": r.start.retained.bytes,
-                "retained_bytes_end": r.end.retained.bytes,
-                "deep_bytes_start": r.start.deep.bytes,
-                "deep_bytes_end": r.end.deep.bytes,
-                "structure_bytes_start": r.start.structure.bytes,
-                "structure_bytes_end": r.end.structure.bytes,
-                "deep_structure_bytes_start": r.start.deep_structure.bytes,
-                "deep_structure_bytes_end": r.end.deep_structure.bytes,
-                "hgp": {"retained": hgp(r.growth.hgp[0]), "deep": hgp(r.growth.hgp[1]),
-                        "structure": hgp(r.growth.hgp[2]), "deep_structure": hgp(r.growth.hgp[3])},
-                "pattern": r.growth.pattern.name(),
-                "leaves": leaves,
-            })
-        })
-        .collect();
-    json!({"window": {"from": from, "to": to}, "heap_growth_bytes": heap_growth, "instances": instances})
-}
-
-fn report_text(
-    end: &End,
+/// The ranked window and the measurements of its ends.
+struct Report<'a> {
     from: usize,
     to: usize,
-    heap_growth: i64,
-    rows: &[Row],
-    counts: (usize, usize, usize),
-) -> String {
-    use std::fmt::Write;
-    let mut out = String::new();
-    let (survived, appeared, died) = counts;
-    let _ = writeln!(
-        out,
-        "GC {from} → {to}: the heap grew by {heap_growth} bytes; {survived} structures survived, {appeared} appeared, {died} died"
-    );
-    let percent = |h: Option<f64>| h.map_or("–".to_string(), |h| format!("{h:.1}%"));
-    for (rank, r) in rows.iter().enumerate() {
-        let g = &r.growth;
-        let _ = writeln!(out, "\n{:>3}. {} {}", rank + 1, end.type_name(r.e), end.paths[r.e]);
-        if !end.site(r.e).is_empty() {
-            let _ = writeln!(out, "     allocated at {}", end.site(r.e));
-        }
-        let _ = writeln!(
-            out,
-            "     HGP retained {} ({:+} B), deep {} ({:+} B), structure {} ({:+} B), deep structure {} ({:+} B)",
-            percent(g.hgp[0]),
-            g.retained.bytes,
-            percent(g.hgp[1]),
-            g.deep.bytes,
-            percent(g.hgp[2]),
-            g.structure.bytes,
-            percent(g.hgp[3]),
-            g.deep_structure.bytes
-        );
-        let _ = writeln!(
-            out,
-            "     {} objects → {}; {}",
-            r.start.deep_structure.objects,
-            r.end.deep_structure.objects,
-            g.pattern.name()
-        );
-        if rank < 3 {
-            for l in r.leaves.iter().take(5) {
-                let site = if l.site.is_empty() { String::new() } else { format!(" ‹ {}", l.site) };
-                let _ = writeln!(
-                    out,
-                    "       leaves {}{site}: {} → {} objects, {} → {} B",
-                    l.type_name, l.start.objects, l.end.objects, l.start.bytes, l.end.bytes
-                );
-            }
+    start: &'a HeapStructures,
+    end: &'a HeapStructures,
+    window: &'a Window,
+    top: usize,
+}
+
+impl Report<'_> {
+    /// The instance as measured at the end where it is alive (the end where both).
+    fn instance(&self, i: &InstanceGrowth) -> &InstanceMeasure {
+        match (i.end, i.start) {
+            (Some(e), _) => &self.end.instances[e],
+            (None, Some(s)) => &self.start.instances[s],
+            (None, None) => unreachable!("window() pairs every instance with an end"),
         }
     }
-    out
+
+    fn at_start(&self, i: &InstanceGrowth) -> Option<&InstanceMeasure> {
+        i.start.map(|s| &self.start.instances[s])
+    }
+
+    fn at_end(&self, i: &InstanceGrowth) -> Option<&InstanceMeasure> {
+        i.end.map(|e| &self.end.instances[e])
+    }
+
+    fn with_status(&self, status: Status) -> impl Iterator<Item = &InstanceGrowth> {
+        self.window.instances.iter().filter(move |i| i.status == status)
+    }
+
+    fn count(&self, status: Status) -> usize {
+        self.with_status(status).count()
+    }
+
+    /// The survivors shown, then the largest instances that appeared or died.
+    fn listed(&self) -> Vec<&InstanceGrowth> {
+        let size = |m: Option<&InstanceMeasure>| m.map_or(0, |m| m.measure.retained.bytes);
+        let mut appeared: Vec<&InstanceGrowth> = self.with_status(Status::Appeared).collect();
+        appeared.sort_by_key(|i| std::cmp::Reverse(size(self.at_end(i))));
+        let mut died: Vec<&InstanceGrowth> = self.with_status(Status::Died).collect();
+        died.sort_by_key(|i| std::cmp::Reverse(size(self.at_start(i))));
+        let fates = self.top.min(FATES_SHOWN);
+        self.with_status(Status::Survived)
+            .take(self.top)
+            .chain(appeared.into_iter().take(fates))
+            .chain(died.into_iter().take(fates))
+            .collect()
+    }
+
+    fn json(&self) -> Value {
+        let hgp = |h: Option<f64>| h.map_or(Value::Null, |h| json!((h * 10.0).round() / 10.0));
+        let sizes = |m: Option<&InstanceMeasure>, pick: fn(&InstanceMeasure) -> Sizes| {
+            m.map_or(Sizes::default(), pick)
+        };
+        let instances: Vec<Value> = self
+            .listed()
+            .into_iter()
+            .map(|i| {
+                let (a, b, shown) = (self.at_start(i), self.at_end(i), self.instance(i));
+                let leaves: Vec<Value> = i
+                    .leaves
+                    .iter()
+                    .take(LEAF_TYPES)
+                    .map(|l| {
+                        json!({"type": l.key.type_name, "allocation_site": l.key.site.as_deref().unwrap_or(""),
+                               "objects_start": l.start.objects, "objects_end": l.end.objects,
+                               "bytes_start": l.start.bytes, "bytes_end": l.end.bytes})
+                    })
+                    .collect();
+                let g = i.growth.as_ref();
+                json!({
+                    "type": shown.type_name,
+                    "identity": shown.path,
+                    "allocation_site": shown.site.as_deref().unwrap_or(""),
+                    "status": i.status.name(),
+                    "objects_start": sizes(a, |m| m.measure.deep_structure).objects,
+                    "objects_end": sizes(b, |m| m.measure.deep_structure).objects,
+                    "retained_bytes_start": sizes(a, |m| m.measure.retained).bytes,
+                    "retained_bytes_end": sizes(b, |m| m.measure.retained).bytes,
+                    "deep_bytes_start": sizes(a, |m| m.measure.deep).bytes,
+                    "deep_bytes_end": sizes(b, |m| m.measure.deep).bytes,
+                    "structure_bytes_start": sizes(a, |m| m.measure.structure).bytes,
+                    "structure_bytes_end": sizes(b, |m| m.measure.structure).bytes,
+                    "deep_structure_bytes_start": sizes(a, |m| m.measure.deep_structure).bytes,
+                    "deep_structure_bytes_end": sizes(b, |m| m.measure.deep_structure).bytes,
+                    "hgp": {"retained": hgp(g.and_then(|g| g.hgp[0])), "deep": hgp(g.and_then(|g| g.hgp[1])),
+                            "structure": hgp(g.and_then(|g| g.hgp[2])),
+                            "deep_structure": hgp(g.and_then(|g| g.hgp[3]))},
+                    "pattern": g.map(|g| g.pattern.name()),
+                    "leaves": leaves,
+                })
+            })
+            .collect();
+        json!({"window": {"from": self.from, "to": self.to}, "heap_growth_bytes": self.window.heap_growth,
+               "instances": instances})
+    }
+
+    fn text(&self) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        let (survived, appeared, died) =
+            (self.count(Status::Survived), self.count(Status::Appeared), self.count(Status::Died));
+        let _ = writeln!(
+            out,
+            "GC {} → {}: the heap grew by {} bytes; {survived} structures survived, {appeared} appeared, {died} died",
+            self.from, self.to, self.window.heap_growth
+        );
+        let percent = |h: Option<f64>| h.map_or("–".to_string(), |h| format!("{h:.1}%"));
+        let mut status = Status::Survived;
+        for (rank, i) in self.listed().into_iter().enumerate() {
+            let m = self.instance(i);
+            if i.status != status {
+                status = i.status;
+                let _ = writeln!(out, "\n{}:", if status == Status::Appeared { "Appeared" } else { "Died" });
+            }
+            let Some(g) = &i.growth else {
+                let _ = writeln!(
+                    out,
+                    "     {} {}: {} objects, retains {} B{}",
+                    m.type_name,
+                    m.path,
+                    m.measure.deep_structure.objects,
+                    m.measure.retained.bytes,
+                    m.site.as_ref().map_or(String::new(), |s| format!(", allocated at {s}"))
+                );
+                continue;
+            };
+            let (a, b) = (self.at_start(i).expect("a survivor"), self.at_end(i).expect("a survivor"));
+            let _ = writeln!(out, "\n{:>3}. {} {}", rank + 1, m.type_name, m.path);
+            if let Some(site) = &m.site {
+                let _ = writeln!(out, "     allocated at {site}");
+            }
+            let _ = writeln!(
+                out,
+                "     HGP retained {} ({:+} B), deep {} ({:+} B), structure {} ({:+} B), deep structure {} ({:+} B)",
+                percent(g.hgp[0]),
+                g.retained.bytes,
+                percent(g.hgp[1]),
+                g.deep.bytes,
+                percent(g.hgp[2]),
+                g.structure.bytes,
+                percent(g.hgp[3]),
+                g.deep_structure.bytes
+            );
+            let _ = writeln!(
+                out,
+                "     {} objects → {}; {}",
+                a.measure.deep_structure.objects,
+                b.measure.deep_structure.objects,
+                g.pattern.name()
+            );
+            if rank < 3 {
+                for l in i.leaves.iter().take(5) {
+                    let site = l.key.site.as_ref().map_or(String::new(), |s| format!(" ‹ {s}"));
+                    let _ = writeln!(
+                        out,
+                        "       leaves {}{site}: {} → {} objects, {} → {} B",
+                        l.key.type_name, l.start.objects, l.end.objects, l.start.bytes, l.end.bytes
+                    );
+                }
+            }
+        }
+        out
+    }
 }

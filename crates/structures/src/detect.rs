@@ -23,7 +23,7 @@ pub struct Sizes {
 }
 
 impl Sizes {
-    fn add(&mut self, bytes: u64) {
+    pub(crate) fn add(&mut self, bytes: u64) {
         self.objects += 1;
         self.bytes += bytes;
     }
@@ -223,21 +223,7 @@ impl Structures {
     /// static of the program). Linear in what it reaches, so callers ask for the instances
     /// they show.
     pub fn deep_size(&self, heap: &TypedHeap, i: usize, scratch: &mut Scratch) -> Sizes {
-        let g = &heap.graph;
-        let head = self.instances[i].head;
-        let mut size = Sizes::default();
-        scratch.fresh();
-        scratch.mark(head);
-        let mut stack = vec![head];
-        while let Some(o) = stack.pop() {
-            size.add(g.shallow[o as usize]);
-            for &c in g.referents(o) {
-                if !self.root[c as usize] && scratch.mark(c) {
-                    stack.push(c);
-                }
-            }
-        }
-        size
+        crate::measure::deep_size(heap, self.instances[i].head, &self.root, scratch)
     }
 
     /// For every object, the instances that contain it (as a part or a leaf): the bottom-up
@@ -278,7 +264,7 @@ impl Scratch {
         Scratch { stamp: vec![0; object_count], now: 0 }
     }
 
-    fn fresh(&mut self) {
+    pub(crate) fn fresh(&mut self) {
         self.now = self.now.wrapping_add(1);
         if self.now == 0 {
             self.stamp.fill(0);
@@ -287,7 +273,7 @@ impl Scratch {
     }
 
     /// Marks `o`; false if this walk had marked it already.
-    fn mark(&mut self, o: u32) -> bool {
+    pub(crate) fn mark(&mut self, o: u32) -> bool {
         let seen = self.stamp[o as usize] == self.now;
         self.stamp[o as usize] = self.now;
         !seen

@@ -17,5 +17,6 @@ pub use growth::{
 };
 pub use lang::{Descriptions, ParseError, builtin, load_path, parse};
 pub use measure::{
-    HeapStructures, InstanceKey, InstanceMeasure, LeafKey, Options, heap_bytes, measure, measure_with,
+    HeapStructures, InstanceKey, InstanceMeasure, LeafKey, Options, PATH_STEPS, fill_deep, heap_bytes,
+    measure, measure_with,
 };

@@ -38,6 +38,10 @@ pub struct LeafKey {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstanceMeasure {
     pub key: InstanceKey,
+    /// The shortest reference path from a GC root to the head, in field names (`static
+    /// Service.INSTANCE .cache`), at most [`PATH_STEPS`] references: what a person reads as
+    /// the instance's name, whatever its key.
+    pub path: String,
     /// The head's object index in this heap (for the caller's own look-ups; not an identity).
     pub head: u32,
     pub type_name: String,
@@ -71,6 +75,9 @@ pub struct Options {
     pub deep: bool,
 }
 
+/// The most references an instance's shown path names (the middle ones become `…`).
+pub const PATH_STEPS: usize = 8;
+
 /// Detects and measures every instance of `heap`, all four metrics included.
 pub fn measure(heap: &TypedHeap, descriptions: &Descriptions) -> HeapStructures {
     measure_with(heap, descriptions, Options { deep: true })
@@ -80,19 +87,20 @@ pub fn measure(heap: &TypedHeap, descriptions: &Descriptions) -> HeapStructures 
 /// structure and, with `deep`, everything it reaches.
 pub fn measure_with(heap: &TypedHeap, descriptions: &Descriptions, options: Options) -> HeapStructures {
     let structures = detect(heap, descriptions);
-    let keys = keys(heap, &structures);
+    let (keys, paths) = keys(heap, &structures);
     let mut scratch = Scratch::new(heap.graph.object_count());
     let objects = &heap.objects;
     let instances = structures
         .instances
         .iter()
-        .zip(keys)
+        .zip(keys.into_iter().zip(paths))
         .enumerate()
-        .map(|(i, (instance, key))| {
+        .map(|(i, (instance, (key, path)))| {
             let deep =
                 if options.deep { structures.deep_size(heap, i, &mut scratch) } else { Sizes::default() };
             InstanceMeasure {
                 key,
+                path,
                 head: instance.head,
                 type_name: type_name(heap, instance.head).to_string(),
                 site: objects.site(instance.head).map(String::from),
@@ -116,31 +124,61 @@ pub fn heap_bytes(heap: &TypedHeap) -> u64 {
     reachable(g).iter().zip(&g.shallow).filter(|(live, _)| **live).map(|(_, &bytes)| bytes).sum()
 }
 
-/// Each instance's identity: the head's id where ids are stable, else its root path in full.
-fn keys(heap: &TypedHeap, structures: &Structures) -> Vec<InstanceKey> {
+/// Each instance's identity (the head's id where ids are stable, else its root path in full)
+/// and its shown path.
+fn keys(heap: &TypedHeap, structures: &Structures) -> (Vec<InstanceKey>, Vec<String>) {
     let objects = &heap.objects;
-    if objects.identity_stable {
-        return structures
-            .instances
-            .iter()
-            .map(|i| InstanceKey::Object(objects.identity.get(i.head as usize).copied().unwrap_or(u64::MAX)))
-            .collect();
-    }
     let paths = RootPaths::new(&heap.graph);
     let name_root =
         |o: u32| objects.root_name(o).map_or_else(|| format!("root {}", type_name(heap, o)), String::from);
-    structures
-        .instances
-        .iter()
-        .map(|i| {
-            InstanceKey::Path(root_path::describe(
-                &paths.path(i.head),
-                &objects.labels,
-                &name_root,
-                usize::MAX,
-            ))
-        })
-        .collect()
+    let mut keys = Vec::with_capacity(structures.instances.len());
+    let mut shown = Vec::with_capacity(structures.instances.len());
+    for i in &structures.instances {
+        let path = paths.path(i.head);
+        shown.push(root_path::describe(&path, &objects.labels, &name_root, PATH_STEPS));
+        keys.push(if objects.identity_stable {
+            InstanceKey::Object(objects.identity.get(i.head as usize).copied().unwrap_or(u64::MAX))
+        } else {
+            InstanceKey::Path(root_path::describe(&path, &objects.labels, &name_root, usize::MAX))
+        });
+    }
+    (keys, shown)
+}
+
+/// Fills in the deep (transitive) size of the instances at `which` — those a caller shows
+/// after measuring without it ([`Options`]): everything reachable from each head without
+/// passing through another GC root.
+pub fn fill_deep(heap: &TypedHeap, measured: &mut HeapStructures, which: &[usize]) {
+    let g = &heap.graph;
+    let mut root = vec![false; g.object_count()];
+    for &r in &g.roots {
+        if let Some(flag) = root.get_mut(r as usize) {
+            *flag = true;
+        }
+    }
+    let mut scratch = Scratch::new(g.object_count());
+    for &i in which {
+        let Some(instance) = measured.instances.get_mut(i) else { continue };
+        instance.measure.deep = deep_size(heap, instance.head, &root, &mut scratch);
+    }
+}
+
+/// Everything reachable from `head` that is not behind another GC root.
+pub(crate) fn deep_size(heap: &TypedHeap, head: u32, root: &[bool], scratch: &mut Scratch) -> Sizes {
+    let g = &heap.graph;
+    let mut size = Sizes::default();
+    scratch.fresh();
+    scratch.mark(head);
+    let mut stack = vec![head];
+    while let Some(o) = stack.pop() {
+        size.add(g.shallow[o as usize]);
+        for &c in g.referents(o) {
+            if !root[c as usize] && scratch.mark(c) {
+                stack.push(c);
+            }
+        }
+    }
+    size
 }
 
 /// An object's type name, "?" where the table has none (a reader's table must not crash us).

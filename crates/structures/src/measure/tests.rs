@@ -217,3 +217,25 @@ fn instances_that_die_or_appear_have_no_growth_and_rank_last() {
     assert_eq!(w.heap_growth, 40 - 48);
     assert_eq!(w.instances[0].growth.map(|g| g.hgp), Some([None; 4]), "no HGP when the heap shrank");
 }
+
+#[test]
+fn deep_sizes_skipped_at_first_are_filled_in_for_the_chosen_instances() {
+    let mut b = Builder::new();
+    let root = b.object("Root", 0, &[]);
+    let (small, large) = (new_map(&mut b), new_map(&mut b));
+    let one = [person(&mut b)];
+    fill_map(&mut b, small, &one);
+    let many: Vec<u32> = (0..4).map(|_| person(&mut b)).collect();
+    fill_map(&mut b, large, &many);
+    b.point(root, small);
+    b.point(root, large);
+    let heap = b.heap();
+    let whole = measure(&heap, &builtin());
+    let mut cheap = measure_with(&heap, &builtin(), Options { deep: false });
+    assert!(cheap.instances.iter().all(|i| i.measure.deep == Sizes::default()));
+    let chosen = cheap.instances.iter().position(|i| i.head == large).unwrap();
+    fill_deep(&heap, &mut cheap, &[chosen, 99]);
+    assert_eq!(by_head(&cheap, large).measure, by_head(&whole, large).measure);
+    assert_eq!(by_head(&cheap, small).measure.deep, Sizes::default(), "not chosen");
+    assert_ne!(by_head(&whole, large).measure.deep, Sizes::default());
+}
