@@ -11,6 +11,12 @@ use memcity_analysis::trace::{MAGIC, OpSink, is_binary_trace, read_binary_into, 
 use memcity_analysis::{Grouping, Trace, default_grouping};
 use memcity_model::History;
 
+/// Every input memcity reads, in words: the Open pane's hint and the help of `memcity [INPUT]`.
+pub const INPUTS_HELP: &str = "A history (memcity/1 file, snapshot folder, AntTracks export), scenario:NAME, \
+a trace of memory events (.jsonl, .mctrace), heap dumps (.hprof, .hprof.gz: one file or a folder, one \
+snapshot per dump), V8 heap snapshots (.heapsnapshot[.gz] from Node or Chromium) or the Python probe's \
+heap files (.mcheap), likewise.";
+
 /// What the app opens when no input is given.
 pub const DEFAULT_INPUT: &str = "scenario:linked-list";
 

@@ -74,6 +74,8 @@ pub struct AppOptions {
     pub tour: Option<tour::Tour>,
     /// The window's size (`--size`).
     pub size: Option<(u32, u32)>,
+    /// The workspace's layout to start with (`--layout`).
+    pub layout: ui::workspace::state::LayoutChoice,
 }
 
 pub fn run(options: AppOptions) -> anyhow::Result<()> {
@@ -149,8 +151,10 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
     app.insert_resource(why::CitySource(options.source));
     match options.mode {
         Mode::Window(shot) => {
+            // The user's own layout is kept for the next start; a screenshot's is not.
+            let save_layout = shot.is_none();
             app.add_plugins(bevy_egui::EguiPlugin::default())
-                .add_plugins(ui::UiPlugin)
+                .add_plugins(ui::UiPlugin { layout: options.layout, save_layout })
                 .add_plugins(why_pane::WhyPanePlugin)
                 .add_plugins(screenshot::ScreenshotKeyPlugin)
                 .add_plugins(wake::WakePlugin);

@@ -1,6 +1,6 @@
 //! Where the city is seen, shared by the camera, picking, rendering and the UI: the city's
-//! camera, whether the UI has the pointer or the keyboard, and how much of the screen the UI
-//! covers at the bottom (framing keeps targets above it).
+//! camera, whether the UI has the pointer or the keyboard, and the rectangle of the workspace's
+//! city tab.
 
 use bevy::prelude::*;
 
@@ -16,8 +16,23 @@ pub struct UiFocus {
     pub keyboard: bool,
 }
 
-/// The fraction of the screen's height the UI covers at the bottom (the timeline).
+/// Where the city is drawn: the city tab's rectangle in logical window pixels (`None`: the
+/// whole window, as in headless renders), and whether the tab is shown this frame (a tab in
+/// front of it in its group hides it).
 #[derive(Resource, Default, Clone, Copy, PartialEq)]
-pub struct UiInsets {
-    pub bottom: f32,
+pub struct CityViewport {
+    pub rect: Option<Rect>,
+    pub shown: bool,
+}
+
+impl CityViewport {
+    /// The city's rectangle as egui sees it, or `screen` where the city fills the window.
+    pub fn egui_rect(&self, screen: bevy_egui::egui::Rect) -> bevy_egui::egui::Rect {
+        self.rect.map_or(screen, |r| {
+            bevy_egui::egui::Rect::from_min_max(
+                bevy_egui::egui::pos2(r.min.x, r.min.y),
+                bevy_egui::egui::pos2(r.max.x, r.max.y),
+            )
+        })
+    }
 }

@@ -3,7 +3,7 @@
 
 use bevy::prelude::*;
 use bevy::window::RequestRedraw;
-use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+use bevy_egui::egui;
 
 use crate::app::camera::FlyTo;
 use crate::app::inspect::Selection;
@@ -11,15 +11,17 @@ use crate::app::model::CityModel;
 use crate::app::names::GroupNames;
 use crate::app::render::retainer_arcs::RETAINER;
 use crate::app::time::TimeCursor;
-use crate::app::ui::stack::{Place, Stacks};
-use crate::app::ui::{Room, UiSystems};
+use crate::app::ui::workspace::layouts::tabs::{SUSPECTS, WHY};
+use crate::app::ui::workspace::{AddTab, ShowTab};
 use crate::app::why::{Closure, Closures, LeakSuspects, RetainerView, step_lines, target_of};
 
 pub struct WhyPanePlugin;
 
 impl Plugin for WhyPanePlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(EguiPrimaryContextPass, (retainer_pane, suspects_pane).in_set(UiSystems::Panes))
+        app.add_tab(WHY, "Why is it alive?", retainer_pane)
+            .add_tab(SUSPECTS, "Leak suspects", suspects_pane)
+            .add_systems(Update, show_on_path)
             .add_systems(Last, redraw_while_computing);
     }
 }
@@ -36,117 +38,101 @@ fn redraw_while_computing(closures: Res<Closures>, mut redraw: MessageWriter<Req
     }
 }
 
-#[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it reads
+/// A new retainer path brings the pane to the front of its group.
+fn show_on_path(view: Res<RetainerView>, mut show: MessageWriter<ShowTab>) {
+    if view.is_changed() && !view.is_added() && view.key.is_some() {
+        show.write(ShowTab::named(WHY));
+    }
+}
+
 fn retainer_pane(
-    mut contexts: EguiContexts,
-    room: Res<Room>,
+    InMut(ui): InMut<egui::Ui>,
     names: Res<GroupNames>,
     model: Res<CityModel>,
     cursor: Res<TimeCursor>,
     (view, closures): (Res<RetainerView>, Res<Closures>),
     mut fly: MessageWriter<FlyTo>,
-    mut stacks: ResMut<Stacks>,
-) -> Result {
-    let ctx = contexts.ctx_mut()?;
-    let room = room.rect(ctx);
-    let Some(key) = &view.key else { return Ok(()) };
-    let shown = stacks
-        .window(Place::WhyAlive, "Why is it alive?", room)
-        .resizable(false)
-        .show(ctx, |ui| {
-            let Some((lines, roots)) = step_lines(&model, &view, cursor.current) else {
-                ui.label(
-                    "This input has no retainer paths (heap dumps, V8 heap snapshots, heap files, traces and scenarios have them).",
-                );
-                return;
-            };
-            ui.colored_label(gold(), "kept alive by (gold arcs), up to the GC roots:");
-            for (i, line) in lines.iter().enumerate() {
-                let text = format!(
-                    "{}{}  {} obj, retains {} ({:.1}% of heap)",
-                    if i == 0 { "" } else { "← " },
-                    line.group.map_or(line.name.as_str(), |g| names.get(g)),
-                    line.objects,
-                    bytes(line.retained_bytes),
-                    100.0 * line.share
-                );
-                let clicked =
-                    ui.add(egui::Button::new(text).frame(false)).on_hover_text("fly there").clicked();
-                if clicked && let Some(target) = line.group.and_then(|g| target_of(&model, g)) {
-                    fly.write(FlyTo::Target { target, with_references: false });
-                }
-            }
-            if !roots.is_empty() {
-                ui.label(format!("← GC roots: {}", roots.join("; ")));
-            }
-            ui.separator();
-            ui.label("retained = what these objects dominate (one dominator tree per snapshot)");
-            match closures.get(cursor.current, key) {
-                Some(Closure::Done(objects, b)) => {
-                    ui.label(format!(
-                        "exact GC closure: {objects} objects, {} (shared ownership counted)",
-                        bytes(*b)
-                    ));
-                }
-                Some(Closure::Computing) => {
-                    ui.label("exact GC closure: computing…");
-                }
-                Some(Closure::Failed(e)) => {
-                    ui.label(format!("exact GC closure: {e}"));
-                }
-                None => {}
-            }
-        });
-    stacks.record(Place::WhyAlive, shown);
-    Ok(())
+) {
+    let Some(key) = &view.key else {
+        ui.label("Select a building to see the chain of groups that keeps its objects alive.");
+        return;
+    };
+    let Some((lines, roots)) = step_lines(&model, &view, cursor.current) else {
+        ui.label(
+            "This input has no retainer paths (heap dumps, V8 heap snapshots, heap files, traces and scenarios have them).",
+        );
+        return;
+    };
+    ui.colored_label(gold(), "kept alive by (gold arcs), up to the GC roots:");
+    for (i, line) in lines.iter().enumerate() {
+        let text = format!(
+            "{}{}  {} obj, retains {} ({:.1}% of heap)",
+            if i == 0 { "" } else { "← " },
+            line.group.map_or(line.name.as_str(), |g| names.get(g)),
+            line.objects,
+            bytes(line.retained_bytes),
+            100.0 * line.share
+        );
+        let clicked = ui.add(egui::Button::new(text).frame(false)).on_hover_text("fly there").clicked();
+        if clicked && let Some(target) = line.group.and_then(|g| target_of(&model, g)) {
+            fly.write(FlyTo::Target { target, with_references: false });
+        }
+    }
+    if !roots.is_empty() {
+        ui.label(format!("← GC roots: {}", roots.join("; ")));
+    }
+    ui.separator();
+    ui.label("retained = what these objects dominate (one dominator tree per snapshot)");
+    match closures.get(cursor.current, key) {
+        Some(Closure::Done(objects, b)) => {
+            ui.label(format!(
+                "exact GC closure: {objects} objects, {} (shared ownership counted)",
+                bytes(*b)
+            ));
+        }
+        Some(Closure::Computing) => {
+            ui.label("exact GC closure: computing…");
+        }
+        Some(Closure::Failed(e)) => {
+            ui.label(format!("exact GC closure: {e}"));
+        }
+        None => {}
+    }
 }
 
-#[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it reads
 fn suspects_pane(
-    mut contexts: EguiContexts,
-    room: Res<Room>,
+    InMut(ui): InMut<egui::Ui>,
     names: Res<GroupNames>,
     model: Res<CityModel>,
     suspects: Res<LeakSuspects>,
     mut selection: ResMut<Selection>,
     mut fly: MessageWriter<FlyTo>,
-    mut stacks: ResMut<Stacks>,
-) -> Result {
-    let ctx = contexts.ctx_mut()?;
-    let room = room.rect(ctx);
+) {
     let suspects = &suspects.ranked;
     if suspects.is_empty() {
-        return Ok(());
+        ui.label("No group's retained bytes grow (or this input has no retained sizes).");
+        return;
     }
-    let shown =
-        stacks.window(Place::LeakSuspects, "Leak suspects", room).default_open(false).show(ctx, |ui| {
-            ui.label("groups whose retained bytes grow most:");
-            for s in suspects {
-                let name = names.get(s.group);
-                let holder = s.holder.map(|(h, share)| {
-                    let name = names.get(h);
-                    format!(", held by {name} (retains {:.0}% of the heap)", 100.0 * share)
-                });
-                let text = format!(
-                    "{name}: +{} retained ({:.1}% of heap){}",
-                    bytes(s.growth as u64),
-                    100.0 * s.share,
-                    holder.unwrap_or_default()
-                );
-                if ui
-                    .add(egui::Button::new(text).frame(false))
-                    .on_hover_text("select and fly there")
-                    .clicked()
-                {
-                    selection.selected = Some(model.timeline.groups[s.group as usize].key.clone());
-                    if let Some(target) = target_of(&model, s.group) {
-                        fly.write(FlyTo::Target { target, with_references: true });
-                    }
-                }
-            }
+    ui.label("groups whose retained bytes grow most:");
+    for s in suspects {
+        let name = names.get(s.group);
+        let holder = s.holder.map(|(h, share)| {
+            let name = names.get(h);
+            format!(", held by {name} (retains {:.0}% of the heap)", 100.0 * share)
         });
-    stacks.record(Place::LeakSuspects, shown);
-    Ok(())
+        let text = format!(
+            "{name}: +{} retained ({:.1}% of heap){}",
+            bytes(s.growth as u64),
+            100.0 * s.share,
+            holder.unwrap_or_default()
+        );
+        if ui.add(egui::Button::new(text).frame(false)).on_hover_text("select and fly there").clicked() {
+            selection.selected = Some(model.timeline.groups[s.group as usize].key.clone());
+            if let Some(target) = target_of(&model, s.group) {
+                fly.write(FlyTo::Target { target, with_references: true });
+            }
+        }
+    }
 }
 
 /// Bytes in the largest unit that keeps them ≥ 1 ("12.6 MB").

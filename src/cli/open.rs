@@ -7,10 +7,8 @@ use crate::cli::layout::SettingsArgs;
 /// Arguments of `memcity [INPUT]` (the app).
 #[derive(clap::Args, Debug, Clone)]
 pub struct OpenArgs {
-    /// A history (memcity/1 file, snapshot folder, AntTracks export), `scenario:NAME`, or heap
-    /// dumps: one or more .hprof/.hprof.gz files or folders of them, one snapshot per dump, or
-    /// V8 heap snapshots (.heapsnapshot[.gz] from Node or Chromium) likewise.
-    /// Without one, the built-in teaching city.
+    /// What to open (see `crate::input::INPUTS_HELP`); without one, the built-in teaching city.
+    #[arg(help = crate::input::INPUTS_HELP, value_name = "INPUT")]
     pub inputs: Vec<String>,
     /// Render one frame to this PNG and exit (no window needed).
     #[arg(long, value_name = "PNG")]
@@ -71,6 +69,10 @@ pub struct OpenArgs {
     /// http-client or easytravel.
     #[arg(long, value_name = "NAME", conflicts_with_all = ["inputs", "connect", "listen"])]
     pub tour: Option<String>,
+    /// The workspace's layout: default, teaching (the tour's pane beside the city) or a layout
+    /// FILE saved by memcity; without it, the layout of the last exit.
+    #[arg(long, value_name = "default|teaching|FILE")]
+    pub layout: Option<String>,
     /// With --connect: the AntTracks tab to open (default: the first of its tab list).
     #[arg(long, value_name = "N", requires = "connect")]
     pub tab: Option<i64>,
@@ -254,6 +256,7 @@ fn launch(
         _ => View::Overview,
     };
     let tour = args.tour.as_deref().and_then(crate::app::tour::Tour::of);
+    let layout = layout_choice(args.layout.as_deref())?;
     // A live city that memcity feeds itself can be read again for exact closures.
     let live_source = match (&args.inspect, &args.follow) {
         (Some(_), _) => vec![crate::cli::inspect::snapshot_folder().display().to_string()],
@@ -273,6 +276,21 @@ fn launch(
         source,
         tour,
         size: Some(args.size),
+        layout,
+    })
+}
+
+/// `--layout default|teaching|FILE`; a file that is no layout is a one-line error.
+#[cfg(feature = "app")]
+fn layout_choice(layout: Option<&str>) -> Result<crate::app::ui::workspace::state::LayoutChoice> {
+    use crate::app::ui::workspace::state::{LayoutChoice, read_layout};
+    Ok(match layout {
+        None => LayoutChoice::Saved,
+        Some("default") => LayoutChoice::Default,
+        Some("teaching") => LayoutChoice::Teaching,
+        Some(file) => LayoutChoice::Given(Box::new(
+            read_layout(std::path::Path::new(file)).map_err(|e| anyhow::anyhow!("--layout {e}"))?,
+        )),
     })
 }
 

@@ -14,7 +14,7 @@ pub use orbit::{Orbit, target_bounds};
 use crate::app::inspect::{Selection, Target};
 use crate::app::model::CityModel;
 use crate::app::time::{DisplayedFrame, TimeCursor};
-use crate::app::viewport::{CityCamera, UiFocus, UiInsets};
+use crate::app::viewport::{CityCamera, UiFocus};
 
 /// What to bring into view.
 #[derive(Message, Clone, Copy, Debug, PartialEq)]
@@ -48,7 +48,6 @@ impl Plugin for CameraPlugin {
     fn build(&self, app: &mut App) {
         app.add_message::<FlyTo>()
             .init_resource::<UiFocus>()
-            .init_resource::<UiInsets>()
             .init_resource::<PendingFlight>()
             .add_plugins(bevy::render::extract_component::ExtractComponentPlugin::<CityCamera>::default());
         let (view, interactive) = (self.view, self.interactive);
@@ -107,6 +106,9 @@ fn apply_orbit(cam: &mut PanOrbitCamera, orbit: Orbit) {
     cam.target_radius = orbit.radius;
     cam.force_update = true;
 }
+
+/// The share of the city view the UI covers at the bottom: none, the city has a tab of its own.
+const COVERED: f32 = 0.0;
 
 /// Fastest frame time the keys move with, so one slow frame is no leap.
 const MAX_STEP_SECONDS: f32 = 0.05;
@@ -186,7 +188,6 @@ fn fly_to(
     model: Res<CityModel>,
     frame: Res<DisplayedFrame>,
     cursor: Res<TimeCursor>,
-    insets: Res<UiInsets>,
     mut cameras: Query<(&Camera, &mut Transform, Option<&mut PanOrbitCamera>), With<CityCamera>>,
 ) {
     if let Some(last) = messages.read().last() {
@@ -203,13 +204,13 @@ fn fly_to(
     };
     let aspect = size.x / size.y;
     let orbit = match flight {
-        FlyTo::City => Orbit::overview(Orbit::tallest(&model.layout), aspect, insets.bottom),
+        FlyTo::City => Orbit::overview(Orbit::tallest(&model.layout), aspect, COVERED),
         FlyTo::Target { target, with_references } => {
             let Some((min, max)) = target_bounds(&model, &frame, cursor.current, target, with_references)
             else {
                 return;
             };
-            let orbit = Orbit::framing(min, max, yaw, pitch.max(0.45), aspect, insets.bottom);
+            let orbit = Orbit::framing(min, max, yaw, pitch.max(0.45), aspect, COVERED);
             Orbit { radius: orbit.radius.max(30.0), ..orbit }
         }
     };

@@ -58,7 +58,7 @@ fn labels(
     labelled: Res<Labelled>,
     frame: Res<DisplayedFrame>,
     tour: Option<Res<Tour>>,
-    room: Option<Res<super::Room>>,
+    city: Option<Res<crate::app::viewport::CityViewport>>,
     cameras: Query<(&Camera, &GlobalTransform), With<CityCamera>>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
@@ -77,8 +77,8 @@ fn labels(
     }
     let shown: Vec<usize> = if options.labels { labelled.buildings.clone() } else { Vec::new() };
     let painter = ctx.layer_painter(egui::LayerId::background());
-    // Headless screenshots have no panels (and no Room).
-    let room = room.map_or_else(|| ctx.content_rect(), |r| r.rect(ctx));
+    // Headless screenshots have no workspace: the city fills the image.
+    let room = city.map_or_else(|| ctx.content_rect(), |c| c.egui_rect(ctx.content_rect()));
     let mut placed: Vec<egui::Rect> = Vec::new();
     for b in target.into_iter().chain(shown.into_iter().filter(|&b| Some(b) != target)) {
         let (building, state) = (&layout.buildings[b], frame.frame.states[b]);
@@ -102,7 +102,7 @@ fn labels(
         let galley = painter.layout_no_wrap(text, egui::FontId::proportional(13.0), color);
         let size = galley.size() + egui::vec2(8.0, 4.0);
         let rect = egui::Rect::from_center_size(egui::pos2(screen.x, screen.y - size.y), size);
-        // A little air between labels, and none under the toolbar or the timeline.
+        // A little air between labels, and none outside the city's tab.
         if !room.contains_rect(rect) || placed.iter().any(|p| p.expand(3.0).intersects(rect)) {
             continue;
         }

@@ -1,7 +1,8 @@
-//! The egui interface, one plugin per pane: the toolbar whose titles open the panes, the
-//! timeline, settings, selection, search, open, tour and controls panes, the hover tooltip and
-//! labels over the top growers. Panes read and write the city only through resources and
-//! messages; [`UiFocus`] tells the city when the UI has the pointer or the keyboard.
+//! The egui interface: a docked workspace ([`workspace`]) under a menu bar, one plugin per
+//! pane, each pane a tab — timeline, settings, selection, search, open, tour and controls — and
+//! the hover card and the labels over the top growers in the city's tab. Panes read and write
+//! the city only through resources and messages; `UiFocus` tells the city when the UI has
+//! the pointer or the keyboard.
 
 pub mod controls;
 pub mod describe;
@@ -11,57 +12,21 @@ pub mod search;
 pub mod selection;
 pub mod settings;
 pub mod sources;
-pub mod stack;
 pub mod timeline;
 pub mod toolbar;
 pub mod tooltip;
 pub mod tour;
+pub mod workspace;
 
 use bevy::prelude::*;
-use bevy::window::PrimaryWindow;
 use bevy_egui::{EguiContexts, EguiPreUpdateSet, EguiPrimaryContextPass, egui};
 
-use crate::app::viewport::UiFocus;
-
-/// The order egui draws in: panels first (they take their space), then the floating panes.
+/// The order egui draws in: the menu bar first (it takes its edge), then the workspace and
+/// what floats over the city.
 #[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]
 pub enum UiSystems {
     Panels,
     Panes,
-}
-
-/// Which panes are open (the toolbar's buttons toggle them).
-#[derive(Resource, Clone, Debug, PartialEq)]
-pub struct Panes {
-    pub settings: bool,
-    pub search: bool,
-    pub open: bool,
-    pub controls: bool,
-    pub tour: bool,
-}
-
-impl Default for Panes {
-    fn default() -> Self {
-        Panes { settings: false, search: false, open: false, controls: true, tour: false }
-    }
-}
-
-/// The part of the screen the panels leave free: the toolbar's height at the top and the
-/// timeline's at the bottom. Panes, tooltips and labels stay inside it.
-#[derive(Resource, Clone, Copy, Default, PartialEq)]
-pub struct Room {
-    pub top: f32,
-    pub bottom: f32,
-}
-
-impl Room {
-    pub fn rect(&self, ctx: &egui::Context) -> egui::Rect {
-        let screen = ctx.content_rect();
-        egui::Rect::from_min_max(
-            egui::pos2(screen.left(), screen.top() + self.top),
-            egui::pos2(screen.right(), (screen.bottom() - self.bottom).max(screen.top() + self.top + 1.0)),
-        )
-    }
 }
 
 /// A Ui over the whole screen for a panel to take its edge of (egui's panels live in a Ui).
@@ -73,55 +38,32 @@ pub fn screen_ui(ctx: &egui::Context, id: &str) -> egui::Ui {
     )
 }
 
-pub struct UiPlugin;
+pub struct UiPlugin {
+    /// The layout to start with.
+    pub layout: workspace::state::LayoutChoice,
+    /// Whether the layout is saved on exit.
+    pub save_layout: bool,
+}
 
 impl Plugin for UiPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<Panes>()
-            .init_resource::<Room>()
-            .init_resource::<UiFocus>()
-            .init_resource::<stack::Stacks>()
-            .configure_sets(EguiPrimaryContextPass, (UiSystems::Panels, UiSystems::Panes).chain())
-            .add_systems(PreUpdate, (drop_repeated_modifiers, ui_focus).after(EguiPreUpdateSet::ProcessInput))
-            .add_systems(EguiPrimaryContextPass, stack::next_frame.before(UiSystems::Panes))
+        app.configure_sets(EguiPrimaryContextPass, (UiSystems::Panels, UiSystems::Panes).chain())
+            .add_systems(PreUpdate, drop_repeated_modifiers.after(EguiPreUpdateSet::ProcessInput))
             .add_systems(EguiPrimaryContextPass, why_repaint.after(UiSystems::Panes))
+            .add_plugins(workspace::WorkspacePlugin { start: self.layout.clone(), save: self.save_layout })
             .add_plugins((
                 fonts::FontsPlugin,
                 toolbar::ToolbarPlugin,
                 timeline::TimelinePlugin,
-                settings::SettingsPlugin,
                 selection::SelectionPlugin,
                 search::SearchPlugin,
                 sources::SourcesPlugin,
                 tour::TourPanePlugin,
+                settings::SettingsPlugin,
                 controls::ControlsPlugin,
                 tooltip::TooltipPlugin,
                 labels::LabelsPlugin,
             ));
-    }
-}
-
-/// Whether the UI has the pointer (over a pane now, by last frame's layout, or dragging a
-/// widget) or the keyboard (a text field has focus). Computed before the city's systems run,
-/// from this frame's pointer position, so a click on a pane never reaches the city.
-fn ui_focus(
-    mut contexts: EguiContexts,
-    windows: Query<&Window, With<PrimaryWindow>>,
-    room: Res<Room>,
-    mut focus: ResMut<UiFocus>,
-) {
-    // The first frame may come before the context.
-    let Ok(ctx) = contexts.ctx_mut() else { return };
-    let cursor = windows.single().ok().and_then(Window::cursor_position).map(|p| egui::pos2(p.x, p.y));
-    // Over a pane (an egui area) or over a panel (the toolbar, the timeline: outside the room).
-    let over = cursor.is_some_and(|p| {
-        ctx.layer_id_at(p).is_some_and(|layer| layer.order != egui::Order::Background)
-            || !room.rect(ctx).contains(p)
-    });
-    let now =
-        UiFocus { pointer: over || ctx.egui_is_using_pointer(), keyboard: ctx.egui_wants_keyboard_input() };
-    if *focus != now {
-        *focus = now;
     }
 }
 

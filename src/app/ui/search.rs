@@ -3,65 +3,76 @@
 //! and path; choosing one selects it (districts too) and flies there.
 
 use bevy::prelude::*;
-use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+use bevy_egui::egui;
 
-use super::stack::{Place, Stacks};
-use super::{Panes, Room, UiSystems};
+use super::workspace::layouts::tabs::SEARCH;
+use super::workspace::{AddTab, ShowTab};
 use crate::app::camera::FlyTo;
 use crate::app::inspect::{Selection, Target};
 use crate::app::model::CityModel;
 use crate::app::names::{GroupNames, short};
+use crate::app::viewport::UiFocus;
 
 pub struct SearchPlugin;
 
 impl Plugin for SearchPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<SearchBox>()
-            .add_systems(EguiPrimaryContextPass, search_pane.in_set(UiSystems::Panes));
+            .add_tab(SEARCH, "Search", search_pane)
+            .add_systems(Update, search_keys);
     }
 }
 
 #[derive(Resource, Default)]
-struct SearchBox {
-    text: String,
+pub struct SearchBox {
+    pub text: String,
+    /// The text box takes the keyboard the next time the pane is drawn.
+    pub focus: bool,
 }
 
-#[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it reads
+/// Ctrl+F or `/` (outside a text box): the Search pane, with the cursor in its box.
+fn search_keys(
+    keys: Res<ButtonInput<KeyCode>>,
+    ui: Res<UiFocus>,
+    mut search: ResMut<SearchBox>,
+    mut show: MessageWriter<ShowTab>,
+) {
+    let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
+    if ui.keyboard || !(keys.just_pressed(KeyCode::Slash) || ctrl && keys.just_pressed(KeyCode::KeyF)) {
+        return;
+    }
+    search.focus = true;
+    show.write(ShowTab::named(SEARCH));
+}
+
 fn search_pane(
-    mut contexts: EguiContexts,
-    room: Res<Room>,
-    mut panes: ResMut<Panes>,
+    InMut(ui): InMut<egui::Ui>,
     mut search: ResMut<SearchBox>,
     model: Res<CityModel>,
     names: Res<GroupNames>,
     mut selection: ResMut<Selection>,
     mut fly: MessageWriter<FlyTo>,
-    mut stacks: ResMut<Stacks>,
-) -> Result {
-    let ctx = contexts.ctx_mut()?;
-    let room = room.rect(ctx);
-    let (mut chosen, mut open) = (None, panes.search);
-    let shown = stacks
-        .window(Place::Search, "Search", room)
-        .open(&mut open)
-        .collapsible(false)
-        .resizable(false)
-        .show(ctx, |ui| {
-            let response =
-                ui.add(egui::TextEdit::singleline(&mut search.text).hint_text("type, site or package"));
-            let hits = search_groups(&model, &search.text, 8);
-            for &group in &hits {
-                let hit = ui.button(names.get(group)).on_hover_text(model.timeline.path_label(group));
-                ui.small(model.timeline.path_label(group));
-                if hit.clicked() {
-                    chosen = Some(group);
-                }
-            }
-            if response.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
-                chosen = hits.first().copied();
-            }
-        });
-    stacks.record(Place::Search, shown);
+) {
+    let mut chosen = None;
+    let response = ui.add(
+        egui::TextEdit::singleline(&mut search.text)
+            .id(egui::Id::new("memcity_search_box"))
+            .hint_text("type, site or package"),
+    );
+    if std::mem::take(&mut search.bypass_change_detection().focus) {
+        response.request_focus();
+    }
+    let hits = search_groups(&model, &search.text, 8);
+    for &group in &hits {
+        let hit = ui.button(names.get(group)).on_hover_text(model.timeline.path_label(group));
+        ui.small(model.timeline.path_label(group));
+        if hit.clicked() {
+            chosen = Some(group);
+        }
+    }
+    if response.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
+        chosen = hits.first().copied();
+    }
     if let Some(group) = chosen {
         let target = if model.layout.building(group).is_some() {
             Target::Building(group)
@@ -71,10 +82,6 @@ fn search_pane(
         selection.selected = Some(model.timeline.groups[group as usize].key.clone());
         fly.write(FlyTo::Target { target, with_references: false });
     }
-    if open != panes.search {
-        panes.search = open;
-    }
-    Ok(())
 }
 
 /// Shown groups matching `text` (case-insensitive), best first.

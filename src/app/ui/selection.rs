@@ -4,11 +4,11 @@
 //! retainer path) can be added below.
 
 use bevy::prelude::*;
-use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+use bevy_egui::egui;
 
 use super::describe::describe;
-use super::stack::Stacks;
-use super::{Room, UiSystems};
+use super::workspace::layouts::tabs::SELECTION;
+use super::workspace::{AddTab, ShowTab};
 use crate::app::camera::FlyTo;
 use crate::app::inspect::{Selection, Target};
 use crate::app::model::CityModel;
@@ -20,7 +20,7 @@ pub struct SelectionPlugin;
 
 impl Plugin for SelectionPlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(EguiPrimaryContextPass, selection_pane.in_set(UiSystems::Panes));
+        app.add_tab(SELECTION, "Selection", selection_pane).add_systems(Update, show_on_select);
     }
 }
 
@@ -36,50 +36,43 @@ enum Choice {
     Go(u32),
 }
 
-#[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it reads
+/// A new selection brings the pane to the front of its group.
+fn show_on_select(selection: Res<Selection>, mut show: MessageWriter<ShowTab>) {
+    if selection.is_changed() && !selection.is_added() && selection.selected.is_some() {
+        show.write(ShowTab::named(SELECTION));
+    }
+}
+
 fn selection_pane(
-    mut contexts: EguiContexts,
-    room: Res<Room>,
+    InMut(ui): InMut<egui::Ui>,
     model: Res<CityModel>,
     names: Res<GroupNames>,
     cursor: Res<TimeCursor>,
     tour: Option<Res<Tour>>,
     mut selection: ResMut<Selection>,
     mut fly: MessageWriter<FlyTo>,
-    stacks: Res<Stacks>,
-) -> Result {
-    let ctx = contexts.ctx_mut()?;
-    let room = room.rect(ctx);
-    let Some(target) = selection.target(&model) else { return Ok(()) };
+) {
+    let Some(target) = selection.target(&model) else {
+        ui.label("Nothing selected: click a building or a district in the city, or choose one in Search.");
+        return;
+    };
     let point_at_references = tour.is_some_and(|t| t.step == Step::KeptAlive);
     let mut choice = None;
-    egui::Window::new("Selection")
-        .constrain_to(room)
-        .anchor(egui::Align2::RIGHT_TOP, [-8.0, 8.0])
-        .collapsible(false)
-        .resizable(false)
-        // Ends above "Why is it alive?" and the search; long reference lists scroll.
-        .max_height(stacks.room_above_right(room))
-        .vscroll(true)
-        .show(ctx, |ui| {
-            ui.set_max_width(460.0);
-            for (i, line) in describe(&model, &names, cursor.current, target.group()).into_iter().enumerate()
-            {
-                match i {
-                    0 => ui.heading(line),
-                    1 => ui.small(line),
-                    _ => ui.label(line),
-                };
-            }
-            if let Target::Building(g) = target {
-                let mut entries = Vec::new();
-                choice = references(ui, &model, &names, cursor.current, g, point_at_references, &mut entries)
-                    .or(choice);
-            }
-            if ui.button("Deselect (Esc)").clicked() {
-                choice = Some(Choice::Deselect);
-            }
-        });
+    for (i, line) in describe(&model, &names, cursor.current, target.group()).into_iter().enumerate() {
+        match i {
+            0 => ui.heading(line),
+            1 => ui.small(line),
+            _ => ui.label(line),
+        };
+    }
+    if let Target::Building(g) = target {
+        let mut entries = Vec::new();
+        choice =
+            references(ui, &model, &names, cursor.current, g, point_at_references, &mut entries).or(choice);
+    }
+    if ui.button("Deselect (Esc)").clicked() {
+        choice = Some(Choice::Deselect);
+    }
     match choice {
         Some(Choice::Deselect) => selection.selected = None,
         Some(Choice::Go(group)) => {
@@ -90,7 +83,6 @@ fn selection_pane(
         }
         None => {}
     }
-    Ok(())
 }
 
 /// The "kept alive by" and "keeps alive" lists of building group `g`, largest first; what was

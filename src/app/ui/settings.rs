@@ -1,12 +1,12 @@
 //! The Settings pane: layout settings (a change relayouts the city) and view options.
 
 use bevy::prelude::*;
-use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+use bevy_egui::egui;
 use memcity_layout::{AreaMode, GrowthScale};
 use memcity_model::Metric;
 
-use super::stack::{Place, Stacks};
-use super::{Panes, Room, UiSystems};
+use super::workspace::AddTab;
+use super::workspace::layouts::tabs::SETTINGS;
 use crate::app::model::{LayoutSettings, ViewOptions};
 use crate::app::time::TimeCursor;
 
@@ -14,64 +14,51 @@ pub struct SettingsPlugin;
 
 impl Plugin for SettingsPlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(EguiPrimaryContextPass, settings_pane.in_set(UiSystems::Panes));
+        app.add_tab(SETTINGS, "Settings", settings_pane);
     }
 }
 
 fn settings_pane(
-    mut contexts: EguiContexts,
-    room: Res<Room>,
-    mut panes: ResMut<Panes>,
+    InMut(ui): InMut<egui::Ui>,
     mut settings: ResMut<LayoutSettings>,
     mut options: ResMut<ViewOptions>,
     mut cursor: ResMut<TimeCursor>,
-    mut stacks: ResMut<Stacks>,
-) -> Result {
-    let ctx = contexts.ctx_mut()?;
-    let room = room.rect(ctx);
-    let (mut s, mut o, mut period, mut open) =
-        (settings.0.clone(), options.clone(), cursor.period, panes.settings);
-    let shown = stacks
-        .window(Place::Settings, "Settings", room)
-        .open(&mut open)
-        .collapsible(false)
-        .resizable(false)
-        .show(ctx, |ui| {
-            egui::ComboBox::from_label("metric")
-                .selected_text(format!("{:?}", s.metric).to_lowercase())
-                .show_ui(ui, |ui| {
-                    ui.selectable_value(&mut s.metric, Metric::Objects, "objects");
-                    ui.selectable_value(&mut s.metric, Metric::Bytes, "bytes");
-                });
-            egui::ComboBox::from_label("area mode")
-                .selected_text(format!("{:?}", s.area).to_lowercase())
-                .show_ui(ui, |ui| {
-                    ui.selectable_value(&mut s.area, AreaMode::Sqrt, "sqrt");
-                    ui.selectable_value(&mut s.area, AreaMode::Linear, "linear");
-                });
-            egui::ComboBox::from_label("growth color")
-                .selected_text(match s.growth {
-                    GrowthScale::Heap => "against the heap",
-                    GrowthScale::Relative => "against the top grower",
-                })
-                .show_ui(ui, |ui| {
-                    ui.selectable_value(&mut s.growth, GrowthScale::Heap, "against the heap").on_hover_text(
-                        "red: growth of 10% of the peak heap or more; a flat program stays gray",
-                    );
-                    ui.selectable_value(&mut s.growth, GrowthScale::Relative, "against the top grower")
-                        .on_hover_text("the paper's: the strongest grower is always red");
-                });
-            ui.add(egui::Slider::new(&mut s.children, 1..=200).logarithmic(true).text("child count"));
-            ui.add(egui::Slider::new(&mut s.solid, 0..=100).text("solid buildings"));
-            ui.add(egui::Slider::new(&mut s.opacity, 0.05..=1.0).text("non-solid opacity"));
-            ui.separator();
-            ui.checkbox(&mut o.show_pointers, "show references of the selection");
-            ui.checkbox(&mut o.routed, "route references over the city");
-            ui.checkbox(&mut o.growth_color, "growth color");
-            ui.checkbox(&mut o.labels, "labels on top growers");
-            ui.add(egui::Slider::new(&mut period, 0.05..=3.0).text("seconds per snapshot"));
+) {
+    let (mut s, mut o, mut period) = (settings.0.clone(), options.clone(), cursor.period);
+    egui::ComboBox::from_label("metric").selected_text(format!("{:?}", s.metric).to_lowercase()).show_ui(
+        ui,
+        |ui| {
+            ui.selectable_value(&mut s.metric, Metric::Objects, "objects");
+            ui.selectable_value(&mut s.metric, Metric::Bytes, "bytes");
+        },
+    );
+    egui::ComboBox::from_label("area mode").selected_text(format!("{:?}", s.area).to_lowercase()).show_ui(
+        ui,
+        |ui| {
+            ui.selectable_value(&mut s.area, AreaMode::Sqrt, "sqrt");
+            ui.selectable_value(&mut s.area, AreaMode::Linear, "linear");
+        },
+    );
+    egui::ComboBox::from_label("growth color")
+        .selected_text(match s.growth {
+            GrowthScale::Heap => "against the heap",
+            GrowthScale::Relative => "against the top grower",
+        })
+        .show_ui(ui, |ui| {
+            ui.selectable_value(&mut s.growth, GrowthScale::Heap, "against the heap")
+                .on_hover_text("red: growth of 10% of the peak heap or more; a flat program stays gray");
+            ui.selectable_value(&mut s.growth, GrowthScale::Relative, "against the top grower")
+                .on_hover_text("the paper's: the strongest grower is always red");
         });
-    stacks.record(Place::Settings, shown);
+    ui.add(egui::Slider::new(&mut s.children, 1..=200).logarithmic(true).text("child count"));
+    ui.add(egui::Slider::new(&mut s.solid, 0..=100).text("solid buildings"));
+    ui.add(egui::Slider::new(&mut s.opacity, 0.05..=1.0).text("non-solid opacity"));
+    ui.separator();
+    ui.checkbox(&mut o.show_pointers, "show references of the selection");
+    ui.checkbox(&mut o.routed, "route references over the city");
+    ui.checkbox(&mut o.growth_color, "growth color");
+    ui.checkbox(&mut o.labels, "labels on top growers");
+    ui.add(egui::Slider::new(&mut period, 0.05..=3.0).text("seconds per snapshot"));
     if s != settings.0 {
         settings.0 = s;
     }
@@ -81,8 +68,4 @@ fn settings_pane(
     if period != cursor.period {
         cursor.period = period;
     }
-    if open != panes.settings {
-        panes.settings = open;
-    }
-    Ok(())
 }

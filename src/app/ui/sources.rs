@@ -3,141 +3,138 @@
 //! the last one failed, and the live server's state.
 
 use bevy::prelude::*;
-use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+use bevy_egui::egui;
 
-use super::{Panes, Room, UiSystems};
+use super::workspace::layouts::tabs::OPEN;
+use super::workspace::{AddTab, ShowTab};
 use crate::app::live::LiveServer;
 use crate::app::load::{Loading, OpenInput};
 use crate::app::model::CityModel;
 use crate::app::tour::TourCommand;
+use crate::app::viewport::UiFocus;
 
 pub struct SourcesPlugin;
 
 impl Plugin for SourcesPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<OpenBox>()
-            .add_systems(EguiPrimaryContextPass, (open_pane, progress_window).in_set(UiSystems::Panes));
+        app.init_resource::<OpenBox>().add_tab(OPEN, "Open", open_pane).add_systems(Update, show_when_needed);
     }
 }
 
 #[derive(Resource, Default)]
 struct OpenBox {
     text: String,
+    /// The path field takes the keyboard the next time the pane is drawn.
+    focus: bool,
 }
 
+/// The Open pane comes to the front where it is needed (an empty city, a failed load) and on
+/// Ctrl+O, with the cursor in its path field.
 #[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it reads
+fn show_when_needed(
+    keys: Res<ButtonInput<KeyCode>>,
+    ui: Res<UiFocus>,
+    loading: Res<Loading>,
+    live: Option<Res<LiveServer>>,
+    model: Res<CityModel>,
+    mut open: ResMut<OpenBox>,
+    mut needed_before: Local<bool>,
+    mut show: MessageWriter<ShowTab>,
+) {
+    let empty = model.snapshot_count() == 0 && !loading.is_busy() && live.is_none();
+    let needed = empty || loading.error.is_some();
+    let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
+    let asked = !ui.keyboard && ctrl && keys.just_pressed(KeyCode::KeyO);
+    if asked || (needed && !*needed_before) {
+        open.focus = true;
+        show.write(ShowTab::named(OPEN));
+    }
+    *needed_before = needed;
+}
+
 fn open_pane(
-    mut contexts: EguiContexts,
-    room: Res<Room>,
-    mut panes: ResMut<Panes>,
+    InMut(ui): InMut<egui::Ui>,
     mut open: ResMut<OpenBox>,
     mut loading: ResMut<Loading>,
     live: Option<Res<LiveServer>>,
     model: Res<CityModel>,
     mut requests: MessageWriter<OpenInput>,
     mut tours: MessageWriter<TourCommand>,
-) -> Result {
-    let ctx = contexts.ctx_mut()?;
-    let room = room.rect(ctx);
+) {
     let empty = model.snapshot_count() == 0;
-    // An empty city or a failed load needs this pane.
-    let mut shown = panes.open || (empty && !loading.is_busy() && live.is_none()) || loading.error.is_some();
-    egui::Window::new("Open")
-        .constrain_to(room)
-        .open(&mut shown)
-        .anchor(egui::Align2::CENTER_TOP, [0.0, 8.0])
-        .collapsible(false)
-        .resizable(false)
-        .show(ctx, |ui| {
-            ui.label("A history file or folder, heap dumps (.hprof, .hprof.gz) or scenario:NAME");
-            let busy = loading.is_busy();
-            let (go, _) = path_field(ui, &mut open.text, &mut loading.error, busy);
-            if go && !open.text.trim().is_empty() {
-                requests.write(OpenInput(vec![open.text.clone()]));
-            }
-            ui.collapsing("Built-in scenarios and tours", |ui| {
-                egui::Grid::new("memcity_scenarios").striped(true).show(ui, |ui| {
-                    for s in memcity_analysis::scenarios::SCENARIOS {
-                        if ui.add_enabled(!loading.is_busy(), egui::Button::new(s.name)).clicked() {
-                            requests.write(OpenInput(vec![format!("scenario:{}", s.name)]));
-                        }
-                        if s.lesson.is_some() && ui.button("tour").clicked() {
-                            tours.write(TourCommand::Start(s.name.into()));
-                        } else if s.lesson.is_none() {
-                            ui.label("");
-                        }
-                        ui.small(s.summary);
-                        ui.end_row();
-                    }
-                });
-            });
-            if let Some(error) = &loading.error {
-                ui.colored_label(egui::Color32::from_rgb(255, 110, 90), error);
-                ui.label("The city shown is unchanged.");
-            }
-            if let Some(live) = &live {
-                ui.separator();
-                ui.label(format!("listening on {} · {} client(s)", live.url, live.clients()));
-                match (live.last, live.latency) {
-                    (Some((kind, version)), Some(latency)) => ui.label(format!(
-                        "last change: {kind} (version {version}), on screen after {:.1} ms",
-                        latency.as_secs_f64() * 1e3
-                    )),
-                    _ => ui.label(format!("nothing received yet: try `memcity push {} FILE`", live.url)),
-                };
-            } else if empty && !loading.is_busy() {
-                ui.label("No city loaded yet.");
+    ui.label(crate::input::INPUTS_HELP);
+    let busy = loading.is_busy();
+    let focus = std::mem::take(&mut open.focus);
+    let (go, field) = path_field(ui, &mut open.text, &mut loading.error, busy);
+    if focus {
+        ui.memory_mut(|m| m.request_focus(field.id));
+    }
+    if go && !open.text.trim().is_empty() {
+        requests.write(OpenInput(vec![open.text.clone()]));
+    }
+    if let Some((spec, fraction, seconds)) = loading.status() {
+        ui.label(format!("loading {spec} ({seconds:.0} s)"));
+        let bar = match fraction {
+            Some(f) => egui::ProgressBar::new(f).show_percentage(),
+            None => egui::ProgressBar::new(0.0).animate(true),
+        };
+        ui.add(bar);
+        // Keep repainting while the bar moves.
+        ui.ctx().request_repaint();
+    }
+    if let Some(error) = &loading.error {
+        ui.colored_label(egui::Color32::from_rgb(255, 110, 90), error);
+        ui.label("The city shown is unchanged.");
+    }
+    ui.collapsing("Built-in scenarios and tours", |ui| {
+        egui::Grid::new("memcity_scenarios").striped(true).show(ui, |ui| {
+            for s in memcity_analysis::scenarios::SCENARIOS {
+                if ui.add_enabled(!loading.is_busy(), egui::Button::new(s.name)).clicked() {
+                    requests.write(OpenInput(vec![format!("scenario:{}", s.name)]));
+                }
+                if s.lesson.is_some() && ui.button("tour").clicked() {
+                    tours.write(TourCommand::Start(s.name.into()));
+                } else if s.lesson.is_none() {
+                    ui.label("");
+                }
+                ui.small(s.summary);
+                ui.end_row();
             }
         });
-    // The last failure is about the path that was there; a new one is not wrong yet.
-    // Closing the pane dismisses the failure too.
-    if !shown && loading.error.is_some() {
-        loading.error = None;
+    });
+    if let Some(live) = &live {
+        ui.separator();
+        ui.label(format!("listening on {} · {} client(s)", live.url, live.clients()));
+        match (live.last, live.latency) {
+            (Some((kind, version)), Some(latency)) => ui.label(format!(
+                "last change: {kind} (version {version}), on screen after {:.1} ms",
+                latency.as_secs_f64() * 1e3
+            )),
+            _ => ui.label(format!("nothing received yet: try `memcity push {} FILE`", live.url)),
+        };
+    } else if empty && !loading.is_busy() {
+        ui.label("No city loaded yet.");
     }
-    if shown != panes.open {
-        panes.open = shown;
-    }
-    Ok(())
 }
 
-/// The path field and its Open button: whether to open now (Enter or the button), and where the
-/// field is. Typing clears the last failure: it was about the path that was there.
+/// The path field and its Open button: whether to open now (Enter or the button), and the
+/// field. Typing clears the last failure: it was about the path that was there.
 pub fn path_field(
     ui: &mut egui::Ui,
     text: &mut String,
     error: &mut Option<String>,
     busy: bool,
-) -> (bool, egui::Rect) {
+) -> (bool, egui::Response) {
     ui.horizontal(|ui| {
-        let field = ui.add(egui::TextEdit::singleline(text).desired_width(320.0));
+        let field = ui.add(egui::TextEdit::singleline(text).desired_width(280.0));
         if field.changed() {
             *error = None;
         }
         let enter = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
         let button = ui.add_enabled(!busy, egui::Button::new("Open")).clicked();
-        (enter || button, field.rect)
+        (enter || button, field)
     })
     .inner
-}
-
-fn progress_window(mut contexts: EguiContexts, loading: Res<Loading>) -> Result {
-    let Some((spec, fraction, seconds)) = loading.status() else { return Ok(()) };
-    let ctx = contexts.ctx_mut()?;
-    egui::Window::new("Loading")
-        .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
-        .resizable(false)
-        .collapsible(false)
-        .show(ctx, |ui| {
-            ui.label(format!("loading {spec} ({seconds:.0} s)"));
-            let bar = match fraction {
-                Some(f) => egui::ProgressBar::new(f).show_percentage(),
-                None => egui::ProgressBar::new(0.0).animate(true),
-            };
-            ui.add(bar.desired_width(360.0));
-        });
-    // Keep repainting while the bar moves.
-    ctx.request_repaint();
-    Ok(())
 }
 
 #[cfg(test)]
@@ -156,7 +153,8 @@ mod tests {
             ..Default::default()
         };
         let mut rect = egui::Rect::NOTHING;
-        ctx.run_ui(input, |ui| rect = path_field(ui, text, error, false).1).drop_without_applying_deltas();
+        ctx.run_ui(input, |ui| rect = path_field(ui, text, error, false).1.rect)
+            .drop_without_applying_deltas();
         rect
     }
 

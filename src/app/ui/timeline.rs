@@ -1,129 +1,110 @@
-//! The timeline along the bottom: stepping and playback, the snapshot slider, and the heap
-//! over time with the detected windows (leak, fastest growth, GC overhead, churn). Its height
-//! is published as [`UiInsets`], so the camera frames what it shows above it.
+//! The timeline tab: stepping and playback, the snapshot slider, and the heap over time with
+//! the detected windows (leak, fastest growth, GC overhead, churn).
 
 use bevy::prelude::*;
-use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+use bevy_egui::egui;
 use memcity_analysis::windows::{Window, WindowKind};
 
 use super::selection::HIGHLIGHT;
-use super::{Room, UiSystems, screen_ui};
+use super::workspace::AddTab;
+use super::workspace::layouts::tabs::TIMELINE;
 use crate::app::model::{CityModel, LayoutSettings};
 use crate::app::time::{TimeCommand, TimeCursor};
 use crate::app::tour::{Step, Tour};
-use crate::app::viewport::UiInsets;
 
 pub struct TimelinePlugin;
 
 impl Plugin for TimelinePlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(EguiPrimaryContextPass, timeline.in_set(UiSystems::Panels));
+        app.add_tab(TIMELINE, "Timeline", timeline);
     }
 }
 
-#[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it reads
 fn timeline(
-    mut contexts: EguiContexts,
+    InMut(ui): InMut<egui::Ui>,
     model: Res<CityModel>,
     cursor: Res<TimeCursor>,
     settings: Res<LayoutSettings>,
     tour: Option<Res<Tour>>,
-    mut insets: ResMut<UiInsets>,
-    mut room: ResMut<Room>,
     mut commands: MessageWriter<TimeCommand>,
-) -> Result {
-    let ctx = contexts.ctx_mut()?;
+) {
     let count = model.snapshot_count();
-    let Some(snapshot) = model.history.snapshots.get(cursor.current) else { return Ok(()) };
+    let Some(snapshot) = model.history.snapshots.get(cursor.current) else {
+        ui.label("No snapshot yet.");
+        return;
+    };
     let point_at_play = tour.is_some_and(|t| t.step == Step::Play && t.waiting.is_none());
-    let mut screen = screen_ui(ctx, "memcity_timeline_ui");
-    let panel = egui::Panel::bottom("memcity_timeline").show(&mut screen, |ui| {
-        ui.horizontal(|ui| {
-            if ui.button("◀ P").clicked() {
-                commands.write(TimeCommand::Step(-1));
-            }
-            let play = ui.button(if cursor.playing { "⏸ Space" } else { "▶ Space" });
-            if point_at_play {
-                ui.painter().rect_stroke(
-                    play.rect.expand(3.0),
-                    3.0,
-                    (2.0, HIGHLIGHT),
-                    egui::StrokeKind::Outside,
-                );
-            }
-            if play.clicked() {
-                commands.write(TimeCommand::TogglePlay);
-            }
-            if ui.button("N ▶").clicked() {
-                commands.write(TimeCommand::Step(1));
-            }
-            let mut index = cursor.current;
-            if ui.add(egui::Slider::new(&mut index, 0..=count.saturating_sub(1)).text("snapshot")).changed() {
-                commands.write(TimeCommand::GoTo(index));
-            }
-            ui.label(format!("{}  ·  {} ms", snapshot.display_label(), snapshot.time_ms));
-        });
-        // Total heap per snapshot in the chosen metric, with the current time and detected windows.
-        let totals =
-            model.timeline.values.iter().map(|v| v.get(settings.metric)[0] as f32).collect::<Vec<_>>();
-        let max = totals.iter().copied().fold(1.0, f32::max);
-        ui.horizontal(|ui| {
-            ui.small(format!(
-                "heap {} over time, up to {}",
-                model.history.metric_names.get(settings.metric),
-                max
-            ));
-            for w in model.windows.iter() {
-                ui.small(egui::RichText::new(format!("■ {}", w.kind.label())).color(window_color(w.kind)));
-            }
-        });
-        let width = ui.available_width().clamp(200.0, 900.0);
-        let (response, painter) = ui.allocate_painter(egui::vec2(width, 56.0), egui::Sense::click());
-        let r = response.rect;
-        painter.rect_filled(r, 2.0, egui::Color32::from_gray(25));
-        let x = |i: usize| r.left() + r.width() * i as f32 / (count.max(2) - 1) as f32;
-        let hover = response.hover_pos();
-        let mut tip = None;
-        // One band per window so overlapping ones stay legible.
-        for (i, w) in model.windows.iter().enumerate() {
-            let band = r.height() / model.windows.len().max(1) as f32;
-            let top = r.top() + band * i as f32;
-            let span =
-                egui::Rect::from_x_y_ranges(x(w.first)..=x(w.last).max(x(w.first) + 2.0), top..=top + band);
-            painter.rect_filled(span, 0.0, window_color(w.kind).gamma_multiply(0.35));
-            if hover.is_some_and(|p| span.contains(p)) {
-                tip = Some(window_text(&model, w));
-            }
+    ui.horizontal(|ui| {
+        if ui.button("◀ P").clicked() {
+            commands.write(TimeCommand::Step(-1));
         }
-        if let Some(tip) = tip {
-            response.clone().on_hover_text(tip);
+        let play = ui.button(if cursor.playing { "⏸ Space" } else { "▶ Space" });
+        if point_at_play {
+            ui.painter().rect_stroke(play.rect.expand(3.0), 3.0, (2.0, HIGHLIGHT), egui::StrokeKind::Outside);
         }
-        let points: Vec<egui::Pos2> = totals
-            .iter()
-            .enumerate()
-            .map(|(i, v)| egui::pos2(x(i), r.bottom() - 4.0 - (r.height() - 8.0) * v / max))
-            .collect();
-        painter.add(egui::Shape::line(points, egui::Stroke::new(2.0, egui::Color32::from_rgb(255, 150, 40))));
-        painter.line_segment(
-            [egui::pos2(x(cursor.current), r.top()), egui::pos2(x(cursor.current), r.bottom())],
-            egui::Stroke::new(1.5, egui::Color32::WHITE),
-        );
-        if response.clicked()
-            && let Some(p) = response.interact_pointer_pos()
-        {
-            let i = ((p.x - r.left()) / r.width() * (count.max(2) - 1) as f32).round().max(0.0) as usize;
-            commands.write(TimeCommand::GoTo(i));
+        if play.clicked() {
+            commands.write(TimeCommand::TogglePlay);
+        }
+        if ui.button("N ▶").clicked() {
+            commands.write(TimeCommand::Step(1));
+        }
+        let mut index = cursor.current;
+        if ui.add(egui::Slider::new(&mut index, 0..=count.saturating_sub(1)).text("snapshot")).changed() {
+            commands.write(TimeCommand::GoTo(index));
+        }
+        ui.label(format!("{}  ·  {} ms", snapshot.display_label(), snapshot.time_ms));
+    });
+    // Total heap per snapshot in the chosen metric, with the current time and detected windows.
+    let totals = model.timeline.values.iter().map(|v| v.get(settings.metric)[0] as f32).collect::<Vec<_>>();
+    let max = totals.iter().copied().fold(1.0, f32::max);
+    ui.horizontal(|ui| {
+        ui.small(format!(
+            "heap {} over time, up to {}",
+            model.history.metric_names.get(settings.metric),
+            max
+        ));
+        for w in model.windows.iter() {
+            ui.small(egui::RichText::new(format!("■ {}", w.kind.label())).color(window_color(w.kind)));
         }
     });
-    let height = panel.response.rect.height();
-    let bottom = UiInsets { bottom: height / ctx.content_rect().height().max(1.0) };
-    if (bottom.bottom - insets.bottom).abs() > 0.01 {
-        *insets = bottom;
+    // The chart takes the tab's width and what height is left (the tab's split sets it).
+    let size = egui::vec2(ui.available_width().max(200.0), ui.available_height().max(40.0));
+    let (response, painter) = ui.allocate_painter(size, egui::Sense::click());
+    let r = response.rect;
+    painter.rect_filled(r, 2.0, egui::Color32::from_gray(25));
+    let x = |i: usize| r.left() + r.width() * i as f32 / (count.max(2) - 1) as f32;
+    let hover = response.hover_pos();
+    let mut tip = None;
+    // One band per window so overlapping ones stay legible.
+    for (i, w) in model.windows.iter().enumerate() {
+        let band = r.height() / model.windows.len().max(1) as f32;
+        let top = r.top() + band * i as f32;
+        let span =
+            egui::Rect::from_x_y_ranges(x(w.first)..=x(w.last).max(x(w.first) + 2.0), top..=top + band);
+        painter.rect_filled(span, 0.0, window_color(w.kind).gamma_multiply(0.35));
+        if hover.is_some_and(|p| span.contains(p)) {
+            tip = Some(window_text(&model, w));
+        }
     }
-    if room.bottom != height {
-        room.bottom = height;
+    if let Some(tip) = tip {
+        response.clone().on_hover_text(tip);
     }
-    Ok(())
+    let points: Vec<egui::Pos2> = totals
+        .iter()
+        .enumerate()
+        .map(|(i, v)| egui::pos2(x(i), r.bottom() - 4.0 - (r.height() - 8.0) * v / max))
+        .collect();
+    painter.add(egui::Shape::line(points, egui::Stroke::new(2.0, egui::Color32::from_rgb(255, 150, 40))));
+    painter.line_segment(
+        [egui::pos2(x(cursor.current), r.top()), egui::pos2(x(cursor.current), r.bottom())],
+        egui::Stroke::new(1.5, egui::Color32::WHITE),
+    );
+    if response.clicked()
+        && let Some(p) = response.interact_pointer_pos()
+    {
+        let i = ((p.x - r.left()) / r.width() * (count.max(2) - 1) as f32).round().max(0.0) as usize;
+        commands.write(TimeCommand::GoTo(i));
+    }
 }
 
 /// A detected window in words, its score in its own unit.

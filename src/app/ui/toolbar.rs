@@ -1,10 +1,15 @@
-//! The toolbar along the top: one button per pane (its title: a click opens or closes it) and
-//! the first thing to try.
+//! The menu bar along the top: the View menu (every tab, to show or reopen it; the layouts),
+//! buttons for the panes a newcomer looks for first, the load's progress, and the first thing
+//! to try.
 
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
-use super::{Panes, Room, UiSystems, screen_ui};
+use super::workspace::layouts::tabs::{OPEN, SEARCH, TOUR};
+use super::workspace::state::LayoutCommand;
+use super::workspace::{MenuBarHeight, ShowTab, TabId, TabRegistry, Workspace};
+use super::{UiSystems, screen_ui};
+use crate::app::load::Loading;
 
 pub struct ToolbarPlugin;
 
@@ -14,66 +19,125 @@ impl Plugin for ToolbarPlugin {
     }
 }
 
-fn toolbar(mut contexts: EguiContexts, mut panes: ResMut<Panes>, mut room: ResMut<Room>) -> Result {
+/// What the user asked for in the menu bar.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MenuChoice {
+    Show(TabId),
+    Layout(LayoutCommand),
+}
+
+#[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it reads
+fn toolbar(
+    mut contexts: EguiContexts,
+    registry: Res<TabRegistry>,
+    workspace: Res<Workspace>,
+    loading: Res<Loading>,
+    mut height: ResMut<MenuBarHeight>,
+    mut show: MessageWriter<ShowTab>,
+    mut layout: MessageWriter<LayoutCommand>,
+) -> Result {
     let ctx = contexts.ctx_mut()?;
-    let mut now = panes.clone();
     let mut screen = screen_ui(ctx, "memcity_toolbar_ui");
+    let tabs: Vec<(&'static str, &'static str, bool)> = registry
+        .tabs
+        .iter()
+        .map(|t| (t.id, t.title, workspace.dock.find_tab(&TabId::new(t.id)).is_some()))
+        .collect();
+    let mut choice = None;
     let panel = egui::Panel::top("memcity_toolbar").show(&mut screen, |ui| {
-        pane_buttons(ui, &mut now);
+        choice = menu_bar(ui, &tabs, loading.status()).0;
     });
-    if now != *panes {
-        *panes = now;
+    match choice {
+        Some(MenuChoice::Show(tab)) => {
+            show.write(ShowTab(tab));
+        }
+        Some(MenuChoice::Layout(command)) => {
+            layout.write(command);
+        }
+        None => {}
     }
     let top = panel.response.rect.height();
-    if room.top != top {
-        room.top = top;
+    if height.0 != top {
+        height.0 = top;
     }
     Ok(())
 }
 
-/// The pane titles as toggle buttons, and a hint for the first action; where each title is.
-pub fn pane_buttons(ui: &mut egui::Ui, panes: &mut Panes) -> Vec<(&'static str, egui::Rect)> {
-    let mut titles = Vec::new();
+/// The bar's contents: `tabs` as (name, title, open). Returns what was chosen, and where each
+/// quick button is (by tab name).
+pub fn menu_bar(
+    ui: &mut egui::Ui,
+    tabs: &[(&'static str, &'static str, bool)],
+    loading: Option<(&str, Option<f32>, f32)>,
+) -> (Option<MenuChoice>, Vec<(&'static str, egui::Rect)>) {
+    let (mut choice, mut buttons) = (None, Vec::new());
     ui.horizontal(|ui| {
-        for (open, title) in [
-            (&mut panes.open, "Open"),
-            (&mut panes.search, "Search"),
-            (&mut panes.settings, "Settings"),
-            (&mut panes.tour, "Tour"),
-            (&mut panes.controls, "Controls"),
-        ] {
-            titles.push((title, ui.toggle_value(open, title).rect));
+        ui.menu_button("View", |ui| {
+            for &(id, title, open) in tabs {
+                let text = if open { format!("✔ {title}") } else { format!("   {title}") };
+                if ui.button(text).clicked() {
+                    choice = Some(MenuChoice::Show(TabId::new(id)));
+                }
+            }
+            ui.separator();
+            if ui.button("Reset the layout").clicked() {
+                choice = Some(MenuChoice::Layout(LayoutCommand::Default));
+            }
+            if ui.button("Teaching layout").clicked() {
+                choice = Some(MenuChoice::Layout(LayoutCommand::Teaching));
+            }
+        });
+        for (id, title) in [(OPEN, "Open (Ctrl+O)"), (SEARCH, "Search (Ctrl+F)"), (TOUR, "Tour")] {
+            let button = ui.button(title);
+            if button.clicked() {
+                choice = Some(MenuChoice::Show(TabId::new(id)));
+            }
+            buttons.push((id, button.rect));
         }
         ui.separator();
-        ui.label("Space plays the history · click a tower to see what keeps it alive");
+        match loading {
+            Some((spec, fraction, seconds)) => {
+                let spec = memcity_model::escape::terminal(spec).into_owned();
+                ui.label(format!("loading {spec} ({seconds:.0} s)"));
+                let bar = match fraction {
+                    Some(f) => egui::ProgressBar::new(f).show_percentage(),
+                    None => egui::ProgressBar::new(0.0).animate(true),
+                };
+                ui.add(bar.desired_width(160.0));
+                ui.ctx().request_repaint();
+            }
+            None => {
+                ui.label("Space plays the history · click a tower to see what keeps it alive");
+            }
+        }
     });
-    titles
+    (choice, buttons)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// One egui pass of the toolbar with `events` as input.
+    /// One egui pass of the menu bar with `events` as input.
     fn pass(
         ctx: &egui::Context,
-        panes: &mut Panes,
         events: Vec<egui::Event>,
-    ) -> Vec<(&'static str, egui::Rect)> {
+    ) -> (Option<MenuChoice>, Vec<(&'static str, egui::Rect)>) {
         let input = egui::RawInput {
             screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1280.0, 720.0))),
             events,
             ..Default::default()
         };
-        let mut titles = Vec::new();
+        let tabs = [("city", "City", true), ("search", "Search", false)];
+        let mut out = (None, Vec::new());
         ctx.run_ui(input, |ui| {
-            egui::Panel::top("toolbar").show(ui, |ui| titles = pane_buttons(ui, panes));
+            egui::Panel::top("toolbar").show(ui, |ui| out = menu_bar(ui, &tabs, None));
         })
         .drop_without_applying_deltas();
-        titles
+        out
     }
 
-    fn button(pos: egui::Pos2, pressed: bool) -> egui::Event {
+    fn click(pos: egui::Pos2, pressed: bool) -> egui::Event {
         egui::Event::PointerButton {
             pos,
             button: egui::PointerButton::Primary,
@@ -83,19 +147,16 @@ mod tests {
     }
 
     #[test]
-    fn a_click_on_a_pane_title_opens_and_closes_it() {
+    fn each_quick_button_asks_for_its_tab() {
         let ctx = egui::Context::default();
-        let mut panes = Panes::default();
-        let titles = pass(&ctx, &mut panes, Vec::new());
-        let names: Vec<&str> = titles.iter().map(|t| t.0).collect();
-        assert_eq!(names, ["Open", "Search", "Settings", "Tour", "Controls"]);
-        let search = titles[1].1.center();
-        assert!(!panes.search);
-        for round in [true, false] {
-            pass(&ctx, &mut panes, vec![egui::Event::PointerMoved(search), button(search, true)]);
-            pass(&ctx, &mut panes, vec![button(search, false)]);
-            assert_eq!(panes.search, round, "clicking the title toggles the pane");
+        let (_, buttons) = pass(&ctx, Vec::new());
+        assert_eq!(buttons.iter().map(|b| b.0).collect::<Vec<_>>(), [OPEN, SEARCH, TOUR]);
+        for (id, rect) in buttons {
+            let at = rect.center();
+            pass(&ctx, vec![egui::Event::PointerMoved(at), click(at, true)]);
+            let (choice, _) = pass(&ctx, vec![click(at, false)]);
+            assert_eq!(choice, Some(MenuChoice::Show(TabId::new(id))));
         }
-        assert_eq!(Panes { search: false, ..Panes::default() }, panes, "no other pane changed");
+        assert_eq!(pass(&ctx, Vec::new()).0, None, "nothing chosen without a click");
     }
 }

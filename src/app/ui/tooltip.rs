@@ -1,15 +1,16 @@
-//! The hover tooltip: what the pointer is over in the city. Kept inside the part of the screen
-//! between the toolbar and the timeline, so it never covers their buttons.
+//! The hover card: what the pointer is over in the city. Kept inside the city's tab, so it never
+//! covers another pane.
 
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
+use super::UiSystems;
 use super::describe::describe;
-use super::{Room, UiSystems};
 use crate::app::inspect::Selection;
 use crate::app::model::CityModel;
 use crate::app::names::GroupNames;
 use crate::app::time::TimeCursor;
+use crate::app::viewport::CityViewport;
 
 pub struct TooltipPlugin;
 
@@ -25,15 +26,15 @@ fn hover_tooltip(
     model: Res<CityModel>,
     names: Res<GroupNames>,
     cursor: Res<TimeCursor>,
-    room: Res<Room>,
+    city: Res<CityViewport>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let (Some(target), Some(pos)) = (selection.hovered, ctx.pointer_hover_pos()) else { return Ok(()) };
-    let room = room.rect(ctx);
+    let room = city.egui_rect(ctx.content_rect());
     egui::Area::new(egui::Id::new("memcity_hover"))
         .fixed_pos(pos + egui::vec2(16.0, 16.0))
         .constrain_to(room)
-        // Among the panes, not above them: a pane next to the pointer stays readable.
+        // Above the city tab, below menus.
         .order(egui::Order::Middle)
         .interactable(false)
         .show(ctx, |ui| {

@@ -3,11 +3,12 @@
 //! Without a tour it lists the tours there are.
 
 use bevy::prelude::*;
-use bevy_egui::{EguiContexts, EguiPrimaryContextPass};
+use bevy_egui::egui;
 
 use super::selection::HIGHLIGHT;
-use super::stack::{Place, Stacks};
-use super::{Panes, Room, UiSystems};
+use super::workspace::layouts::tabs::TOUR;
+use super::workspace::state::LayoutCommand;
+use super::workspace::{AddTab, TabClosed};
 use crate::app::model::CityModel;
 use crate::app::names::GroupNames;
 use crate::app::tour::{STEPS, Step, Tour, TourCommand, top_grower, tour_names};
@@ -16,7 +17,7 @@ pub struct TourPanePlugin;
 
 impl Plugin for TourPanePlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(EguiPrimaryContextPass, tour_pane.in_set(UiSystems::Panes));
+        app.add_tab(TOUR, "Tour", tour_pane).add_systems(Update, (tour_layout, end_when_closed));
     }
 }
 
@@ -48,74 +49,64 @@ pub fn instructions(tour: &Tour, top: &str) -> String {
     }
 }
 
-#[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it reads
+/// A tour runs in the teaching layout (its pane at full height beside the city); when it
+/// ends, the layout from before comes back.
+fn tour_layout(tour: Option<Res<Tour>>, mut running: Local<bool>, mut layout: MessageWriter<LayoutCommand>) {
+    if tour.is_some() != *running {
+        *running = tour.is_some();
+        layout.write(if *running { LayoutCommand::Teaching } else { LayoutCommand::Restore });
+    }
+}
+
+/// Closing the Tour tab ends a running tour.
+fn end_when_closed(
+    mut closed: MessageReader<TabClosed>,
+    tour: Option<Res<Tour>>,
+    mut commands: MessageWriter<TourCommand>,
+) {
+    if closed.read().any(|c| c.0.0 == TOUR) && tour.is_some() {
+        commands.write(TourCommand::End);
+    }
+}
+
 fn tour_pane(
-    mut contexts: EguiContexts,
-    room: Res<Room>,
-    mut panes: ResMut<Panes>,
+    InMut(ui): InMut<egui::Ui>,
     tour: Option<Res<Tour>>,
     model: Res<CityModel>,
     names: Res<GroupNames>,
     mut commands: MessageWriter<TourCommand>,
-    mut stacks: ResMut<Stacks>,
-) -> Result {
-    let ctx = contexts.ctx_mut()?;
-    let room = room.rect(ctx);
-    // A running tour keeps its pane open.
-    let mut open = panes.tour || tour.is_some();
-    let shown = stacks
-        .window(Place::Tour, "Tour", room)
-        .open(&mut open)
-        .collapsible(false)
-        .resizable(false)
-        .default_width(420.0)
-        .show(ctx, |ui| {
-            ui.set_max_width(460.0);
-            let Some(tour) = &tour else {
-                ui.label("A guided demo of a leak, step by step:");
-                for name in tour_names() {
-                    if ui.button(format!("Tour of {name}")).clicked() {
-                        commands.write(TourCommand::Start(name.into()));
-                    }
-                }
-                return;
-            };
-            ui.strong(format!(
-                "Tour of {}: step {} of {}",
-                tour.scenario.name,
-                tour.index() + 1,
-                STEPS.len()
-            ));
-            if tour.waiting.is_some() {
-                ui.label("Opening the program…");
-                return;
+) {
+    let Some(tour) = &tour else {
+        ui.label("A guided demo of a leak, step by step:");
+        for name in tour_names() {
+            if ui.button(format!("Tour of {name}")).clicked() {
+                commands.write(TourCommand::Start(name.into()));
             }
-            let top = top_grower(&model).map(|g| names.get(g).to_string()).unwrap_or_default();
-            ui.colored_label(HIGHLIGHT, instructions(tour, &format!("«{top}»")));
-            if tour.step == Step::Cause {
-                ui.label("The lines that leak:");
-                ui.code(tour.lesson.code);
-                ui.label("The fix:");
-                ui.code(tour.lesson.fixed_code);
-                if ui.button(format!("Open the fixed program ({})", tour.lesson.fixed)).clicked() {
-                    commands.write(TourCommand::OpenFixed);
-                }
-            }
-            ui.horizontal(|ui| {
-                if tour.step != Step::Fixed && tour.step != Step::Cause && ui.button("Next").clicked() {
-                    commands.write(TourCommand::Next);
-                }
-                if ui.button(if tour.step == Step::Fixed { "Finish" } else { "End the tour" }).clicked() {
-                    commands.write(TourCommand::End);
-                }
-            });
-        });
-    stacks.record(Place::Tour, shown);
-    if tour.is_some() && !open {
-        commands.write(TourCommand::End);
+        }
+        return;
+    };
+    ui.strong(format!("Tour of {}: step {} of {}", tour.scenario.name, tour.index() + 1, STEPS.len()));
+    if tour.waiting.is_some() {
+        ui.label("Opening the program…");
+        return;
     }
-    if open != panes.tour {
-        panes.tour = open;
+    let top = top_grower(&model).map(|g| names.get(g).to_string()).unwrap_or_default();
+    ui.colored_label(HIGHLIGHT, instructions(tour, &format!("«{top}»")));
+    if tour.step == Step::Cause {
+        ui.label("The lines that leak:");
+        ui.code(tour.lesson.code);
+        ui.label("The fix:");
+        ui.code(tour.lesson.fixed_code);
+        if ui.button(format!("Open the fixed program ({})", tour.lesson.fixed)).clicked() {
+            commands.write(TourCommand::OpenFixed);
+        }
     }
-    Ok(())
+    ui.horizontal(|ui| {
+        if tour.step != Step::Fixed && tour.step != Step::Cause && ui.button("Next").clicked() {
+            commands.write(TourCommand::Next);
+        }
+        if ui.button(if tour.step == Step::Fixed { "Finish" } else { "End the tour" }).clicked() {
+            commands.write(TourCommand::End);
+        }
+    });
 }
