@@ -207,3 +207,39 @@ fn heap_dumps_name_the_static_field_that_holds_each_leak() {
         assert_eq!(i["pattern"], "non-growth", "{i}");
     }
 }
+
+/// Heap files are read by `structures`; a broken one is refused in one line naming the file and
+/// the byte, never with a panic: cut short, a bad reference-name table, an out-of-range name.
+#[test]
+fn malformed_heap_files_are_one_line() {
+    let dir = std::env::temp_dir().join(format!("memcity-structures-heapfiles-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let good =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/heapfile/tests/data/version-1.mcheap");
+    // A version 1 file has no names, and is still read.
+    let out = memcity(&["structures", good.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let bytes = std::fs::read(&good).unwrap();
+    let cut = dir.join("cut.mcheap");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    refused(&["structures", cut.to_str().unwrap()], "cut.mcheap: at byte ");
+    // Version 2 with NAME sections that lie.
+    let file = memcity_heapfile::parse(&bytes, "v1").unwrap();
+    let mut bad = file.clone();
+    bad.labels = vec![9999; file.edges.len()];
+    let path = dir.join("label.mcheap");
+    std::fs::write(&path, bad.to_bytes()).unwrap();
+    refused(&["structures", path.to_str().unwrap()], "a reference's name is string 9999, but there are 6");
+    let v2 = file.to_bytes();
+    let at = v2.windows(4).position(|w| w == b"NAME").unwrap();
+    let mut table = v2.clone();
+    table[at + 16] ^= 1; // the count, under a CRC that no longer matches
+    let path = dir.join("table.mcheap");
+    std::fs::write(&path, &table).unwrap();
+    refused(
+        &["structures", path.to_str().unwrap()],
+        &format!("table.mcheap: at byte {}: the NAME section is corrupted", at + 4),
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

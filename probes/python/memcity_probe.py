@@ -37,10 +37,14 @@ import zlib
 __all__ = ["start", "stop", "snapshot"]
 
 MAGIC = b"MEMCITYH"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+NO_NAME = 0xFFFFFFFF
+LABEL_INDEX = 1 << 31
+LABEL_KEY = 1 << 30
+KEY_CHARS = 40  # a dict key longer than this is cut, with "…"
 NO_SITE = 0xFFFFFFFF
 ROOT_GLOBAL, ROOT_STACK_FRAME, ROOT_INTERNAL, ROOT_OTHER = 0, 1, 2, 3
-PROBE_VERSION = "memcity_probe 1"
+PROBE_VERSION = "memcity_probe 2"
 
 _state = None
 # This module, also when it runs as the script (then it is not "memcity_probe" in sys.modules).
@@ -264,11 +268,16 @@ class _Frames(dict):
 
 
 class _Heap:
-    __slots__ = ("objects", "edges", "edge_counts", "addresses", "roots", "root_kinds", "ids", "frames")
+    __slots__ = ("objects", "edges", "edge_counts", "addresses", "roots", "root_kinds", "root_names", "ids",
+                 "frames", "labels")
 
 
 class _Roots:
-    __slots__ = ("objects", "kinds", "excluded", "frames")
+    __slots__ = ("objects", "kinds", "names", "excluded", "frames")
+
+
+class _Key(str):
+    """A dict key as a path shows it (`'sessions'`), told apart from an attribute's name."""
 
 
 def _roots(top, probe):
@@ -279,15 +288,18 @@ def _roots(top, probe):
     r.excluded = [me, getattr(me, "__dict__", None), globals(), probe, probe.__dict__, _on_gc,
                   probe.site_of_address, r, top, probe.ticker, probe.ticker.__dict__,
                   probe.stopping, probe.stopping.__dict__]
-    r.objects, r.kinds, r.frames = [], [], {}
-    for module in list(sys.modules.values()):
+    r.objects, r.kinds, r.names, r.frames = [], [], [], {}
+    for name, module in list(sys.modules.items()):
         if isinstance(module, types.ModuleType) and module is not me:
             r.objects.append(module)
             r.kinds.append(ROOT_GLOBAL)
+            r.names.append("module %s" % getattr(module, "__name__", name))
     builtins = __builtins__ if isinstance(__builtins__, dict) else __builtins__.__dict__
-    for internal in (sys.modules, sys.__dict__, builtins):
+    for internal, name in ((sys.modules, "sys.modules"), (sys.__dict__, "module sys"),
+                           (builtins, "module builtins")):
         r.objects.append(internal)
         r.kinds.append(ROOT_INTERNAL)
+        r.names.append(name)
     mine = globals()
     for frame in sys._current_frames().values():
         while frame is not None:
@@ -296,18 +308,23 @@ def _roots(top, probe):
             else:
                 r.objects.append(frame)
                 r.kinds.append(ROOT_STACK_FRAME)
-                r.frames[id(frame)] = (_frame_referents(frame), _size(frame))
+                code = frame.f_code
+                r.names.append("frame %s (%s:%d)" % (code.co_name, os.path.basename(code.co_filename),
+                                                      frame.f_lineno or 0))
+                refs, labels = _frame_referents(frame)
+                r.frames[id(frame)] = (refs, _size(frame), labels)
             frame = frame.f_back
     return r
 
 
 def _walk(r):
-    """Every object reachable from the roots, breadth first; `objects` doubles as the queue."""
+    """Every object reachable from the roots, breadth first; `objects` doubles as the queue.
+    Every reference gets a name where the probe knows one (`_names`)."""
     roots, kinds, excluded, frames = r.objects, r.kinds, r.excluded, r.frames
     ids = {id(o): -1 for o in excluded}
     objects = []
-    root_index, root_kinds = [], []
-    for o, kind in zip(roots, kinds):
+    root_index, root_kinds, root_names = [], [], []
+    for o, kind, name in zip(roots, kinds, r.names):
         i = ids.get(id(o))
         if i is None:
             i = len(objects)
@@ -316,24 +333,30 @@ def _walk(r):
         if i >= 0:
             root_index.append(i)
             root_kinds.append(kind)
+            root_names.append(name)
     edges = []
     edge_counts = []
+    labels = []
     ids_get = ids.get
     referents = gc.get_referents
     frame_type = types.FrameType
     append_object = objects.append
     append_edge = edges.append
     append_count = edge_counts.append
+    append_label = labels.append
+    namer = _Namer()
+    names_of = namer.names
     i = 0
     while i < len(objects):
         o = objects[i]
         i += 1
         if type(o) is frame_type and id(o) in frames:
-            refs = frames[id(o)][0]
+            refs, _, names = frames[id(o)]
         else:
             refs = referents(o)
+            names = names_of(o, refs)
         count = 0
-        for r in refs:
+        for at, r in enumerate(refs):
             k = id(r)
             j = ids_get(k)
             if j is None:
@@ -343,6 +366,7 @@ def _walk(r):
             elif j < 0:
                 continue
             append_edge(j)
+            append_label(names[at] if names is not None else None)
             count += 1
         append_count(count)
     heap = _Heap()
@@ -355,20 +379,128 @@ def _walk(r):
     heap.frames = _Frames(frames)
     heap.frames.roots = len(root_index)
     heap.root_kinds = root_kinds
+    heap.root_names = root_names
+    heap.labels = labels
     return heap
 
 
+class _Namer:
+    """Names the references of one object, as a path from a root shows them: a dict's values by
+    key (`['key']`, the first key where a value is held under several), a list's or tuple's
+    items by index (`[3]`), a module's, class's or instance's attributes by name (`.name`). An
+    object's reference to its own attribute dict gets the empty name (paths do not show it) and
+    the dict's values are named as attributes. Other references stay unnamed (None)."""
+
+    def __init__(self):
+        self.attribute_dicts = set()
+        self.dict_getter = {}
+        self.str_keys = {}
+
+    def names(self, o, refs):
+        t = type(o)
+        if t is dict:
+            return self.dict_names(o, refs, id(o) in self.attribute_dicts)
+        if t is list or t is tuple:
+            return [LABEL_INDEX | min(at, LABEL_INDEX - 2) for at in range(len(refs))]
+        if t is types.ModuleType or isinstance(o, types.ModuleType):
+            own = getattr(o, "__dict__", None)
+        elif isinstance(o, type):
+            try:
+                own = gc.get_referents(_TYPE_DICT.__get__(o))[0]
+            except Exception:
+                own = None
+        else:
+            own = self.instance_dict(o, t)
+        if type(own) is not dict:
+            return None
+        mine = id(own)
+        for r in refs:
+            if id(r) == mine:
+                self.attribute_dicts.add(mine)
+                return ["" if id(r) == mine else None for r in refs]
+        # Values held by the object itself (CPython 3.11+ keeps a plain instance's attributes
+        # inline until its dict is asked for).
+        return self.dict_names(own, refs, True)
+
+    def instance_dict(self, o, t):
+        getter = self.dict_getter.get(t, 0)
+        if getter == 0:
+            getter = None
+            try:
+                for klass in t.__mro__:
+                    found = klass.__dict__.get("__dict__")
+                    if found is not None:
+                        getter = found if type(found) is _GETSET else None
+                        break
+            except Exception:
+                getter = None
+            self.dict_getter[t] = getter
+        if getter is None:
+            return None
+        try:
+            return getter.__get__(o, t)
+        except Exception:
+            return None
+
+    def dict_names(self, d, refs, attributes):
+        try:
+            by_value = {}
+            for k, v in d.items():
+                if id(v) not in by_value:
+                    by_value[id(v)] = k
+        except Exception:
+            return None
+        label = self.attribute if attributes else self.key
+        return [label(by_value[id(r)]) if id(r) in by_value else None for r in refs]
+
+    @staticmethod
+    def attribute(k):
+        return k if type(k) is str else _key(k)
+
+    def key(self, k):
+        if type(k) is str:
+            label = self.str_keys.get(k)
+            if label is None:
+                label = self.str_keys[k] = _key(k)
+            return label
+        return _key(k)
+
+
+_TYPE_DICT = type.__dict__["__dict__"]
+_GETSET = type(_TYPE_DICT)
+_KEY_TYPES = (str, int, float, bool, bytes, type(None))
+
+
+def _key(k):
+    """A dict key as a path shows it: repr for str, numbers, bytes and None (cut at KEY_CHARS
+    characters), `<Type>` for anything else (its own __repr__ is never called)."""
+    if type(k) in _KEY_TYPES:
+        try:
+            text = repr(k) if type(k) is not int or -10**40 < k < 10**40 else "<int>"
+        except Exception:
+            text = "<%s>" % type(k).__name__
+    else:
+        text = "<%s>" % type(k).__name__
+    if len(text) > KEY_CHARS:
+        text = text[:KEY_CHARS - 1] + "…"
+    return _Key(text)
+
+
 def _frame_referents(frame):
-    # A running frame's locals live outside the frame object (CPython 3.11+), so
-    # gc.get_referents does not see them; f_locals does.
+    """A frame's referents and their names. A running frame's locals live outside the frame
+    object (CPython 3.11+), so gc.get_referents does not see them; f_locals does."""
     refs = [frame.f_back, frame.f_code, frame.f_globals]
+    names = ["f_back", "f_code", "f_globals"]
     try:
         local = frame.f_locals
         if local is not frame.f_globals:
-            refs.extend(local.values())
+            for name, value in local.items():
+                refs.append(value)
+                names.append(name if type(name) is str else _key(name))
     except Exception:
         pass
-    return [r for r in refs if r is not None]
+    kept = [(r, n) for r, n in zip(refs, names) if r is not None]
+    return [r for r, _ in kept], [n for _, n in kept]
 
 
 def _encode(heap, probe, table):
@@ -390,6 +522,8 @@ def _encode(heap, probe, table):
     counts = array.array("I", heap.edge_counts)
     edges = array.array("I", heap.edges)
     addresses = array.array("Q", heap.addresses)
+    names = array.array("I", map(_label_code(intern), heap.labels))
+    root_names = array.array("I", map(intern, heap.root_names))
 
     encoded = [s.encode("utf-8", "surrogateescape") for s in strings]
     strs = struct.pack("<I", len(encoded)) + _le(array.array("I", map(len, encoded))) + b"".join(encoded)
@@ -399,9 +533,25 @@ def _encode(heap, probe, table):
     objs = b"".join([struct.pack("<I", len(objects)), _le(types_column), _le(sites_column),
                      _le(sizes), _le(addresses), _le(counts)])
     edge = struct.pack("<Q", len(edges)) + _le(edges)
+    name = struct.pack("<Q", len(names)) + _le(names)
     root = (struct.pack("<I", len(heap.roots)) + _le(array.array("I", heap.roots))
-            + bytes(heap.root_kinds))
-    return [(b"STRS", strs), (b"SITE", site), (b"OBJS", objs), (b"EDGE", edge), (b"ROOT", root)]
+            + bytes(heap.root_kinds) + _le(root_names))
+    return [(b"STRS", strs), (b"SITE", site), (b"OBJS", objs), (b"EDGE", edge), (b"NAME", name),
+            (b"ROOT", root)]
+
+
+def _label_code(intern):
+    """A reference's name as the NAME section codes it: an index as is, a dict key with
+    LABEL_KEY, an attribute's name as its string."""
+    def code(label):
+        if label is None:
+            return NO_NAME
+        if type(label) is int:
+            return label
+        if type(label) is _Key:
+            return LABEL_KEY | intern(str(label))
+        return intern(label)
+    return code
 
 
 def _le(column):

@@ -9,7 +9,7 @@ pub enum HeapFileError {
     #[error("{file}: at byte {offset}: {message}")]
     Malformed { file: String, offset: u64, message: String },
     /// A well-formed file of a format version this reader does not know.
-    #[error("{file}: at byte {offset}: format version {version} is not supported (this memcity reads version {supported})", supported = crate::format::VERSION)]
+    #[error("{file}: at byte {offset}: format version {version} is not supported (this memcity reads versions {oldest} to {newest})", oldest = crate::format::OLDEST_VERSION, newest = crate::format::VERSION)]
     Version { file: String, offset: u64, version: u32 },
     /// The file or folder cannot be read at all.
     #[error("{file}: {message}")]

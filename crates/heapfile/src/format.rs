@@ -1,15 +1,18 @@
-//! The heap file format, version 1 (docs/heapfile.md): a magic and version, then sections, each
+//! The heap file format, version 2 (docs/heapfile.md): a magic and version, then sections, each
 //! `tag (4 bytes), CRC-32 of the payload (u32), payload length (u64), payload`, in this order:
-//! STRS, SITE, OBJS, EDGE, ROOT, META, `END.`. Integers are little-endian; tables are columns,
-//! so a probe writes each with one call and a reader checks each length once.
+//! STRS, SITE, OBJS, EDGE, NAME, ROOT, META, `END.`. Integers are little-endian; tables are
+//! columns, so a probe writes each with one call and a reader checks each length once. Version 1
+//! (still read) has no NAME section and no root names.
 
 use memcity_heapgraph::RootKind;
 use serde::{Deserialize, Serialize};
 
 /// The first 8 bytes of every heap file.
 pub const MAGIC: &[u8; 8] = b"MEMCITYH";
-/// The one format version this crate reads and writes.
-pub const VERSION: u32 = 1;
+/// The format version this crate writes.
+pub const VERSION: u32 = 2;
+/// The oldest format version this crate reads: version 1, without reference and root names.
+pub const OLDEST_VERSION: u32 = 1;
 /// The file name extension probes use.
 pub const EXTENSION: &str = "mcheap";
 /// Magic, version, reserved flags.
@@ -17,7 +20,18 @@ pub const HEADER_LEN: usize = 16;
 /// Tag, CRC-32, payload length.
 pub const SECTION_HEADER_LEN: usize = 16;
 /// The sections, in file order.
-pub const SECTIONS: [&[u8; 4]; 7] = [b"STRS", b"SITE", b"OBJS", b"EDGE", b"ROOT", b"META", b"END."];
+pub const SECTIONS: [&[u8; 4]; 8] = [b"STRS", b"SITE", b"OBJS", b"EDGE", b"NAME", b"ROOT", b"META", b"END."];
+/// The sections of a version 1 file, in file order.
+pub const SECTIONS_V1: [&[u8; 4]; 7] = [b"STRS", b"SITE", b"OBJS", b"EDGE", b"ROOT", b"META", b"END."];
+/// A reference's or root's name that is not known (in NAME and in ROOT's names).
+pub const NO_NAME: u32 = u32::MAX;
+/// A NAME entry with this bit is an element index (the low 31 bits): `[3]`.
+pub const LABEL_INDEX: u32 = 1 << 31;
+/// A NAME entry with this bit (and not [`LABEL_INDEX`]) is a dict key as the program writes it
+/// (a string index in the low 30 bits): `['sessions']`. Without either bit, an entry is an
+/// attribute's name (a string index): `.sessions`; the empty name marks an object's reference
+/// to its own attribute dict, which paths do not show.
+pub const LABEL_KEY: u32 = 1 << 30;
 /// The site of an object whose allocation site is not known.
 pub const NO_SITE: u32 = u32::MAX;
 /// Bytes per object in OBJS: type, site, size, address, edge count.
@@ -51,6 +65,11 @@ pub struct Meta {
     /// Bytes the runtime's allocator had handed out (Python: tracemalloc's traced memory).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub traced_bytes: Option<u64>,
+    /// The observed program's process id: addresses name the same object in the snapshots of
+    /// one process (CPython's `id()`), so a reader may match objects by address where it is the
+    /// same.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u64>,
 }
 
 /// One snapshot's heap as the file holds it; objects are `0..types.len()`.
@@ -74,6 +93,12 @@ pub struct HeapFile {
     pub edges: Vec<u32>,
     /// Objects held directly by GC roots, with the kind of root.
     pub roots: Vec<(u32, RootKind)>,
+    /// Per reference (parallel to `edges`): its name, packed as NAME packs it ([`NO_NAME`],
+    /// [`LABEL_INDEX`], [`LABEL_KEY`]); empty when the file names none (version 1).
+    pub labels: Vec<u32>,
+    /// Per root (parallel to `roots`): what the program calls it (`module app`), a string
+    /// index or [`NO_NAME`]; empty when the file names none (version 1).
+    pub root_names: Vec<u32>,
 }
 
 impl HeapFile {
@@ -81,7 +106,8 @@ impl HeapFile {
         self.types.len()
     }
 
-    /// The file's bytes (what a probe writes; used by tests and benchmarks).
+    /// The file's bytes in the current version (what a probe writes; used by tests and
+    /// benchmarks). Missing names are written as [`NO_NAME`].
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(HEADER_LEN + self.object_count() * 40);
         out.extend_from_slice(MAGIC);
@@ -103,11 +129,16 @@ impl HeapFile {
             .for_each(|w| objs.extend_from_slice(&((w[1] - w[0]) as u32).to_le_bytes()));
         let mut edge = (self.edges.len() as u64).to_le_bytes().to_vec();
         self.edges.iter().for_each(|v| edge.extend_from_slice(&v.to_le_bytes()));
+        let mut name = (self.edges.len() as u64).to_le_bytes().to_vec();
+        (0..self.edges.len())
+            .for_each(|e| name.extend_from_slice(&self.labels.get(e).unwrap_or(&NO_NAME).to_le_bytes()));
         let mut root = count32(self.roots.len());
         self.roots.iter().for_each(|(o, _)| root.extend_from_slice(&o.to_le_bytes()));
         root.extend(self.roots.iter().map(|&(_, k)| root_code(k)));
+        (0..self.roots.len())
+            .for_each(|r| root.extend_from_slice(&self.root_names.get(r).unwrap_or(&NO_NAME).to_le_bytes()));
         let meta = serde_json::to_vec(&self.meta).expect("meta serializes");
-        for (tag, payload) in SECTIONS.iter().zip([strs, site, objs, edge, root, meta, Vec::new()]) {
+        for (tag, payload) in SECTIONS.iter().zip([strs, site, objs, edge, name, root, meta, Vec::new()]) {
             section(&mut out, tag, &payload);
         }
         out

@@ -12,6 +12,9 @@ use crate::import::series_heap;
 /// accepted.
 pub fn heap_file(data: &[u8]) -> bool {
     let Ok(file) = crate::parse(data, "fuzz.mcheap") else { return false };
+    // The typed reader takes any file the parser accepts.
+    let typed = crate::typed::typed_of(file.clone());
+    assert_eq!(typed.heap.objects.type_of.len(), file.object_count());
     let classifiers = parse_list("package,type,allocation-site,root-kind").expect("known");
     let grouper = Mutex::new(Grouper::new(classifiers));
     let analysis = AnalysisOptions { retained: Retained::Closure, ..AnalysisOptions::default() };

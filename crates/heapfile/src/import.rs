@@ -14,7 +14,9 @@ use memcity_model::{HeapMetrics, History};
 use rayon::prelude::*;
 
 use crate::error::HeapFileError;
-use crate::format::{EXTENSION, HeapFile, NO_SITE};
+use crate::format::{
+    EXTENSION, HEADER_LEN, HeapFile, Meta, NO_SITE, OLDEST_VERSION, SECTION_HEADER_LEN, VERSION,
+};
 
 /// Heap files are grouped by module, then type, then allocation site, by default.
 pub fn default_grouping() -> Grouping {
@@ -31,6 +33,69 @@ pub fn read_file(path: &Path) -> Result<HeapFile, HeapFileError> {
     }
     let bytes = std::fs::read(path).map_err(|e| HeapFileError::io(&name, e))?;
     crate::parse(&bytes, &name)
+}
+
+/// A heap file's META alone (when and by what it was taken), without reading its heap: the
+/// other sections are skipped by their lengths, so a series is put in order cheaply. The heap is
+/// checked when the file is read whole.
+pub fn read_meta(path: &Path) -> Result<Meta, HeapFileError> {
+    use std::io::{Read, Seek, SeekFrom};
+    let name = path.display().to_string();
+    let metadata = std::fs::metadata(path).map_err(|e| HeapFileError::io(&name, e))?;
+    if !metadata.is_file() {
+        return Err(HeapFileError::io(&name, "not a regular file"));
+    }
+    let size = metadata.len();
+    let mut file = std::fs::File::open(path).map_err(|e| HeapFileError::io(&name, e))?;
+    let fault =
+        |offset: u64, message: String| HeapFileError::Malformed { file: name.clone(), offset, message };
+    let mut header = [0u8; HEADER_LEN];
+    if file.read_exact(&mut header).is_err() {
+        // Too short or not a heap file at all: the whole reader says which, and where.
+        return read_file(path).map(|f| f.meta);
+    }
+    if !crate::has_magic(&header) {
+        return Err(fault(0, "not a memcity heap file (no MEMCITYH magic)".into()));
+    }
+    let version = u32::from_le_bytes(header[8..12].try_into().expect("4 bytes"));
+    if !(OLDEST_VERSION..=VERSION).contains(&version) {
+        return Err(HeapFileError::Version { file: name.clone(), offset: 8, version });
+    }
+    let mut pos = HEADER_LEN as u64;
+    loop {
+        let mut section = [0u8; SECTION_HEADER_LEN];
+        file.read_exact(&mut section).map_err(|_| fault(pos, "truncated: no META section".into()))?;
+        let len = u64::from_le_bytes(section[8..16].try_into().expect("8 bytes"));
+        let payload_at = pos + SECTION_HEADER_LEN as u64;
+        if len > size.saturating_sub(payload_at) {
+            return Err(fault(
+                pos + 8,
+                format!(
+                    "truncated: the {} section announces {len} bytes, the file has {} more",
+                    String::from_utf8_lossy(&section[..4]),
+                    size.saturating_sub(payload_at)
+                ),
+            ));
+        }
+        match &section[..4] {
+            b"META" => {
+                let mut payload = vec![0u8; len as usize];
+                file.read_exact(&mut payload).map_err(|e| HeapFileError::io(&name, e))?;
+                let crc = u32::from_le_bytes(section[4..8].try_into().expect("4 bytes"));
+                if crc32fast::hash(&payload) != crc {
+                    return Err(fault(pos + 4, "the META section is corrupted (CRC-32 mismatch)".into()));
+                }
+                return serde_json::from_slice::<Meta>(&payload).map_err(|e| {
+                    fault(payload_at, format!("META is not a JSON object with a whole time_ms: {e}"))
+                });
+            }
+            b"END." => return Err(fault(pos, "no META section before END.".into())),
+            _ => {
+                file.seek(SeekFrom::Start(payload_at + len)).map_err(|e| HeapFileError::io(&name, e))?;
+                pos = payload_at + len;
+            }
+        }
+    }
 }
 
 /// Whether a file name is a finished snapshot (probes write `.NAME.tmp` first, then rename).

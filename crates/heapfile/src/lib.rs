@@ -10,15 +10,17 @@ pub mod format;
 pub mod fuzzing;
 pub mod import;
 mod read;
+pub mod typed;
 
 pub use error::HeapFileError;
 pub use follow::Follower;
-pub use format::{EXTENSION, HeapFile, MAGIC, Meta, VERSION};
+pub use format::{EXTENSION, HeapFile, MAGIC, Meta, OLDEST_VERSION, VERSION};
 pub use import::{
-    closure_of, default_grouping, import, is_heap_input, labels_file, read_file, snapshot_files,
+    closure_of, default_grouping, import, is_heap_input, labels_file, read_file, read_meta, snapshot_files,
 };
 pub use memcity_heapgraph::Grouping;
 pub use read::has_magic;
+pub use typed::{TypedFile, typed_heap};
 
 /// Parses a heap file's bytes; `name` is what errors call the file.
 pub fn parse(bytes: &[u8], name: &str) -> Result<HeapFile, HeapFileError> {

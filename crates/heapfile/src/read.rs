@@ -4,8 +4,8 @@
 
 use crate::error::Fault;
 use crate::format::{
-    HEADER_LEN, HeapFile, MAGIC, Meta, NO_SITE, OBJECT_BYTES, ROOT_KINDS, SECTION_HEADER_LEN, SECTIONS,
-    VERSION,
+    HEADER_LEN, HeapFile, LABEL_INDEX, LABEL_KEY, MAGIC, Meta, NO_NAME, NO_SITE, OBJECT_BYTES,
+    OLDEST_VERSION, ROOT_KINDS, SECTION_HEADER_LEN, SECTIONS, SECTIONS_V1, VERSION,
 };
 
 /// Whether `head` (a file's first bytes) starts like a heap file.
@@ -23,15 +23,16 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<HeapFile, Fault> {
         return Err(truncated(bytes.len(), "the header", HEADER_LEN, bytes.len()));
     };
     let version = u32_at(header, 8);
-    if version != VERSION {
+    if !(OLDEST_VERSION..=VERSION).contains(&version) {
         return Err(Fault { version: Some(version), ..Fault::new(8, "") });
     }
+    let tags: &[&[u8; 4]] = if version == 1 { &SECTIONS_V1 } else { &SECTIONS };
     if u32_at(header, 12) != 0 {
         return Err(Fault::new(12, "reserved header flags must be 0"));
     }
     let mut pos = HEADER_LEN;
-    let mut payloads = Vec::with_capacity(SECTIONS.len());
-    for tag in SECTIONS {
+    let mut payloads = Vec::with_capacity(tags.len());
+    for tag in tags {
         let (payload, next) = section(bytes, pos, tag)?;
         payloads.push(Section { bytes: payload, base: pos + SECTION_HEADER_LEN, pos: 0 });
         pos = next;
@@ -39,14 +40,21 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<HeapFile, Fault> {
     if pos != bytes.len() {
         return Err(Fault::new(pos, format!("{} bytes after the END. section", bytes.len() - pos)));
     }
-    let [strs, site, objs, edge, root, meta, _end] = payloads.try_into().expect("one payload per section");
+    payloads.pop(); // END., empty
+    let meta = payloads.pop().expect("a META section");
+    let root = payloads.pop().expect("a ROOT section");
+    let name = if version == 1 { None } else { payloads.pop() };
+    let [strs, site, objs, edge] = payloads.try_into().expect("one payload per section");
     let strings = strings(strs)?;
     let sites = sites(site, strings.len())?;
     let mut file = objects(objs, strings.len(), sites.len())?;
-    file.strings = strings;
     file.sites = sites;
     edges(edge, &mut file)?;
-    file.roots = roots(root, file.object_count())?;
+    if let Some(name) = name {
+        file.labels = labels(name, file.edges.len(), strings.len())?;
+    }
+    (file.roots, file.root_names) = roots(root, file.object_count(), version > 1, strings.len())?;
+    file.strings = strings;
     file.meta = serde_json::from_slice::<Meta>(meta.bytes)
         .map_err(|e| Fault::new(meta.base, format!("META is not a JSON object with a whole time_ms: {e}")))?;
     Ok(file)
@@ -259,7 +267,28 @@ fn edges(mut s: Section, file: &mut HeapFile) -> Result<(), Fault> {
     Ok(())
 }
 
-fn roots(mut s: Section, n: usize) -> Result<Vec<(u32, memcity_heapgraph::RootKind)>, Fault> {
+/// NAME: one name per reference, each an element index, or a string (an attribute's name or a
+/// dict key) that must exist.
+fn labels(mut s: Section, edges: usize, strings: usize) -> Result<Vec<u32>, Fault> {
+    let at = s.at();
+    let m = u64::from_le_bytes(s.take(Some(8), "the name count")?.try_into().expect("8 bytes"));
+    if m != edges as u64 {
+        return Err(Fault::new(at, format!("{m} reference names, but the file has {edges} references")));
+    }
+    let (at, labels) = s.u32s(edges, "the reference names")?;
+    check(
+        &labels,
+        at,
+        |l| l != NO_NAME && l & LABEL_INDEX == 0 && (l & !LABEL_KEY) as usize >= strings,
+        |l| format!("a reference's name is string {}, but there are {strings}", l & !LABEL_KEY),
+    )?;
+    s.finish("NAME")?;
+    Ok(labels)
+}
+
+type Roots = (Vec<(u32, memcity_heapgraph::RootKind)>, Vec<u32>);
+
+fn roots(mut s: Section, n: usize, named: bool, strings: usize) -> Result<Roots, Fault> {
     let r = s.count32("the root count")?;
     let (at, objects) = s.u32s(r, "the root objects")?;
     check(&objects, at, |o| o as usize >= n, |o| format!("root object {o} does not exist (there are {n})"))?;
@@ -268,6 +297,18 @@ fn roots(mut s: Section, n: usize) -> Result<Vec<(u32, memcity_heapgraph::RootKi
     if let Some(i) = kinds.iter().position(|&k| k as usize >= ROOT_KINDS.len()) {
         return Err(Fault::new(at + i, format!("unknown root kind {}", kinds[i])));
     }
+    let names = if named {
+        let (at, names) = s.u32s(r, "the root names")?;
+        check(
+            &names,
+            at,
+            |name| name != NO_NAME && name as usize >= strings,
+            |name| format!("a root's name is string {name}, but there are {strings}"),
+        )?;
+        names
+    } else {
+        Vec::new()
+    };
     s.finish("ROOT")?;
-    Ok(objects.into_iter().zip(kinds.iter().map(|&k| ROOT_KINDS[k as usize])).collect())
+    Ok((objects.into_iter().zip(kinds.iter().map(|&k| ROOT_KINDS[k as usize])).collect(), names))
 }

@@ -3,7 +3,7 @@ use std::path::PathBuf;
 use memcity_heapgraph::RootKind;
 
 use super::*;
-use crate::format::NO_SITE;
+use crate::format::{LABEL_INDEX, LABEL_KEY, NO_NAME, NO_SITE};
 
 /// A module dict holding a list of sessions, each with a name string; one frame holds a temp.
 fn sample(sessions: u32, time_ms: u64) -> HeapFile {
@@ -14,18 +14,25 @@ fn sample(sessions: u32, time_ms: u64) -> HeapFile {
         "builtins.str",
         "app.py:3 SESSIONS = []",
         "app.py:9 Session()",
+        "'SESSIONS'",
+        "name",
+        "module app",
     ];
     // 0 dict, 1 list, then sessions and their names.
     let mut types = vec![0, 1];
     let mut site = vec![NO_SITE, 0];
     let mut edges = vec![vec![1], vec![]];
+    let mut labels = vec![vec![LABEL_KEY | 6], vec![]];
     for s in 0..sessions {
         let session = 2 + 2 * s;
         edges[1].push(session);
+        labels[1].push(LABEL_INDEX | s);
         types.extend([2, 3]);
         site.extend([1, NO_SITE]);
         edges.push(vec![session + 1]);
+        labels.push(vec![7]);
         edges.push(vec![]);
+        labels.push(vec![]);
     }
     let mut edge_start = vec![0];
     for e in &edges {
@@ -43,6 +50,8 @@ fn sample(sessions: u32, time_ms: u64) -> HeapFile {
         edge_start,
         edges: edges.concat(),
         roots: vec![(0, RootKind::Global)],
+        labels: labels.concat(),
+        root_names: vec![8],
     }
 }
 
@@ -89,10 +98,14 @@ fn every_flipped_byte_is_caught() {
 #[test]
 fn unknown_versions_and_other_files_are_refused() {
     let mut bytes = sample(1, 1).to_bytes();
-    bytes[8] = 2;
-    let error = parse(&bytes, "v2.mcheap").unwrap_err();
-    assert!(matches!(error, HeapFileError::Version { version: 2, offset: 8, .. }), "{error:?}");
-    assert!(error.to_string().contains("format version 2 is not supported (this memcity reads version 1)"));
+    bytes[8] = 3;
+    let error = parse(&bytes, "v3.mcheap").unwrap_err();
+    assert!(matches!(error, HeapFileError::Version { version: 3, offset: 8, .. }), "{error:?}");
+    assert!(
+        error.to_string().contains("format version 3 is not supported (this memcity reads versions 1 to 2)")
+    );
+    bytes[8] = 0;
+    assert!(matches!(parse(&bytes, "v0.mcheap").unwrap_err(), HeapFileError::Version { version: 0, .. }));
     let error = parse(b"{\"format\":\"memcity/1\"}", "h.json").unwrap_err().to_string();
     assert_eq!(error, "h.json: at byte 0: not a memcity heap file (no MEMCITYH magic)");
 }
@@ -198,5 +211,142 @@ fn the_closure_of_one_group_matches_the_imported_one() {
     let e = closure_of(&path, &options, "Heap#Type:Nothing").unwrap_err();
     assert!(matches!(e, HeapFileError::NoGroup { .. }), "{e}");
     assert!(e.to_string().contains("snapshot-000000.mcheap"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A file the version 1 writer wrote (before reference and root names): still read, without
+/// names; a version 2 file with the same heap differs only in its names.
+#[test]
+fn version_1_files_are_still_read() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/version-1.mcheap");
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 1);
+    let old = read_file(&path).unwrap();
+    assert!(old.labels.is_empty() && old.root_names.is_empty());
+    let new = sample(2, 5);
+    assert_eq!(old.edges, new.edges);
+    assert_eq!(old.types, new.types);
+    assert_eq!(old.roots, new.roots);
+    assert_eq!(&old.strings[..], &new.strings[..6], "version 1's sample had no name strings");
+    // Through the typed reader: no names, every reference unnamed, the root by its type.
+    let typed = typed::typed_of(old);
+    assert!(typed.heap.objects.labels.of_edge.is_empty() && typed.heap.objects.root_names.is_empty());
+    let history = import(std::slice::from_ref(&path), &default_grouping()).unwrap();
+    assert_eq!(history.snapshots.len(), 1);
+}
+
+#[test]
+fn the_typed_heap_names_references_and_roots() {
+    let file = sample(3, 1);
+    let typed = typed::typed_of(file);
+    let (g, o) = (&typed.heap.graph, &typed.heap.objects);
+    assert_eq!(o.labels.of_edge.len(), g.edges.len());
+    let texts: Vec<String> = (0..g.edges.len()).map(|e| o.labels.text(e).unwrap_or_default()).collect();
+    assert_eq!(texts[..4], ["['SESSIONS']", "[0]", "[1]", "[2]"]);
+    assert_eq!(texts[4], ".name");
+    assert_eq!(o.root_name(0), Some("module app"));
+    assert_eq!(o.type_name(2), "app.Session");
+    assert_eq!(o.identity[2], 0x1000 + 32);
+    assert!(!o.identity_stable, "no pid: addresses of an unknown process");
+    assert_eq!(o.site(2), Some("app.py:9 Session()"));
+    assert_eq!(typed.reachable_bytes, 8 * 48);
+    let paths = memcity_heapgraph::RootPaths::new(g);
+    let name = |r: u32| o.root_name(r).unwrap_or("?").to_string();
+    let described = memcity_heapgraph::root_path::describe(&paths.path(5), &o.labels, &name, 8);
+    assert_eq!(described, "module app ['SESSIONS'] [1] .name");
+    let mut with_pid = sample(1, 1);
+    with_pid.meta.pid = Some(42);
+    assert!(typed::typed_of(with_pid).heap.objects.identity_stable);
+}
+
+/// Sets the payload of `tag` in `bytes` to `payload`, with its length and CRC-32.
+fn replace_section(bytes: &[u8], tag: &[u8; 4], payload: &[u8]) -> Vec<u8> {
+    let at = bytes.windows(4).position(|w| w == tag).unwrap();
+    let len = usize::try_from(u64::from_le_bytes(bytes[at + 8..at + 16].try_into().unwrap())).unwrap();
+    let mut out = bytes[..at + 4].to_vec();
+    out.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(payload);
+    out.extend_from_slice(&bytes[at + 16 + len..]);
+    out
+}
+
+#[test]
+fn bad_names_are_refused_with_their_place() {
+    let file = sample(2, 1);
+    let bytes = file.to_bytes();
+    let name_at = bytes.windows(4).position(|w| w == b"NAME").unwrap();
+    let edges = file.edges.len();
+    let names = |labels: &[u32], count: u64| -> Vec<u8> {
+        let mut p = count.to_le_bytes().to_vec();
+        labels.iter().for_each(|l| p.extend_from_slice(&l.to_le_bytes()));
+        p
+    };
+    // A label naming a string beyond the table.
+    let mut labels = file.labels.clone();
+    labels[3] = 9999;
+    let error = parse(&replace_section(&bytes, b"NAME", &names(&labels, edges as u64)), "n.mcheap")
+        .unwrap_err()
+        .to_string();
+    let at = name_at + 16 + 8 + 4 * 3;
+    assert_eq!(error, format!("n.mcheap: at byte {at}: a reference's name is string 9999, but there are 9"));
+    // A dict key beyond the table.
+    labels[3] = LABEL_KEY | 12;
+    let error = parse(&replace_section(&bytes, b"NAME", &names(&labels, edges as u64)), "n.mcheap")
+        .unwrap_err()
+        .to_string();
+    assert!(error.ends_with("a reference's name is string 12, but there are 9"), "{error}");
+    // Indices and unknown names need no string.
+    labels[3] = LABEL_INDEX | 0x7fff_ffff;
+    labels[4] = NO_NAME;
+    assert!(parse(&replace_section(&bytes, b"NAME", &names(&labels, edges as u64)), "n.mcheap").is_ok());
+    // A count that disagrees with the references, and names cut short.
+    let error = parse(&replace_section(&bytes, b"NAME", &names(&file.labels, 99)), "n.mcheap")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        error,
+        format!(
+            "n.mcheap: at byte {}: 99 reference names, but the file has {edges} references",
+            name_at + 16
+        )
+    );
+    let short = names(&file.labels[..2], edges as u64);
+    let error = parse(&replace_section(&bytes, b"NAME", &short), "n.mcheap").unwrap_err().to_string();
+    assert!(error.contains("the reference names does not fit"), "{error}");
+    let error = parse(&replace_section(&bytes, b"NAME", &[1, 2, 3]), "n.mcheap").unwrap_err().to_string();
+    assert!(error.contains("the name count does not fit"), "{error}");
+    // A root's name beyond the strings.
+    let mut root = 1u32.to_le_bytes().to_vec();
+    root.extend_from_slice(&0u32.to_le_bytes());
+    root.push(0);
+    root.extend_from_slice(&77u32.to_le_bytes());
+    let error = parse(&replace_section(&bytes, b"ROOT", &root), "r.mcheap").unwrap_err().to_string();
+    assert!(error.ends_with("a root's name is string 77, but there are 9"), "{error}");
+    // Through the typed reader and `typed_heap`: one line naming the file, never a panic.
+    let dir = temp_dir("bad-names");
+    let path = dir.join("snapshot-000001.mcheap");
+    std::fs::write(&path, replace_section(&bytes, b"NAME", &names(&file.labels, 99))).unwrap();
+    let error = typed_heap(&path).err().unwrap().to_string();
+    assert!(error.contains("snapshot-000001.mcheap: at byte") && !error.contains('\n'), "{error}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn meta_alone_is_read_without_the_heap() {
+    let dir = temp_dir("meta");
+    let path = dir.join("snapshot-000001.mcheap");
+    let mut file = sample(4, 250);
+    file.meta.pid = Some(7);
+    let bytes = file.to_bytes();
+    std::fs::write(&path, &bytes).unwrap();
+    assert_eq!(read_meta(&path).unwrap(), file.meta);
+    let v1 = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/version-1.mcheap");
+    assert_eq!(read_meta(&v1).unwrap().time_ms, 5);
+    for len in [0, 5, 20, 100, bytes.len() - 40] {
+        std::fs::write(&path, &bytes[..len]).unwrap();
+        let error = read_meta(&path).unwrap_err().to_string();
+        assert!(error.contains("snapshot-000001.mcheap: at byte") && !error.contains('\n'), "{len}: {error}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

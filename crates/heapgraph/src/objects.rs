@@ -28,20 +28,30 @@ pub struct ObjectType {
     pub kind: TypeKind,
 }
 
-/// A reference's name, packed in a `u32`: a field (an index into [`EdgeLabels::names`]), an
-/// element index, or nothing known.
+/// A reference's name, packed in a `u32`: a field (an index into [`EdgeLabels::names`]), a key
+/// of a hash table (also a name's index), an element index, or nothing known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Label(u32);
 
 impl Label {
     const INDEX: u32 = 1 << 31;
+    const KEY: u32 = 1 << 30;
+    /// The names a label can point to (`0..NAMES`).
+    pub const NAMES: u32 = Self::KEY;
     /// A reference the source names nothing for.
     pub const NONE: Label = Label(u32::MAX);
 
-    /// The field, property or attribute named `names[name]`.
+    /// The field, property or attribute named `names[name]` (`name` below [`Label::NAMES`]).
     pub fn field(name: u32) -> Label {
-        debug_assert!(name < Self::INDEX - 1);
-        Label(name & !Self::INDEX)
+        debug_assert!(name < Self::NAMES);
+        Label(name & (Self::NAMES - 1))
+    }
+
+    /// The value of a hash table (a Python dict) under the key written `names[name]`, as the
+    /// source writes keys (`'sessions'`, `42`); `name` below [`Label::NAMES`].
+    pub fn key(name: u32) -> Label {
+        debug_assert!(name < Self::NAMES);
+        Label(Self::KEY | (name & (Self::NAMES - 1)))
     }
 
     /// Element `index` of an array (larger indices saturate at 2³¹ − 2).
@@ -53,6 +63,7 @@ impl Label {
         match self {
             Label::NONE => None,
             Label(i) if i & Self::INDEX != 0 => Some(LabelKind::Index(i & !Self::INDEX)),
+            Label(k) if k & Self::KEY != 0 => Some(LabelKind::Key(k & !Self::KEY)),
             Label(name) => Some(LabelKind::Field(name)),
         }
     }
@@ -62,6 +73,7 @@ impl Label {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LabelKind {
     Field(u32),
+    Key(u32),
     Index(u32),
 }
 
@@ -74,10 +86,16 @@ pub struct EdgeLabels {
 }
 
 impl EdgeLabels {
-    /// How edge `edge` is written on a path: `.next`, `[3]`, or `None` when unknown.
+    /// How edge `edge` is written on a path: `.next`, `['key']`, `[3]`, or `None` when unknown.
+    /// A field with an empty name is a reference a path does not show (`Some("")`): a Python
+    /// object's reference to its own attribute dict, whose entries are its attributes.
     pub fn text(&self, edge: usize) -> Option<String> {
         match self.of_edge.get(edge)?.get()? {
-            LabelKind::Field(name) => Some(format!(".{}", self.names.get(name as usize)?)),
+            LabelKind::Field(name) => match self.names.get(name as usize)?.as_str() {
+                "" => Some(String::new()),
+                name => Some(format!(".{name}")),
+            },
+            LabelKind::Key(name) => Some(format!("[{}]", self.names.get(name as usize)?)),
             LabelKind::Index(i) => Some(format!("[{i}]")),
         }
     }
@@ -149,13 +167,16 @@ mod tests {
     #[test]
     fn labels_pack_fields_and_indices_apart() {
         let labels = EdgeLabels {
-            names: vec!["next".into(), "item".into()],
+            names: vec!["next".into(), "item".into(), "'sessions'".into(), String::new()],
             of_edge: vec![
                 Label::field(0),
                 Label::index(3),
                 Label::NONE,
                 Label::field(1),
                 Label::index(u64::MAX),
+                Label::key(2),
+                Label::field(3),
+                Label::key(9),
             ],
         };
         assert_eq!(labels.text(0).as_deref(), Some(".next"));
@@ -163,7 +184,11 @@ mod tests {
         assert_eq!(labels.text(2), None);
         assert_eq!(labels.text(3).as_deref(), Some(".item"));
         assert_eq!(labels.text(4).as_deref(), Some("[2147483646]"));
+        assert_eq!(labels.text(5).as_deref(), Some("['sessions']"));
+        assert_eq!(labels.text(6).as_deref(), Some(""), "an empty name is a step paths do not show");
+        assert_eq!(labels.text(7), None, "a key beyond the names has no name");
         assert_eq!(labels.text(9), None, "edges beyond the table have no name");
+        assert_eq!(Label::key(7).get(), Some(LabelKind::Key(7)));
         assert_eq!(Label::index(7).get(), Some(LabelKind::Index(7)));
         assert_eq!(Label::field(7).get(), Some(LabelKind::Field(7)));
     }

@@ -76,7 +76,8 @@ impl RootPaths {
 }
 
 /// A path in words: the root as `root_name` names it, then each reference's name (`.cache`,
-/// `[3]`, `?` where the source names none), at most `max_steps` of them with `…` for the middle.
+/// `['key']`, `[3]`, `?` where the source names none; an empty name is a step not shown), at
+/// most `max_steps` of them with `…` for the middle.
 /// A path through a class object (`class Service`, however the class itself is reached) is
 /// named from the last such object on, as the static field it is: `static Service.INSTANCE
 /// .cache`.
@@ -89,8 +90,11 @@ pub fn describe(
     let from_class = path.iter().rposition(|s| root_name(s.object).starts_with("class ")).unwrap_or(0);
     let path = &path[from_class..];
     let Some(root) = path.first() else { return String::new() };
-    let mut names: Vec<String> =
-        path[1..].iter().map(|s| s.edge.and_then(|e| labels.text(e)).unwrap_or_else(|| "?".into())).collect();
+    let mut names: Vec<String> = path[1..]
+        .iter()
+        .map(|s| s.edge.and_then(|e| labels.text(e)).unwrap_or_else(|| "?".into()))
+        .filter(|name| !name.is_empty())
+        .collect();
     let mut text = root_name(root.object);
     if let (Some(class), Some(field)) =
         (text.strip_prefix("class "), names.first().and_then(|n| n.strip_prefix('.')))

@@ -12,6 +12,13 @@ use crate::read::{NO_NAME, RawHeap};
 /// root containers are node 0 and the synthetic nodes reachable from it through synthetic
 /// nodes only; they are bookkeeping, not objects, so they are left out of the live heap.
 pub fn gc_roots(heap: &RawHeap) -> Vec<(u32, RootKind)> {
+    gc_root_holders(heap).into_iter().map(|(o, kind, _)| (o, kind)).collect()
+}
+
+/// [`gc_roots`] with the synthetic container that holds each root (node 0 for the objects the
+/// snapshot's own root holds, such as the global object), in the order they are found: the
+/// snapshot root's objects first.
+pub fn gc_root_holders(heap: &RawHeap) -> Vec<(u32, RootKind, u32)> {
     let n = heap.node_count();
     if n == 0 {
         return Vec::new();
@@ -31,7 +38,7 @@ pub fn gc_roots(heap: &RawHeap) -> Vec<(u32, RootKind)> {
                     stack.push(t);
                 }
             } else {
-                roots.push((t, kind));
+                roots.push((t, kind, c));
             }
         }
     }

@@ -18,7 +18,7 @@ const MAX_KEY: usize = 256;
 /// Tables are pre-sized for at most this many entries; bigger ones grow as the file proves them.
 const MAX_RESERVE: u64 = 1 << 24;
 /// Edge names (string indices) must be below this to be a [`memcity_heapgraph::Label`].
-const FIELD_LIMIT: u32 = (1 << 31) - 2;
+const FIELD_LIMIT: u32 = memcity_heapgraph::Label::NAMES;
 /// The edge-name marker for edges whose name is not kept.
 pub const NO_NAME: u32 = u32::MAX;
 

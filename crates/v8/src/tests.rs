@@ -198,6 +198,16 @@ fn a_typed_heap_names_every_kept_reference() {
     assert_eq!(o.types[o.type_of[3] as usize].kind, memcity_heapgraph::TypeKind::Instance);
     assert_eq!(o.identity[5], 11, "V8's node id");
     assert!(o.identity_stable);
+    // Roots are named as DevTools names their holders: the global object by its name, others
+    // by the synthetic root holding them and their type.
+    assert_eq!(o.root_names, [(3, "(Stack roots): Holder".to_string()), (4, "global".to_string())]);
+    let paths = memcity_heapgraph::RootPaths::new(g);
+    let name = |r: u32| o.root_name(r).unwrap_or("?").to_string();
+    assert_eq!(
+        memcity_heapgraph::root_path::describe(&paths.path(5), &o.labels, &name, 8),
+        "(Stack roots): Holder .body"
+    );
+    assert_eq!(memcity_heapgraph::root_path::describe(&paths.path(8), &o.labels, &name, 8), "global .body");
     // Holder (32), its two contexts (80) and a context's string (16) from the stack, global (24)
     // and the detached node (100) from the global; the weakly held context is not reachable.
     assert_eq!(typed.reachable_bytes, 32 + 80 + 16 + 24 + 100);

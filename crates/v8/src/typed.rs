@@ -12,7 +12,7 @@ use memcity_heapgraph::{
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::error::V8Error;
-use crate::graph::gc_roots;
+use crate::graph::gc_root_holders;
 use crate::names::type_name;
 use crate::read::{RawHeap, ReadOptions, read};
 use crate::source;
@@ -114,7 +114,9 @@ pub fn typed_of(mut raw: RawHeap) -> Result<TypedSnapshot, String> {
             })
             .collect();
     }
-    let roots = gc_roots(&raw).into_iter().map(|(o, _)| o).collect();
+    let holders = gc_root_holders(&raw);
+    let root_names = root_names(&raw, &holders, &types, &type_of);
+    let roots = holders.into_iter().map(|(o, _, _)| o).collect();
     let graph = HeapGraph {
         group: type_of.clone(),
         shallow: std::mem::take(&mut raw.shallow),
@@ -132,9 +134,39 @@ pub fn typed_of(mut raw: RawHeap) -> Result<TypedSnapshot, String> {
         identity: std::mem::take(&mut raw.ids),
         identity_stable: true,
         labels: EdgeLabels { names, of_edge },
-        root_names: Vec::new(),
+        root_names,
     };
     Ok(TypedSnapshot { reachable_bytes, heap: TypedHeap { graph, objects } })
+}
+
+/// What a path from each GC root starts with, as DevTools names the holders: an object the
+/// snapshot's own root holds (the global object: `global` in Node, `Window / https://…` in a
+/// page) by its name, any other by the synthetic root that holds it and its type
+/// (`(Global handles): Map`). A root held by several is named by the first that holds it.
+fn root_names(
+    raw: &RawHeap,
+    holders: &[(u32, memcity_heapgraph::RootKind, u32)],
+    types: &[ObjectType],
+    type_of: &[u32],
+) -> Vec<(u32, String)> {
+    let mut names: Vec<(u32, String)> = Vec::with_capacity(holders.len());
+    let mut named = rustc_hash::FxHashSet::default();
+    for &(o, _, holder) in holders {
+        if !named.insert(o) {
+            continue;
+        }
+        let ty =
+            type_of.get(o as usize).and_then(|&t| types.get(t as usize)).map_or("?", |t| t.name.as_str());
+        names.push((
+            o,
+            match holder {
+                0 => ty.to_string(),
+                c => format!("{}: {ty}", raw.strings.get(raw.name[c as usize])),
+            },
+        ));
+    }
+    names.sort_by_key(|(o, _)| *o);
+    names
 }
 
 /// How a V8 node type holds references: internal arrays (elements and property backing
