@@ -189,12 +189,15 @@ pub struct StepLine {
     pub share: f64,
 }
 
-/// The retainer path at `snapshot` as the pane lists it, and the roots it ends at.
-pub fn step_lines(
-    model: &CityModel,
-    view: &RetainerView,
-    snapshot: usize,
-) -> Option<(Vec<StepLine>, Vec<String>)> {
+/// The retainer path at `snapshot` as the pane lists it: its steps, the roots it ends at, and
+/// the references along it in field names where the source names them.
+pub struct PathLines {
+    pub lines: Vec<StepLine>,
+    pub roots: Vec<String>,
+    pub references: Option<String>,
+}
+
+pub fn step_lines(model: &CityModel, view: &RetainerView, snapshot: usize) -> Option<PathLines> {
     let path = view.path(model, snapshot)?;
     let s = model.history.snapshots.get(snapshot)?;
     let heap = s.heap.as_ref().and_then(|h| h.reachable_bytes).unwrap_or(s.tree.bytes).max(1);
@@ -212,7 +215,7 @@ pub fn step_lines(
             }
         })
         .collect();
-    Some((lines, path.roots.clone()))
+    Some(PathLines { lines, roots: path.roots.clone(), references: path.reference_path() })
 }
 
 /// A group whose retained bytes grow, with the path's root-most holder.

@@ -13,7 +13,7 @@ use crate::app::render::retainer_arcs::RETAINER;
 use crate::app::time::TimeCursor;
 use crate::app::ui::workspace::layouts::tabs::{SUSPECTS, WHY};
 use crate::app::ui::workspace::{AddTab, ShowTab};
-use crate::app::why::{Closure, Closures, LeakSuspects, RetainerView, step_lines, target_of};
+use crate::app::why::{Closure, Closures, LeakSuspects, PathLines, RetainerView, step_lines, target_of};
 
 pub struct WhyPanePlugin;
 
@@ -38,10 +38,13 @@ fn redraw_while_computing(closures: Res<Closures>, mut redraw: MessageWriter<Req
     }
 }
 
-/// A new retainer path brings the pane to the front of its group.
-fn show_on_path(view: Res<RetainerView>, mut show: MessageWriter<ShowTab>) {
-    if view.is_changed() && !view.is_added() && view.key.is_some() {
-        show.write(ShowTab::named(WHY));
+/// The path of a newly selected group brings the pane to the front of its group.
+fn show_on_path(view: Res<RetainerView>, mut last: Local<Option<String>>, mut show: MessageWriter<ShowTab>) {
+    if view.is_changed() && view.key != *last {
+        last.clone_from(&view.key);
+        if view.key.is_some() {
+            show.write(ShowTab::named(WHY));
+        }
     }
 }
 
@@ -57,7 +60,7 @@ fn retainer_pane(
         ui.label("Select a building to see the chain of groups that keeps its objects alive.");
         return;
     };
-    let Some((lines, roots)) = step_lines(&model, &view, cursor.current) else {
+    let Some(PathLines { lines, roots, references }) = step_lines(&model, &view, cursor.current) else {
         ui.label(
             "This input has no retainer paths (heap dumps, V8 heap snapshots, heap files, traces and scenarios have them).",
         );
@@ -80,6 +83,12 @@ fn retainer_pane(
     }
     if !roots.is_empty() {
         ui.label(format!("← GC roots: {}", roots.join("; ")));
+    }
+    if let Some(references) = references {
+        ui.label("through the references:").on_hover_text(
+            "from the GC root down to one object of the selected group, as the heap names them",
+        );
+        ui.add(egui::Label::new(egui::RichText::new(references).monospace()).wrap());
     }
     ui.separator();
     ui.label("retained = what these objects dominate (one dominator tree per snapshot)");

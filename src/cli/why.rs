@@ -122,24 +122,10 @@ pub fn text(steps: &[Step]) -> String {
     out
 }
 
-/// The path as references from the root down, where the input names them:
-/// `static Registry.people → .first .next → .item`. A class object's static field reads
-/// `static LeakApp.CACHE`. None when no step is named.
+/// The path as references from the root down, where the input names them (see
+/// [`memcity_model::reference_path`]).
 pub fn reference_path(steps: &[Step]) -> Option<String> {
-    if steps.iter().all(|s| s.via.is_none()) {
-        return None;
-    }
-    let mut parts: Vec<String> =
-        steps.iter().rev().map(|s| s.via.clone().unwrap_or_else(|| "?".into())).collect();
-    // `class X` then `.f …`: the static field X.f.
-    if parts.len() > 1
-        && let Some(class) = parts[0].strip_prefix("class ")
-        && let Some(field) = parts[1].strip_prefix('.')
-    {
-        parts[1] = format!("static {class}.{field}");
-        parts.remove(0);
-    }
-    Some(parts.join(" → "))
+    memcity_model::reference_path(steps.iter().map(|s| s.via.as_deref()))
 }
 
 /// A group's name that says which group it is: its levels below the root, outermost first,

@@ -81,6 +81,32 @@ pub struct RetainerPath {
     pub roots: Vec<String>,
 }
 
+impl RetainerPath {
+    /// The path as references from the root down, where the source names them:
+    /// `static Registry.people → .first .next → .item` (`?` for a step it does not name). A
+    /// class object's static field reads `static LeakApp.CACHE`. `None` when no step is named.
+    pub fn reference_path(&self) -> Option<String> {
+        reference_path(self.steps.iter().map(|s| s.via.as_deref()))
+    }
+}
+
+/// [`RetainerPath::reference_path`] of the steps' `via`s, the group's own first.
+pub fn reference_path<'a>(vias: impl DoubleEndedIterator<Item = Option<&'a str>> + Clone) -> Option<String> {
+    if vias.clone().all(|v| v.is_none()) {
+        return None;
+    }
+    let mut parts: Vec<String> = vias.rev().map(|v| v.unwrap_or("?").to_string()).collect();
+    // `class X` then `.f …`: the static field X.f.
+    if parts.len() > 1
+        && let Some(class) = parts[0].strip_prefix("class ")
+        && let Some(field) = parts[1].strip_prefix('.')
+    {
+        parts[1] = format!("static {class}.{field}");
+        parts.remove(0);
+    }
+    Some(parts.join(" → "))
+}
+
 /// One group on a retainer path: how many of its objects are on the path and what they retain.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

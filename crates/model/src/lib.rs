@@ -17,6 +17,7 @@ pub mod write;
 pub use error::LoadError;
 pub use history::{
     FORMAT, HeapMetrics, History, MetricNames, Node, PointerMap, RetainerPath, RetainerStep, Snapshot,
+    reference_path,
 };
 pub use meta::{Group, Growth, Metric, Pointers, Timeline, Values};
 pub use read::{attach_anttracks_pointer_maps, load_bytes, load_file, load_folder, load_path};

@@ -210,7 +210,10 @@ fn fly_to(
             else {
                 return;
             };
-            let orbit = Orbit::framing(min, max, yaw, pitch.max(0.45), aspect, COVERED);
+            // Seen whole and unobstructed: from above the towers between the camera and it.
+            let towers = orbit::towers(&model, &frame);
+            let framed = |pitch| Orbit::framing(min, max, yaw, pitch, aspect, COVERED);
+            let orbit = framed(pitch.max(0.45)).clear_of(&towers, min, max, framed);
             Orbit { radius: orbit.radius.max(30.0), ..orbit }
         }
     };

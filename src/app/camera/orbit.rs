@@ -80,6 +80,35 @@ impl Orbit {
         layout.buildings.iter().map(|b| (b.base + 2.0 * b.cell.area().sqrt()) as f32).fold(0.0, f32::max)
     }
 
+    /// The first orbit of `frame(pitch)`, for pitches from `self`'s up to 80° from level, from
+    /// which no tower outside the target box `min..max` hides the target's top: each line of
+    /// sight from the camera to the top's corners and center passes by every tower.
+    pub fn clear_of(self, towers: &[Tower], min: Vec3, max: Vec3, frame: impl Fn(f32) -> Orbit) -> Orbit {
+        let outside: Vec<&Tower> = towers
+            .iter()
+            .filter(|t| {
+                !(t.center.x >= min.x && t.center.x <= max.x && t.center.y >= min.z && t.center.y <= max.z)
+            })
+            .collect();
+        let tops = [
+            Vec3::new((min.x + max.x) / 2.0, max.y, (min.z + max.z) / 2.0),
+            Vec3::new(min.x, max.y, min.z),
+            Vec3::new(min.x, max.y, max.z),
+            Vec3::new(max.x, max.y, min.z),
+            Vec3::new(max.x, max.y, max.z),
+        ];
+        let mut orbit = self;
+        while orbit.pitch < 1.4 {
+            let camera = orbit.transform().translation;
+            let hidden = outside.iter().any(|t| tops.iter().any(|&p| t.blocks(p, camera)));
+            if !hidden {
+                return orbit;
+            }
+            orbit = frame((orbit.pitch + 0.05).min(1.4));
+        }
+        orbit
+    }
+
     pub fn transform(&self) -> Transform {
         Transform::from_translation(self.focus + self.radius * Orbit::offset(self.yaw, self.pitch))
             .looking_at(self.focus, Vec3::Y)
@@ -92,6 +121,59 @@ fn city_bounds(tallest: f32) -> (Vec3, Vec3) {
 
 /// The box around `target` as shown now, and with `with_references` around the buildings its
 /// references lead to.
+/// A building as the camera must see past it: its center on the ground (x, z), half its
+/// width, and its top.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tower {
+    pub center: Vec2,
+    pub half: f32,
+    pub top: f32,
+}
+
+impl Tower {
+    /// Whether the segment `from → to` passes through this tower (a box from the ground up).
+    pub fn blocks(&self, from: Vec3, to: Vec3) -> bool {
+        let lo = Vec3::new(self.center.x - self.half, 0.0, self.center.y - self.half);
+        let hi = Vec3::new(self.center.x + self.half, self.top, self.center.y + self.half);
+        let d = to - from;
+        let (mut enter, mut leave) = (0.0f32, 1.0f32);
+        for axis in 0..3 {
+            if d[axis].abs() < 1e-6 {
+                if from[axis] < lo[axis] || from[axis] > hi[axis] {
+                    return false;
+                }
+                continue;
+            }
+            let (a, b) = ((lo[axis] - from[axis]) / d[axis], (hi[axis] - from[axis]) / d[axis]);
+            enter = enter.max(a.min(b));
+            leave = leave.min(a.max(b));
+        }
+        enter <= leave
+    }
+}
+
+/// Every shown building as a [`Tower`] at the displayed frame.
+pub fn towers(model: &CityModel, frame: &DisplayedFrame) -> Vec<Tower> {
+    let layout = &model.layout;
+    if frame.frame.states.len() != layout.buildings.len() {
+        return Vec::new();
+    }
+    layout
+        .buildings
+        .iter()
+        .zip(&frame.frame.states)
+        .filter(|(_, state)| memcity_layout::frame::visible(**state))
+        .map(|(b, state)| {
+            let (x, z) = b.cell.center();
+            Tower {
+                center: Vec2::new(x as f32, z as f32),
+                half: (b.cell.w.max(b.cell.d) / 2.0) as f32,
+                top: (b.base + height(b, *state)) as f32,
+            }
+        })
+        .collect()
+}
+
 pub fn target_bounds(
     model: &CityModel,
     frame: &DisplayedFrame,
@@ -109,7 +191,14 @@ pub fn target_bounds(
         }
         Target::District(g) => {
             let d = &layout.districts[layout.district(g)?];
-            (d.rect, d.top(), None)
+            // The district's towers belong in view, not just its plate.
+            let r = d.rect;
+            let towers = towers(model, frame).into_iter().filter(|t| {
+                let (x, z) = (t.center.x as f64, t.center.y as f64);
+                x >= r.x && x <= r.x + r.w && z >= r.z && z <= r.z + r.d
+            });
+            let top = towers.map(|t| t.top as f64).fold(d.top(), f64::max);
+            (d.rect, top, None)
         }
     };
     let mut min = Vec3::new(rect.x as f32, 0.0, rect.z as f32);
@@ -133,6 +222,27 @@ pub fn target_bounds(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tall_tower_between_camera_and_target_makes_the_camera_look_down_past_it() {
+        let (min, max) = (Vec3::new(-5.0, 0.0, -5.0), Vec3::new(5.0, 10.0, 5.0));
+        let level = Orbit::framing(min, max, 0.0, 0.45, 16.0 / 9.0, 0.0);
+        // The camera is towards +z (yaw 0); a tower taller than the target on that side.
+        let wall = Tower { center: Vec2::new(0.0, 15.0), half: 4.0, top: 16.0 };
+        let behind = Tower { center: Vec2::new(0.0, -40.0), half: 8.0, top: 500.0 };
+        let beside = Tower { center: Vec2::new(80.0, 40.0), half: 8.0, top: 500.0 };
+        let frame = |pitch| Orbit::framing(min, max, 0.0, pitch, 16.0 / 9.0, 0.0);
+        let top = Vec3::new(0.0, max.y, 0.0);
+        assert!(wall.blocks(top, level.transform().translation), "the test needs a hiding wall");
+        let clear = level.clear_of(&[wall, behind, beside], min, max, frame);
+        assert!(clear.pitch > level.pitch + 0.3, "{} → {}", level.pitch, clear.pitch);
+        let camera = clear.transform().translation;
+        for corner in [top, Vec3::new(min.x, max.y, max.z), Vec3::new(max.x, max.y, min.z)] {
+            assert!(!wall.blocks(corner, camera), "the wall still hides {corner}");
+        }
+        // Nothing in the way: unchanged.
+        assert_eq!(level.clear_of(&[behind, beside], min, max, frame), level);
+    }
 
     /// Where a world point lands in normalized device coordinates for an orbit.
     fn ndc(orbit: &Orbit, aspect: f32, p: Vec3) -> Vec2 {

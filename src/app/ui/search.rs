@@ -30,6 +30,9 @@ pub struct SearchBox {
     pub focus: bool,
 }
 
+/// The control keys.
+pub const CTRL: [KeyCode; 2] = [KeyCode::ControlLeft, KeyCode::ControlRight];
+
 /// Ctrl+F or `/` (outside a text box): the Search pane, with the cursor in its box.
 fn search_keys(
     keys: Res<ButtonInput<KeyCode>>,
@@ -37,7 +40,8 @@ fn search_keys(
     mut search: ResMut<SearchBox>,
     mut show: MessageWriter<ShowTab>,
 ) {
-    let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
+    // Held, or pressed and let go within this frame (as fast typists and xdotool do).
+    let ctrl = keys.any_pressed(CTRL) || keys.any_just_pressed(CTRL) || keys.any_just_released(CTRL);
     if ui.keyboard || !(keys.just_pressed(KeyCode::Slash) || ctrl && keys.just_pressed(KeyCode::KeyF)) {
         return;
     }

@@ -36,10 +36,17 @@ enum Choice {
     Go(u32),
 }
 
-/// A new selection brings the pane to the front of its group.
-fn show_on_select(selection: Res<Selection>, mut show: MessageWriter<ShowTab>) {
-    if selection.is_changed() && !selection.is_added() && selection.selected.is_some() {
-        show.write(ShowTab::named(SELECTION));
+/// A new selection brings the pane to the front of its group (hovering changes nothing).
+fn show_on_select(
+    selection: Res<Selection>,
+    mut last: Local<Option<String>>,
+    mut show: MessageWriter<ShowTab>,
+) {
+    if selection.is_changed() && selection.selected != *last {
+        last.clone_from(&selection.selected);
+        if selection.selected.is_some() {
+            show.write(ShowTab::named(SELECTION));
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 use bevy::prelude::*;
 use bevy_egui::egui;
 
+use super::search::CTRL;
 use super::workspace::layouts::tabs::OPEN;
 use super::workspace::{AddTab, ShowTab};
 use crate::app::live::LiveServer;
@@ -43,7 +44,8 @@ fn show_when_needed(
 ) {
     let empty = model.snapshot_count() == 0 && !loading.is_busy() && live.is_none();
     let needed = empty || loading.error.is_some();
-    let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
+    // Held, or pressed and let go within this frame (as fast typists and xdotool do).
+    let ctrl = keys.any_pressed(CTRL) || keys.any_just_pressed(CTRL) || keys.any_just_released(CTRL);
     let asked = !ui.keyboard && ctrl && keys.just_pressed(KeyCode::KeyO);
     if asked || (needed && !*needed_before) {
         open.focus = true;

@@ -43,7 +43,12 @@ fn a_selected_building_shows_its_retainer_path() {
     let world = app.world();
     let (model, view) = (world.resource::<CityModel>(), world.resource::<RetainerView>());
     assert_eq!(view.key.as_deref(), Some(CHARS));
-    let (lines, roots) = step_lines(model, view, 29).unwrap();
+    let PathLines { lines, roots, references } = step_lines(model, view, 29).unwrap();
+    assert_eq!(
+        references.as_deref(),
+        Some("static app.model.Registry.people → .last → .item → .name → .value"),
+        "the path in field names"
+    );
     assert_eq!(lines.len(), 5);
     assert!(lines[4].name.contains("java.util.LinkedList"), "{:?}", lines[4]);
     assert_eq!(roots, ["Static Field app.model.Registry.people"]);
