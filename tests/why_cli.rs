@@ -26,11 +26,13 @@ fn why_prints_the_chain_up_to_the_static_field() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 6, "{text}");
+    assert_eq!(lines.len(), 7, "{text}");
     assert!(lines[0].trim_start().starts_with("char[] ‹ app.model.Person.<init>"), "{text}");
     assert!(lines[2].starts_with("<- app.model.Person ‹ app.model.Registry.register"), "{text}");
     assert!(lines[4].starts_with("<- java.util.LinkedList ‹"), "{text}");
     assert_eq!(lines[5], "<- GC roots: Static Field app.model.Registry.people");
+    // The same chain in field names, from the static field down to one char[].
+    assert_eq!(lines[6], "path: static app.model.Registry.people → .last → .item → .name → .value");
 }
 
 #[test]
