@@ -139,3 +139,15 @@ fn a_gzip_bomb_is_refused_quickly() {
     );
     assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
 }
+
+#[test]
+fn a_layout_file_that_is_no_layout_is_one_line() {
+    let shot = temp("layout-shot.png");
+    let shot = shot.to_str().unwrap();
+    let missing = temp("no-such-layout.json");
+    refused(&["--layout", missing.to_str().unwrap(), "--screenshot", shot], "--layout ");
+    let garbage = temp("garbage-layout.json");
+    std::fs::write(&garbage, "{\"memcity_layout\": 1, \"dock\": [\x1b[31m]}").unwrap();
+    refused(&["--layout", garbage.to_str().unwrap(), "--screenshot", shot], "not a memcity layout file");
+    assert!(!std::path::Path::new(shot).exists(), "nothing rendered");
+}

@@ -185,33 +185,44 @@ fn show_workspace(world: &mut World) {
     let top = world.resource::<MenuBarHeight>().0;
     let screen = ctx.content_rect();
     let area = egui::Rect::from_min_max(egui::pos2(screen.left(), screen.top() + top), screen.max);
-    let registry = world.resource::<TabRegistry>().clone();
-    world.resource_mut::<CityViewport>().bypass_change_detection().shown = false;
-    world.resource_scope(|world, mut workspace: Mut<Workspace>| {
-        let mut ui = egui::Ui::new(
-            ctx.clone(),
-            egui::Id::new("memcity_workspace_ui"),
-            egui::UiBuilder::new().layer_id(egui::LayerId::background()).max_rect(area),
-        );
-        let mut viewer = Viewer { world, registry: &registry, drawn: Vec::new() };
-        // Drags and closes change the dock in place; it is saved on exit, so nothing watches it.
-        let dock = &mut workspace.bypass_change_detection().dock;
-        DockArea::new(dock)
-            .id(egui::Id::new("memcity_dock"))
-            .show_add_buttons(false)
-            .show_leaf_collapse_buttons(false)
-            .show_leaf_close_all_buttons(false)
-            .window_bounds(area)
-            .show_inside(&mut ui, &mut viewer);
-        let drawn = DrawnTabs { tabs: viewer.drawn, area: Some(area) };
-        let mut last = world.resource_mut::<DrawnTabs>();
-        if *last != drawn {
-            *last = drawn;
-        }
+    world.resource_scope(|world, registry: Mut<TabRegistry>| {
+        world.resource_scope(|world, mut workspace: Mut<Workspace>| {
+            let mut ui = egui::Ui::new(
+                ctx.clone(),
+                egui::Id::new("memcity_workspace_ui"),
+                egui::UiBuilder::new().layer_id(egui::LayerId::background()).max_rect(area),
+            );
+            let mut viewer = Viewer { world, registry: &registry, drawn: Vec::new() };
+            // Drags and closes change the dock in place; it is saved on exit, so nothing watches it.
+            let dock = &mut workspace.bypass_change_detection().dock;
+            DockArea::new(dock)
+                .id(egui::Id::new("memcity_dock"))
+                .show_add_buttons(false)
+                .show_leaf_collapse_buttons(false)
+                .show_leaf_close_all_buttons(false)
+                .window_bounds(area)
+                .show_inside(&mut ui, &mut viewer);
+            let drawn = DrawnTabs { tabs: viewer.drawn, area: Some(area) };
+            // The city's tab, where it was drawn; hidden behind another tab it was not.
+            let city = drawn
+                .tabs
+                .iter()
+                .find(|(t, _)| t.0 == CITY)
+                .map(|(_, r)| Rect::new(r.min.x, r.min.y, r.max.x, r.max.y));
+            let now = match city {
+                Some(rect) => CityViewport { rect: Some(rect), shown: true },
+                None => CityViewport { shown: false, ..*world.resource::<CityViewport>() },
+            };
+            let mut viewport = world.resource_mut::<CityViewport>();
+            if *viewport != now {
+                *viewport = now;
+            }
+            let mut last = world.resource_mut::<DrawnTabs>();
+            if *last != drawn {
+                *last = drawn;
+            }
+        });
     });
-    if !world.resource::<CityViewport>().shown {
-        world.resource_mut::<CityViewport>().set_changed();
-    }
 }
 
 struct Viewer<'w> {
