@@ -5,9 +5,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use memcity_structures::{
-    Descriptions, HeapStructures, InstanceGrowth, InstanceMeasure, Options, Sizes, Status, Window,
-};
+use memcity_structures::{Descriptions, InstanceMeasure, Report, Sizes, Status};
 use serde_json::{Value, json};
 
 #[derive(clap::Args, Debug)]
@@ -58,8 +56,6 @@ impl From<SortBy> for memcity_structures::SortBy {
 
 /// Leaf types listed per instance.
 const LEAF_TYPES: usize = 10;
-/// Instances that appeared or died listed in the table, each.
-const FATES_SHOWN: usize = 5;
 
 /// The descriptions in use: the built-in ones and the user's, which are also checked against
 /// the heap (a pattern of the user's that matches no type is most often a typo).
@@ -85,206 +81,131 @@ pub fn run(args: StructuresArgs) -> Result<()> {
     let mut heaps = heaps.into_iter();
     let first = heaps.next().ok_or_else(|| anyhow::anyhow!("no heap in the window"))?;
     let last = heaps.next();
-    // The transitive size walks everything each head reaches: measured for every instance
-    // only where it is the ranking, else for the shown ones.
-    let options = Options { deep: args.sort == SortBy::Deep };
-    let (from, to) = (first.index, last.as_ref().map_or(first.index, |l| l.index));
     let end_heap = last.as_ref().map_or(&first.heap, |l| &l.heap);
     for warning in memcity_structures::unmatched(end_heap, &loaded.users) {
         shout!("{warning}");
     }
-    let mut start = memcity_structures::measure_with(&first.heap, &loaded.all, options);
-    // A window of one snapshot has one end, detected once.
-    let mut end = match &last {
-        Some(last) => memcity_structures::measure_with(&last.heap, &loaded.all, options),
-        None => start.clone(),
-    };
-    let by = memcity_structures::SortBy::from(args.sort);
-    let mut window = memcity_structures::window(&start, &end);
-    memcity_structures::rank(&mut window.instances, by);
     let top = if args.top == 0 { usize::MAX } else { args.top };
-    let shown: Vec<&InstanceGrowth> =
-        window.instances.iter().filter(|i| i.status == Status::Survived).take(top).collect();
-    if !options.deep {
-        let (s, e): (Vec<usize>, Vec<usize>) = shown.iter().filter_map(|i| Some((i.start?, i.end?))).unzip();
-        memcity_structures::fill_deep(&first.heap, &mut start, &s);
-        memcity_structures::fill_deep(end_heap, &mut end, &e);
-        window = memcity_structures::window(&start, &end);
-        memcity_structures::rank(&mut window.instances, by);
-    }
-    let report = Report { from, to, start: &start, end: &end, window: &window, top };
+    let report = memcity_structures::report(&first, last.as_ref(), &loaded.all, args.sort.into(), top);
     if args.json {
-        say!("{}", serde_json::to_string_pretty(&report.json())?);
+        say!("{}", serde_json::to_string_pretty(&json(&report))?);
     } else {
-        say_raw!("{}", report.text());
+        say_raw!("{}", text(&report));
     }
     Ok(())
 }
 
-/// The ranked window and the measurements of its ends.
-struct Report<'a> {
-    from: usize,
-    to: usize,
-    start: &'a HeapStructures,
-    end: &'a HeapStructures,
-    window: &'a Window,
-    top: usize,
+fn json(report: &Report) -> Value {
+    let hgp = |h: Option<f64>| h.map_or(Value::Null, |h| json!((h * 10.0).round() / 10.0));
+    let sizes =
+        |m: Option<&InstanceMeasure>, pick: fn(&InstanceMeasure) -> Sizes| m.map_or(Sizes::default(), pick);
+    let instances: Vec<Value> = report
+        .listed()
+        .into_iter()
+        .map(|i| {
+            let (a, b, shown) = (report.at_start(i), report.at_end(i), report.instance(i));
+            let leaves: Vec<Value> = i
+                .leaves
+                .iter()
+                .take(LEAF_TYPES)
+                .map(|l| {
+                    json!({"type": l.key.type_name, "allocation_site": l.key.site.as_deref().unwrap_or(""),
+                           "objects_start": l.start.objects, "objects_end": l.end.objects,
+                           "bytes_start": l.start.bytes, "bytes_end": l.end.bytes})
+                })
+                .collect();
+            let g = i.growth.as_ref();
+            json!({
+                "type": shown.type_name,
+                "identity": shown.path,
+                "allocation_site": shown.site.as_deref().unwrap_or(""),
+                "status": i.status.name(),
+                "objects_start": sizes(a, |m| m.measure.deep_structure).objects,
+                "objects_end": sizes(b, |m| m.measure.deep_structure).objects,
+                "retained_bytes_start": sizes(a, |m| m.measure.retained).bytes,
+                "retained_bytes_end": sizes(b, |m| m.measure.retained).bytes,
+                "deep_bytes_start": sizes(a, |m| m.measure.deep).bytes,
+                "deep_bytes_end": sizes(b, |m| m.measure.deep).bytes,
+                "structure_bytes_start": sizes(a, |m| m.measure.structure).bytes,
+                "structure_bytes_end": sizes(b, |m| m.measure.structure).bytes,
+                "deep_structure_bytes_start": sizes(a, |m| m.measure.deep_structure).bytes,
+                "deep_structure_bytes_end": sizes(b, |m| m.measure.deep_structure).bytes,
+                "hgp": {"retained": hgp(g.and_then(|g| g.hgp[0])), "deep": hgp(g.and_then(|g| g.hgp[1])),
+                        "structure": hgp(g.and_then(|g| g.hgp[2])),
+                        "deep_structure": hgp(g.and_then(|g| g.hgp[3]))},
+                "pattern": g.map(|g| g.pattern.name()),
+                "leaves": leaves,
+            })
+        })
+        .collect();
+    json!({"window": {"from": report.from, "to": report.to}, "heap_growth_bytes": report.window.heap_growth,
+           "instances": instances})
 }
 
-impl Report<'_> {
-    /// The instance as measured at the end where it is alive (the end where both).
-    fn instance(&self, i: &InstanceGrowth) -> &InstanceMeasure {
-        match (i.end, i.start) {
-            (Some(e), _) => &self.end.instances[e],
-            (None, Some(s)) => &self.start.instances[s],
-            (None, None) => unreachable!("window() pairs every instance with an end"),
+fn text(report: &Report) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let (survived, appeared, died) =
+        (report.count(Status::Survived), report.count(Status::Appeared), report.count(Status::Died));
+    let _ = writeln!(
+        out,
+        "GC {} → {}: the heap grew by {} bytes; {survived} structures survived, {appeared} appeared, {died} died",
+        report.from, report.to, report.window.heap_growth
+    );
+    let percent = |h: Option<f64>| h.map_or("–".to_string(), |h| format!("{h:.1}%"));
+    let mut status = Status::Survived;
+    for (rank, i) in report.listed().into_iter().enumerate() {
+        let m = report.instance(i);
+        if i.status != status {
+            status = i.status;
+            let _ = writeln!(out, "\n{}:", if status == Status::Appeared { "Appeared" } else { "Died" });
         }
-    }
-
-    fn at_start(&self, i: &InstanceGrowth) -> Option<&InstanceMeasure> {
-        i.start.map(|s| &self.start.instances[s])
-    }
-
-    fn at_end(&self, i: &InstanceGrowth) -> Option<&InstanceMeasure> {
-        i.end.map(|e| &self.end.instances[e])
-    }
-
-    fn with_status(&self, status: Status) -> impl Iterator<Item = &InstanceGrowth> {
-        self.window.instances.iter().filter(move |i| i.status == status)
-    }
-
-    fn count(&self, status: Status) -> usize {
-        self.with_status(status).count()
-    }
-
-    /// The survivors shown, then the largest instances that appeared or died.
-    fn listed(&self) -> Vec<&InstanceGrowth> {
-        let size = |m: Option<&InstanceMeasure>| m.map_or(0, |m| m.measure.retained.bytes);
-        let mut appeared: Vec<&InstanceGrowth> = self.with_status(Status::Appeared).collect();
-        appeared.sort_by_key(|i| std::cmp::Reverse(size(self.at_end(i))));
-        let mut died: Vec<&InstanceGrowth> = self.with_status(Status::Died).collect();
-        died.sort_by_key(|i| std::cmp::Reverse(size(self.at_start(i))));
-        let fates = self.top.min(FATES_SHOWN);
-        self.with_status(Status::Survived)
-            .take(self.top)
-            .chain(appeared.into_iter().take(fates))
-            .chain(died.into_iter().take(fates))
-            .collect()
-    }
-
-    fn json(&self) -> Value {
-        let hgp = |h: Option<f64>| h.map_or(Value::Null, |h| json!((h * 10.0).round() / 10.0));
-        let sizes = |m: Option<&InstanceMeasure>, pick: fn(&InstanceMeasure) -> Sizes| {
-            m.map_or(Sizes::default(), pick)
+        let Some(g) = &i.growth else {
+            let _ = writeln!(
+                out,
+                "     {} {}: {} objects, retains {} B{}",
+                m.type_name,
+                m.path,
+                m.measure.deep_structure.objects,
+                m.measure.retained.bytes,
+                m.site.as_ref().map_or(String::new(), |s| format!(", allocated at {s}"))
+            );
+            continue;
         };
-        let instances: Vec<Value> = self
-            .listed()
-            .into_iter()
-            .map(|i| {
-                let (a, b, shown) = (self.at_start(i), self.at_end(i), self.instance(i));
-                let leaves: Vec<Value> = i
-                    .leaves
-                    .iter()
-                    .take(LEAF_TYPES)
-                    .map(|l| {
-                        json!({"type": l.key.type_name, "allocation_site": l.key.site.as_deref().unwrap_or(""),
-                               "objects_start": l.start.objects, "objects_end": l.end.objects,
-                               "bytes_start": l.start.bytes, "bytes_end": l.end.bytes})
-                    })
-                    .collect();
-                let g = i.growth.as_ref();
-                json!({
-                    "type": shown.type_name,
-                    "identity": shown.path,
-                    "allocation_site": shown.site.as_deref().unwrap_or(""),
-                    "status": i.status.name(),
-                    "objects_start": sizes(a, |m| m.measure.deep_structure).objects,
-                    "objects_end": sizes(b, |m| m.measure.deep_structure).objects,
-                    "retained_bytes_start": sizes(a, |m| m.measure.retained).bytes,
-                    "retained_bytes_end": sizes(b, |m| m.measure.retained).bytes,
-                    "deep_bytes_start": sizes(a, |m| m.measure.deep).bytes,
-                    "deep_bytes_end": sizes(b, |m| m.measure.deep).bytes,
-                    "structure_bytes_start": sizes(a, |m| m.measure.structure).bytes,
-                    "structure_bytes_end": sizes(b, |m| m.measure.structure).bytes,
-                    "deep_structure_bytes_start": sizes(a, |m| m.measure.deep_structure).bytes,
-                    "deep_structure_bytes_end": sizes(b, |m| m.measure.deep_structure).bytes,
-                    "hgp": {"retained": hgp(g.and_then(|g| g.hgp[0])), "deep": hgp(g.and_then(|g| g.hgp[1])),
-                            "structure": hgp(g.and_then(|g| g.hgp[2])),
-                            "deep_structure": hgp(g.and_then(|g| g.hgp[3]))},
-                    "pattern": g.map(|g| g.pattern.name()),
-                    "leaves": leaves,
-                })
-            })
-            .collect();
-        json!({"window": {"from": self.from, "to": self.to}, "heap_growth_bytes": self.window.heap_growth,
-               "instances": instances})
-    }
-
-    fn text(&self) -> String {
-        use std::fmt::Write;
-        let mut out = String::new();
-        let (survived, appeared, died) =
-            (self.count(Status::Survived), self.count(Status::Appeared), self.count(Status::Died));
+        let (a, b) = (report.at_start(i).expect("a survivor"), report.at_end(i).expect("a survivor"));
+        let _ = writeln!(out, "\n{:>3}. {} {}", rank + 1, m.type_name, m.path);
+        if let Some(site) = &m.site {
+            let _ = writeln!(out, "     allocated at {site}");
+        }
         let _ = writeln!(
             out,
-            "GC {} → {}: the heap grew by {} bytes; {survived} structures survived, {appeared} appeared, {died} died",
-            self.from, self.to, self.window.heap_growth
+            "     HGP retained {} ({:+} B), deep {} ({:+} B), structure {} ({:+} B), deep structure {} ({:+} B)",
+            percent(g.hgp[0]),
+            g.retained.bytes,
+            percent(g.hgp[1]),
+            g.deep.bytes,
+            percent(g.hgp[2]),
+            g.structure.bytes,
+            percent(g.hgp[3]),
+            g.deep_structure.bytes
         );
-        let percent = |h: Option<f64>| h.map_or("–".to_string(), |h| format!("{h:.1}%"));
-        let mut status = Status::Survived;
-        for (rank, i) in self.listed().into_iter().enumerate() {
-            let m = self.instance(i);
-            if i.status != status {
-                status = i.status;
-                let _ = writeln!(out, "\n{}:", if status == Status::Appeared { "Appeared" } else { "Died" });
-            }
-            let Some(g) = &i.growth else {
+        let _ = writeln!(
+            out,
+            "     {} objects → {}; {}",
+            a.measure.deep_structure.objects,
+            b.measure.deep_structure.objects,
+            g.pattern.name()
+        );
+        if rank < 3 {
+            for l in i.leaves.iter().take(5) {
+                let site = l.key.site.as_ref().map_or(String::new(), |s| format!(" ‹ {s}"));
                 let _ = writeln!(
                     out,
-                    "     {} {}: {} objects, retains {} B{}",
-                    m.type_name,
-                    m.path,
-                    m.measure.deep_structure.objects,
-                    m.measure.retained.bytes,
-                    m.site.as_ref().map_or(String::new(), |s| format!(", allocated at {s}"))
+                    "       leaves {}{site}: {} → {} objects, {} → {} B",
+                    l.key.type_name, l.start.objects, l.end.objects, l.start.bytes, l.end.bytes
                 );
-                continue;
-            };
-            let (a, b) = (self.at_start(i).expect("a survivor"), self.at_end(i).expect("a survivor"));
-            let _ = writeln!(out, "\n{:>3}. {} {}", rank + 1, m.type_name, m.path);
-            if let Some(site) = &m.site {
-                let _ = writeln!(out, "     allocated at {site}");
-            }
-            let _ = writeln!(
-                out,
-                "     HGP retained {} ({:+} B), deep {} ({:+} B), structure {} ({:+} B), deep structure {} ({:+} B)",
-                percent(g.hgp[0]),
-                g.retained.bytes,
-                percent(g.hgp[1]),
-                g.deep.bytes,
-                percent(g.hgp[2]),
-                g.structure.bytes,
-                percent(g.hgp[3]),
-                g.deep_structure.bytes
-            );
-            let _ = writeln!(
-                out,
-                "     {} objects → {}; {}",
-                a.measure.deep_structure.objects,
-                b.measure.deep_structure.objects,
-                g.pattern.name()
-            );
-            if rank < 3 {
-                for l in i.leaves.iter().take(5) {
-                    let site = l.key.site.as_ref().map_or(String::new(), |s| format!(" ‹ {s}"));
-                    let _ = writeln!(
-                        out,
-                        "       leaves {}{site}: {} → {} objects, {} → {} B",
-                        l.key.type_name, l.start.objects, l.end.objects, l.start.bytes, l.end.bytes
-                    );
-                }
             }
         }
-        out
     }
+    out
 }

@@ -2,12 +2,14 @@
 //! up a structure ([`lang`]); [`detect`] finds every instance of one in a heap, with its parts,
 //! leaves, contained structures and sizes; [`measure`] turns one heap's instances into plain
 //! numbers; [`growth`] compares the instances that survive a time
-//! window and tells which of them grew, and how.
+//! window and tells which of them grew, and how; [`report`] is one window measured and ranked
+//! as the command line and the app show it.
 
 pub mod detect;
 pub mod growth;
 pub mod lang;
 pub mod measure;
+pub mod report;
 
 pub use detect::Sizes;
 pub use detect::{Instance, Scratch, Structures, Warning, detect, unmatched};
@@ -20,3 +22,4 @@ pub use measure::{
     HeapStructures, InstanceKey, InstanceMeasure, LeafKey, Options, PATH_STEPS, fill_deep, heap_bytes,
     measure, measure_with,
 };
+pub use report::{FATES_SHOWN, Report, report, types_held};
