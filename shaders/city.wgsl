@@ -12,7 +12,7 @@ struct View {
 struct Vertex {
     @location(0) position: vec3<f32>,   // unit cube, -0.5..0.5
     @location(1) normal: vec3<f32>,
-    @location(2) center: vec4<f32>,     // xyz: box center; w: flags (1 selected, 2 hovered)
+    @location(2) center: vec4<f32>,     // xyz: box center; w: flags (bits: 1 selected, 2 hovered, 4 marked)
     @location(3) size: vec4<f32>,       // xyz: box size
     @location(4) color: vec4<f32>,      // linear rgb + opacity
 };
@@ -47,6 +47,8 @@ fn vertex(v: Vertex) -> Varyings {
 const SUN: vec3<f32> = vec3<f32>(0.42, 0.82, 0.38);
 // The selection keeps its own color (its growth stays readable) inside a bright outline.
 const OUTLINE: vec3<f32> = vec3<f32>(1.0, 0.93, 0.25);
+// Marked buildings (what a picked data structure holds) get a cyan outline of their own.
+const MARKED: vec3<f32> = vec3<f32>(0.2, 0.9, 1.0);
 
 @fragment
 fn fragment(in: Varyings) -> @location(0) vec4<f32> {
@@ -63,14 +65,22 @@ fn fragment(in: Varyings) -> @location(0) vec4<f32> {
     let pixel = max(fwidth(d.x), max(fwidth(d.y), fwidth(d.z)));
     let selected = (u32(in.flags + 0.5) & 1u) != 0u;
     let hovered = (u32(in.flags + 0.5) & 2u) != 0u;
+    let marked = (u32(in.flags + 0.5) & 4u) != 0u;
+    // On a face one inset is ~0; the edge is where the smaller of the other two is small.
+    let edge = max(min(d.x, d.y), min(max(d.x, d.y), d.z));
+    let width = max(2.5 * pixel, min(0.05 * min(in.size.x, in.size.z), 12.0));
     if selected {
-        // On a face one inset is ~0; the edge is where the smaller of the other two is small.
-        let edge = max(min(d.x, d.y), min(max(d.x, d.y), d.z));
-        let width = max(2.5 * pixel, min(0.05 * min(in.size.x, in.size.z), 12.0));
         if edge < width {
             rgb = OUTLINE;
         } else {
             rgb = rgb * 1.15;
+        }
+        alpha = max(alpha, 0.9);
+    } else if marked {
+        if edge < width {
+            rgb = MARKED;
+        } else if hovered {
+            rgb = rgb * 1.35 + vec3<f32>(0.05);
         }
         alpha = max(alpha, 0.9);
     } else if hovered {

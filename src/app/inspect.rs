@@ -51,11 +51,26 @@ impl Selection {
     }
 }
 
+/// Groups a pane marks in the city beside the selection (what a picked data structure holds):
+/// per group of the current timeline, empty when none. `version` changes with every new set.
+#[derive(Resource, Default, Debug, Clone, PartialEq)]
+pub struct Marked {
+    pub groups: Vec<bool>,
+    pub version: u64,
+}
+
+impl Marked {
+    pub fn has(&self, group: u32) -> bool {
+        self.groups.get(group as usize).copied().unwrap_or(false)
+    }
+}
+
 pub struct InspectPlugin;
 
 impl Plugin for InspectPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<Selection>()
+            .init_resource::<Marked>()
             .init_resource::<ClickStart>()
             .init_resource::<UiFocus>()
             .add_systems(Update, (hover, click, deselect_on_escape));

@@ -12,6 +12,7 @@ pub mod model;
 pub mod names;
 pub mod render;
 pub mod screenshot;
+pub mod structures;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -156,6 +157,7 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
             app.add_plugins(bevy_egui::EguiPlugin::default())
                 .add_plugins(ui::UiPlugin { layout: options.layout, save_layout })
                 .add_plugins(why_pane::WhyPanePlugin)
+                .add_plugins(structures::StructuresPlugin)
                 .add_plugins(screenshot::ScreenshotKeyPlugin)
                 .add_plugins(wake::WakePlugin);
             if let Some(path) = shot {

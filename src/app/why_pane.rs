@@ -10,6 +10,7 @@ use crate::app::inspect::Selection;
 use crate::app::model::CityModel;
 use crate::app::names::GroupNames;
 use crate::app::render::retainer_arcs::RETAINER;
+use crate::app::structures::PickedStructure;
 use crate::app::time::TimeCursor;
 use crate::app::ui::workspace::layouts::tabs::{SUSPECTS, WHY};
 use crate::app::ui::workspace::{AddTab, ShowTab};
@@ -54,12 +55,24 @@ fn retainer_pane(
     model: Res<CityModel>,
     cursor: Res<TimeCursor>,
     (view, closures): (Res<RetainerView>, Res<Closures>),
+    picked: Option<Res<PickedStructure>>,
     mut fly: MessageWriter<FlyTo>,
 ) {
     let Some(key) = &view.key else {
         ui.label("Select a building to see the chain of groups that keeps its objects alive.");
         return;
     };
+    // A data structure picked in its tab is named by the references that lead to it.
+    if let Some(p) =
+        picked.as_ref().and_then(|p| p.picked.as_ref()).filter(|p| p.selected.as_ref() == Some(key))
+    {
+        ui.colored_label(gold(), "the data structure picked is held by:");
+        ui.add(
+            egui::Label::new(egui::RichText::new(format!("{}  ({})", p.path, p.type_name)).monospace())
+                .wrap(),
+        );
+        ui.separator();
+    }
     let Some(PathLines { lines, roots, references }) = step_lines(&model, &view, cursor.current) else {
         ui.label(
             "This input has no retainer paths (heap dumps, V8 heap snapshots, heap files, traces and scenarios have them).",

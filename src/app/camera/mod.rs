@@ -9,9 +9,9 @@ use bevy::prelude::*;
 use bevy_panorbit_camera::PanOrbitCamera;
 use memcity_layout::city::CITY_SIZE;
 use orbit::FOV;
-pub use orbit::{Orbit, target_bounds};
+pub use orbit::{Orbit, marked_bounds, target_bounds};
 
-use crate::app::inspect::{Selection, Target};
+use crate::app::inspect::{Marked, Selection, Target};
 use crate::app::model::CityModel;
 use crate::app::time::{DisplayedFrame, TimeCursor};
 use crate::app::viewport::{CityCamera, UiFocus};
@@ -23,6 +23,8 @@ pub enum FlyTo {
     City,
     /// A building or district; with references, the buildings they lead to as well.
     Target { target: Target, with_references: bool },
+    /// Every building marked beside the selection ([`Marked`]: what a data structure holds).
+    Marked,
 }
 
 pub struct CameraPlugin {
@@ -188,6 +190,7 @@ fn fly_to(
     model: Res<CityModel>,
     frame: Res<DisplayedFrame>,
     cursor: Res<TimeCursor>,
+    marked: Res<Marked>,
     mut cameras: Query<(&Camera, &mut Transform, Option<&mut PanOrbitCamera>), With<CityCamera>>,
 ) {
     if let Some(last) = messages.read().last() {
@@ -205,11 +208,14 @@ fn fly_to(
     let aspect = size.x / size.y;
     let orbit = match flight {
         FlyTo::City => Orbit::overview(Orbit::tallest(&model.layout), aspect, COVERED),
-        FlyTo::Target { target, with_references } => {
-            let Some((min, max)) = target_bounds(&model, &frame, cursor.current, target, with_references)
-            else {
-                return;
+        FlyTo::Target { .. } | FlyTo::Marked => {
+            let bounds = match flight {
+                FlyTo::Target { target, with_references } => {
+                    target_bounds(&model, &frame, cursor.current, target, with_references)
+                }
+                _ => marked_bounds(&model, &frame, &marked),
             };
+            let Some((min, max)) = bounds else { return };
             // Seen whole and unobstructed: from above the towers between the camera and it.
             let towers = orbit::towers(&model, &frame);
             let framed = |pitch| Orbit::framing(min, max, yaw, pitch, aspect, COVERED);

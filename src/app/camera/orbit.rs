@@ -6,7 +6,7 @@ use memcity_layout::city::CITY_SIZE;
 use memcity_layout::frame::height;
 use memcity_layout::references::{frustum, references};
 
-use crate::app::inspect::Target;
+use crate::app::inspect::{Marked, Target};
 use crate::app::model::CityModel;
 use crate::app::time::DisplayedFrame;
 
@@ -217,6 +217,17 @@ pub fn target_bounds(
         }
     }
     Some((min, max))
+}
+
+/// The box around every marked building as shown now, if any is.
+pub fn marked_bounds(model: &CityModel, frame: &DisplayedFrame, marked: &Marked) -> Option<(Vec3, Vec3)> {
+    model
+        .layout
+        .buildings
+        .iter()
+        .filter(|b| marked.has(b.group))
+        .filter_map(|b| target_bounds(model, frame, 0, Target::Building(b.group), false))
+        .reduce(|(a, b), (c, d)| (a.min(c), b.max(d)))
 }
 
 #[cfg(test)]

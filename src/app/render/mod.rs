@@ -21,11 +21,11 @@ use rayon::prelude::*;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::app::inspect::{Selection, Target};
+use crate::app::inspect::{Marked, Selection, Target};
 use crate::app::model::{CityModel, LayoutMorph, ViewOptions};
 use crate::app::time::DisplayedFrame;
 use crate::app::viewport::CityCamera;
-use pipeline::{CityGpu, CityInstances, DrawCity, FLAG_HOVERED, FLAG_SELECTED, InstanceData};
+use pipeline::{CityGpu, CityInstances, DrawCity, FLAG_HOVERED, FLAG_MARKED, FLAG_SELECTED, InstanceData};
 
 pub struct CityRenderPlugin;
 
@@ -88,8 +88,8 @@ impl Plugin for CityRenderPlugin {
 }
 
 /// What the instance list was last built from: model generation, frame version, selection,
-/// hover, growth colors, camera cell, layout morph progress.
-type InputsKey = (u64, u64, Option<String>, Option<Target>, bool, [i32; 3], u32);
+/// hover, marks, growth colors, camera cell, layout morph progress.
+type InputsKey = (u64, u64, Option<String>, Option<Target>, u64, bool, [i32; 3], u32);
 
 #[derive(Resource, Default, PartialEq)]
 struct InstanceInputs {
@@ -106,6 +106,7 @@ fn build_instances(
     model: Res<CityModel>,
     frame: Res<DisplayedFrame>,
     selection: Res<Selection>,
+    marked: Res<Marked>,
     options: Res<ViewOptions>,
     cameras: Query<&GlobalTransform, With<CityCamera>>,
     morph: Option<Res<LayoutMorph>>,
@@ -121,6 +122,7 @@ fn build_instances(
         frame.version,
         selection.selected.clone(),
         selection.hovered,
+        marked.version,
         options.growth_color,
         eye_cell,
         morph.as_ref().map_or(1.0, |m| m.t).to_bits(),
@@ -130,7 +132,8 @@ fn build_instances(
     }
     inputs.key = key;
     let morph = morph.as_ref().and_then(|m| m.active(model.generation));
-    out.instances = Arc::new(city_instances(&model, &frame, &selection, options.growth_color, eye, morph));
+    let marks = CityMarks { selection: &selection, marked: &marked };
+    out.instances = Arc::new(city_instances(&model, &frame, marks, options.growth_color, eye, morph));
     out.version += 1;
 }
 
@@ -140,27 +143,37 @@ fn lerp_rect(a: Rect, b: Rect, t: f64) -> Rect {
     Rect::new(l(a.x, b.x), l(a.z, b.z), l(a.w, b.w), l(a.d, b.d))
 }
 
+/// What stands out in the city: the selection, the hovered target and the marked groups.
+#[derive(Clone, Copy)]
+pub struct CityMarks<'a> {
+    pub selection: &'a Selection,
+    pub marked: &'a Marked,
+}
+
 /// Ground, districts and opaque buildings first; translucent buildings after, back to front.
 /// During a layout change (`morph`: the old layout and the eased progress) every district and
 /// building that was in the old layout is drawn on its way from there.
 pub fn city_instances(
     model: &CityModel,
     frame: &DisplayedFrame,
-    selection: &Selection,
+    marks: CityMarks,
     growth_colors: bool,
     eye: Vec3,
     morph: Option<(&CityLayout, f32)>,
 ) -> Vec<InstanceData> {
     let layout = &model.layout;
+    let CityMarks { selection, marked } = marks;
     let selected = selection.target(model);
     let flags = |target: Target| {
-        if selected == Some(target) {
+        let state = if selected == Some(target) {
             FLAG_SELECTED
         } else if selection.hovered == Some(target) {
             FLAG_HOVERED
         } else {
             0.0
-        }
+        };
+        let mark = matches!(target, Target::Building(g) if marked.has(g));
+        state + if mark { FLAG_MARKED } else { 0.0 }
     };
     let c = CITY_SIZE as f32;
     let mut opaque = vec![InstanceData {

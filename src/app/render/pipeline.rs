@@ -31,6 +31,8 @@ pub struct InstanceData {
 
 pub const FLAG_SELECTED: f32 = 1.0;
 pub const FLAG_HOVERED: f32 = 2.0;
+/// A bit of its own: a marked building can be hovered or selected too.
+pub const FLAG_MARKED: f32 = 4.0;
 
 /// Every box of the city in draw order (opaque first, then translucent back to front).
 #[derive(Resource, Clone, Default)]

@@ -6,6 +6,8 @@
 use bevy::prelude::*;
 use bevy_egui::egui;
 
+use crate::app::structures::PickedStructure;
+
 use super::describe::describe;
 use super::workspace::layouts::tabs::SELECTION;
 use super::workspace::{AddTab, ShowTab};
@@ -36,15 +38,19 @@ enum Choice {
     Go(u32),
 }
 
-/// A new selection brings the pane to the front of its group (hovering changes nothing).
+/// A new selection brings the pane to the front of its group (hovering changes nothing),
+/// unless it is a data structure picked in its tab: that tab stays in front to pick the next.
 fn show_on_select(
     selection: Res<Selection>,
+    picked: Option<Res<PickedStructure>>,
     mut last: Local<Option<String>>,
     mut show: MessageWriter<ShowTab>,
 ) {
     if selection.is_changed() && selection.selected != *last {
         last.clone_from(&selection.selected);
-        if selection.selected.is_some() {
+        let from_structures =
+            picked.as_ref().and_then(|p| p.picked.as_ref()).is_some_and(|p| p.selected == selection.selected);
+        if selection.selected.is_some() && !from_structures {
             show.write(ShowTab::named(SELECTION));
         }
     }

@@ -1,5 +1,5 @@
 //! The built-in layouts: the default one (the city large, a right column with the Selection
-//! above "Why is it alive?", the timeline along the bottom) and the teaching one tours switch
+//! and the Data structures above "Why is it alive?", the timeline along the bottom) and the teaching one tours switch
 //! to (the Tour at full height beside the city).
 
 use egui_dock::{DockState, NodeIndex, SurfaceIndex};
@@ -18,6 +18,7 @@ pub mod tabs {
     pub const CONTROLS: &str = "controls";
     pub const TOUR: &str = "tour";
     pub const TIMELINE: &str = "timeline";
+    pub const STRUCTURES: &str = "structures";
 }
 
 use tabs::*;
@@ -34,8 +35,8 @@ pub fn default_layout() -> DockState<TabId> {
     let mut dock = DockState::new(ids(&[CITY]));
     let tree = dock.main_surface_mut();
     let [city, _timeline] = tree.split_below(NodeIndex::root(), 1.0 - TIMELINE_SHARE, ids(&[TIMELINE]));
-    let [_city, right] = tree.split_right(city, 0.68, ids(&[SELECTION, SEARCH, OPEN, SETTINGS, CONTROLS]));
-    tree.split_below(right, 0.5, ids(&[WHY, SUSPECTS]));
+    let [_city, right] = tree.split_right(city, 0.68, ids(&[SELECTION, STRUCTURES, SEARCH, OPEN, SETTINGS]));
+    tree.split_below(right, 0.5, ids(&[WHY, SUSPECTS, CONTROLS]));
     dock
 }
 
@@ -47,8 +48,8 @@ pub fn teaching_layout() -> DockState<TabId> {
     // A left split's fraction is the left (new) node's share, whatever the docs say.
     let [rest, _tour] = tree.split_left(NodeIndex::root(), 0.27, ids(&[TOUR]));
     let [city, _timeline] = tree.split_below(rest, 1.0 - TIMELINE_SHARE, ids(&[TIMELINE]));
-    let [_city, right] = tree.split_right(city, 0.66, ids(&[SELECTION, SEARCH, OPEN, SETTINGS, CONTROLS]));
-    tree.split_below(right, 0.5, ids(&[WHY, SUSPECTS]));
+    let [_city, right] = tree.split_right(city, 0.66, ids(&[SELECTION, STRUCTURES, SEARCH, OPEN, SETTINGS]));
+    tree.split_below(right, 0.5, ids(&[WHY, SUSPECTS, CONTROLS]));
     dock
 }
 

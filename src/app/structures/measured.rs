@@ -1,0 +1,129 @@
+//! What the Data structures tab shows of one window, taken from the analysis on its own thread:
+//! plain rows (no heap is kept), and which of the city's groups hold a picked instance.
+
+use memcity_model::Timeline;
+use memcity_structures::{Descriptions, LeafChange, SortBy, Status};
+
+/// The instances a tab shows: the paper's "ten strongest".
+pub const SHOWN: usize = 10;
+
+/// What the user asked for: the metric to rank by and the window (`None`: first / last).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Request {
+    pub by: SortBy,
+    pub from: Option<usize>,
+    pub to: Option<usize>,
+}
+
+impl Default for Request {
+    fn default() -> Request {
+        Request { by: SortBy::Retained, from: None, to: None }
+    }
+}
+
+/// One surviving instance over the window.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub type_name: String,
+    /// Its reference path from a GC root in field names: what names it for a person.
+    pub path: String,
+    pub site: Option<String>,
+    /// Heap growth portion of retained, deep, structure and deep-structure growth, in %.
+    pub hgp: [Option<f64>; 4],
+    /// The same growths in bytes.
+    pub growth: [i64; 4],
+    pub pattern: &'static str,
+    /// Its objects (deep structure) and retained bytes at the window's start and end.
+    pub objects: (u64, u64),
+    pub retained: (u64, u64),
+    pub leaves: Vec<LeafChange>,
+    /// The types of everything it holds at the end (its parts and leaves).
+    pub types: Vec<String>,
+}
+
+/// One window, measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measured {
+    pub from: usize,
+    pub to: usize,
+    pub heap_growth: i64,
+    pub survived: usize,
+    pub appeared: usize,
+    pub died: usize,
+    /// The strongest survivors, ranked.
+    pub rows: Vec<Row>,
+}
+
+/// Reads the input's heaps at the window's ends and measures them: the job the tab runs on a
+/// thread of its own (inputs are read again, so the city's memory holds no heap).
+pub fn measure(specs: &[String], request: Request, descriptions: &Descriptions) -> anyhow::Result<Measured> {
+    let mut heaps = crate::input::typed_heaps(specs, request.from, request.to)?.into_iter();
+    let first = heaps.next().ok_or_else(|| anyhow::anyhow!("no heap in the window"))?;
+    let last = heaps.next();
+    let report = memcity_structures::report(&first, last.as_ref(), descriptions, request.by, SHOWN);
+    let end_heap = last.as_ref().map_or(&first.heap, |l| &l.heap);
+    let survivors: Vec<_> = report.survivors().collect();
+    let heads: Vec<u32> = survivors.iter().map(|i| report.instance(i).head).collect();
+    let types = memcity_structures::types_held(end_heap, descriptions, &heads);
+    let rows = survivors
+        .iter()
+        .zip(types)
+        .filter_map(|(i, types)| {
+            let (g, start, end) = (i.growth.as_ref()?, report.at_start(i)?, report.at_end(i)?);
+            Some(Row {
+                type_name: end.type_name.clone(),
+                path: end.path.clone(),
+                site: end.site.clone(),
+                hgp: g.hgp,
+                growth: [g.retained.bytes, g.deep.bytes, g.structure.bytes, g.deep_structure.bytes],
+                pattern: g.pattern.name(),
+                objects: (start.measure.deep_structure.objects, end.measure.deep_structure.objects),
+                retained: (start.measure.retained.bytes, end.measure.retained.bytes),
+                leaves: i.leaves.clone(),
+                types,
+            })
+        })
+        .collect();
+    Ok(Measured {
+        from: report.from,
+        to: report.to,
+        heap_growth: report.window.heap_growth,
+        survived: report.count(Status::Survived),
+        appeared: report.count(Status::Appeared),
+        died: report.count(Status::Died),
+        rows,
+    })
+}
+
+/// Per group of the city, whether it holds objects of one of `types`: a group of one of these
+/// types (a Type level) and every group below it.
+pub fn groups_of_types(timeline: &Timeline, types: &[String]) -> Vec<bool> {
+    let direct: Vec<bool> =
+        timeline.groups.iter().map(|g| g.role == "Type" && types.binary_search(&g.name).is_ok()).collect();
+    (0..timeline.groups.len())
+        .map(|g| {
+            let mut at = Some(g as u32);
+            while let Some(i) = at {
+                if direct[i as usize] {
+                    return true;
+                }
+                at = timeline.groups[i as usize].parent;
+            }
+            false
+        })
+        .collect()
+}
+
+/// The group that stands for an instance in the city: the group of its head's type, or below
+/// it the group of the head's allocation site where the city splits the type by site.
+pub fn head_group(timeline: &Timeline, type_name: &str, site: Option<&str>) -> Option<u32> {
+    let of_type = timeline.groups.iter().position(|g| g.role == "Type" && g.name == type_name)? as u32;
+    let below: Vec<u32> = (0..timeline.groups.len() as u32)
+        .filter(|&g| timeline.groups[g as usize].parent == Some(of_type))
+        .collect();
+    let named = |g: &&u32| site.is_some_and(|s| timeline.groups[**g as usize].name == s);
+    Some(below.iter().find(named).or(below.first()).copied().unwrap_or(of_type))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,178 @@
+//! The Data structures tab (docs/structures.md, "In the app"): the instances of the city's input
+//! that grew most over a window, as the paper's bar chart of four heap growth portions each, and
+//! the leaves of the picked one at the window's start and end. Picking an instance marks the
+//! buildings of what it holds, selects its head's group and names its field path in the Why
+//! pane. The input is measured again on a thread of its own, when the tab is first shown.
+
+pub mod measured;
+mod pane;
+
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::mpsc::{Receiver, TryRecvError, channel};
+
+use bevy::prelude::*;
+use bevy::window::RequestRedraw;
+use memcity_structures::Descriptions;
+
+use crate::app::inspect::Marked;
+use crate::app::model::CityModel;
+use crate::app::ui::workspace::AddTab;
+use crate::app::ui::workspace::layouts::tabs::STRUCTURES;
+use crate::app::why::CitySource;
+use measured::{Measured, Request};
+
+pub struct StructuresPlugin;
+
+impl Plugin for StructuresPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<StructureAnalysis>()
+            .init_resource::<PickedStructure>()
+            .init_resource::<StructureDescriptions>()
+            .add_message::<MeasureStructures>()
+            .add_tab(STRUCTURES, "Data structures", pane::structures_pane)
+            .add_systems(Update, (start_measuring, receive_measured, mark_picked).chain())
+            .add_systems(Last, redraw_while_measuring);
+    }
+}
+
+/// The descriptions instances are detected with: the built-in ones and the user's.
+#[derive(Resource, Clone)]
+pub struct StructureDescriptions(pub Arc<Descriptions>);
+
+impl Default for StructureDescriptions {
+    fn default() -> Self {
+        StructureDescriptions(Arc::new(memcity_structures::builtin()))
+    }
+}
+
+/// Measure the city's input for this request (sent by the tab when what it shows is stale).
+#[derive(Message, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MeasureStructures(pub Request);
+
+/// What a measurement was for: the request and the city (another input is another city).
+type Asked = (Request, u64);
+
+/// The measurement the tab shows, or the one under way.
+#[derive(Resource, Default)]
+pub struct StructureAnalysis {
+    /// The request the tab's controls show.
+    pub request: Request,
+    pub state: Analysis,
+}
+
+#[derive(Default)]
+pub enum Analysis {
+    #[default]
+    None,
+    Measuring(Asked, Mutex<Receiver<Result<Measured, String>>>),
+    Done(Asked, Arc<Measured>),
+    Failed(Asked, String),
+}
+
+impl StructureAnalysis {
+    fn asked(&self) -> Option<Asked> {
+        match &self.state {
+            Analysis::None => None,
+            Analysis::Measuring(a, _) | Analysis::Done(a, _) | Analysis::Failed(a, _) => Some(*a),
+        }
+    }
+
+    pub fn is_measuring(&self) -> bool {
+        matches!(self.state, Analysis::Measuring(..))
+    }
+
+    /// Whether the tab shows what it was asked for, on this city.
+    pub fn is_current(&self, city: u64) -> bool {
+        self.asked() == Some((self.request, city))
+    }
+}
+
+/// The instance picked in the tab: its name for the Why pane and what it holds for the city.
+#[derive(Resource, Default, Clone, Debug, PartialEq)]
+pub struct PickedStructure {
+    pub picked: Option<Picked>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Picked {
+    /// Its row in the measurement shown.
+    pub row: usize,
+    pub type_name: String,
+    pub path: String,
+    /// The key of the group selected for it (its head's type), to tell whether the selection
+    /// still is the instance.
+    pub selected: Option<String>,
+    /// Sorted.
+    pub types: Vec<String>,
+    pub city: u64,
+}
+
+fn start_measuring(
+    mut asked: MessageReader<MeasureStructures>,
+    model: Res<CityModel>,
+    source: Res<CitySource>,
+    descriptions: Res<StructureDescriptions>,
+    mut analysis: ResMut<StructureAnalysis>,
+) {
+    let Some(MeasureStructures(request)) = asked.read().last().copied() else { return };
+    let key = (request, model.city);
+    if analysis.is_measuring() || analysis.asked() == Some(key) || source.0.is_empty() {
+        return;
+    }
+    let (specs, descriptions) = (source.0.clone(), descriptions.0.clone());
+    let (send, receive) = channel();
+    let spawned = std::thread::Builder::new().name("memcity-structures".into()).spawn(move || {
+        let result = measured::measure(&specs, request, &descriptions).map_err(|e| format!("{e:#}"));
+        let _ = send.send(result);
+    });
+    analysis.state = match spawned {
+        Ok(_) => Analysis::Measuring(key, Mutex::new(receive)),
+        Err(e) => Analysis::Failed(key, format!("cannot start: {e}")),
+    };
+}
+
+fn receive_measured(mut analysis: ResMut<StructureAnalysis>, mut picked: ResMut<PickedStructure>) {
+    let Analysis::Measuring(asked, receiver) = &analysis.state else { return };
+    let received = receiver.lock().ok().map(|r| r.try_recv());
+    let asked = *asked;
+    analysis.state = match received {
+        Some(Ok(Ok(measured))) => Analysis::Done(asked, Arc::new(measured)),
+        Some(Ok(Err(e))) => Analysis::Failed(asked, e),
+        Some(Err(TryRecvError::Empty)) => return,
+        _ => Analysis::Failed(asked, "the measurement stopped without a result".into()),
+    };
+    // Rows of another measurement are other instances.
+    picked.picked = None;
+}
+
+/// The city's groups of what the picked instance holds are marked while it is picked and the
+/// city is the one it was picked in.
+fn mark_picked(picked: Res<PickedStructure>, model: Res<CityModel>, mut marked: ResMut<Marked>) {
+    if !picked.is_changed() && !model.is_changed() {
+        return;
+    }
+    let groups = match &picked.picked {
+        Some(p) if p.city == model.city => measured::groups_of_types(&model.timeline, &p.types),
+        _ => Vec::new(),
+    };
+    mark(&mut marked, groups);
+}
+
+/// Sets the marks, and their version only where they change (the city redraws for a new one).
+fn mark(marked: &mut Marked, groups: Vec<bool>) {
+    if marked.groups != groups {
+        marked.groups = groups;
+        marked.version += 1;
+    }
+}
+
+/// The window rests when idle: a measurement finishing must still show up.
+fn redraw_while_measuring(analysis: Res<StructureAnalysis>, mut redraw: MessageWriter<RequestRedraw>) {
+    if analysis.is_measuring() {
+        redraw.write(RequestRedraw);
+    }
+}
+
+#[cfg(test)]
+mod tests;
