@@ -354,7 +354,8 @@ def _walk(r):
             refs, _, names = frames[id(o)]
         else:
             refs = referents(o)
-            names = names_of(o, refs)
+            # Most objects (numbers, strings) refer to nothing: nothing to name.
+            names = names_of(o, refs) if refs else None
         count = 0
         for at, r in enumerate(refs):
             k = id(r)
@@ -394,6 +395,7 @@ class _Namer:
     def __init__(self):
         self.attribute_dicts = set()
         self.dict_getter = {}
+        self.slot_members = {}
         self.str_keys = {}
 
     def names(self, o, refs):
@@ -411,8 +413,21 @@ class _Namer:
                 own = None
         else:
             own = self.instance_dict(o, t)
+            slots = self.slot_names(o, t)
+            if slots:
+                # A class's __slots__ hold their values in the object itself; a subclass
+                # without __slots__ adds a dict for the rest.
+                names = [slots.get(id(r)) for r in refs]
+                if type(own) is dict:
+                    rest = self.own_names(own, refs) or [None] * len(refs)
+                    names = [n if n is not None else m for n, m in zip(names, rest)]
+                return names
         if type(own) is not dict:
             return None
+        return self.own_names(own, refs)
+
+    def own_names(self, own, refs):
+        """Names by an object's own attribute dict: the dict itself, or the values in it."""
         mine = id(own)
         for r in refs:
             if id(r) == mine:
@@ -421,6 +436,22 @@ class _Namer:
         # Values held by the object itself (CPython 3.11+ keeps a plain instance's attributes
         # inline until its dict is asked for).
         return self.dict_names(own, refs, True)
+
+    def slot_names(self, o, t):
+        """{id(value): name} of the object's __slots__ members that are set, or None."""
+        members = self.slot_members.get(t)
+        if members is None:
+            members = self.slot_members[t] = _slot_members(t)
+        if not members:
+            return None
+        named = {}
+        for name, member in members:
+            try:
+                value = member.__get__(o, t)
+            except Exception:
+                continue
+            named.setdefault(id(value), name)
+        return named
 
     def instance_dict(self, o, t):
         getter = self.dict_getter.get(t, 0)
@@ -468,6 +499,24 @@ class _Namer:
 
 _TYPE_DICT = type.__dict__["__dict__"]
 _GETSET = type(_TYPE_DICT)
+_MEMBER = types.MemberDescriptorType
+_HEAP_TYPE = 1 << 9
+
+
+def _slot_members(t):
+    """The (name, member descriptor) of every __slots__ entry of a class and its bases: only
+    classes defined in Python have them (built-in types' members are C fields)."""
+    members = []
+    try:
+        for klass in t.__mro__:
+            if not klass.__flags__ & _HEAP_TYPE:
+                continue
+            for name, found in klass.__dict__.items():
+                if type(found) is _MEMBER and name != "__weakref__":
+                    members.append((name, found))
+    except Exception:
+        return []
+    return members
 _KEY_TYPES = (str, int, float, bool, bytes, type(None))
 
 

@@ -1,6 +1,6 @@
 """A Python service whose session registry only grows: every login adds a Session to the dict
-at the class attribute `Registry.sessions` and nothing removes it, while 200 route handlers each
-keep a small dict of counters that never grows. Run under the probe (probes/python) with
+at the class attribute `Registry.sessions` and nothing removes it, while 200 route handlers (with
+__slots__) each keep a small dict of counters that never grows. Run under the probe (probes/python) with
 --no-fork; takes a snapshot after each round and prints its path.
 Usage: memcity_probe.py --out DIR --no-fork session_registry.py ROUNDS PER_ROUND"""
 
@@ -21,6 +21,9 @@ class Registry:
 
 
 class Handler:
+    # Attributes in slots, not a dict: named by the slot (`.counters`) all the same.
+    __slots__ = ("route", "counters")
+
     def __init__(self, route):
         self.route = route
         self.counters = {"hits": 0, "errors": 0, "bytes": 0}
