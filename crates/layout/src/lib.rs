@@ -4,6 +4,7 @@
 pub mod city;
 pub mod export;
 pub mod frame;
+pub mod partition;
 pub mod pick;
 pub mod references;
 pub mod retainers;
