@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod analyze;
+mod diff;
 mod fetch;
 pub mod import;
 pub mod inspect;
@@ -60,6 +61,8 @@ pub enum Command {
     /// Why is a group alive? Its retainer path: the groups that keep its objects alive, up to
     /// the GC roots.
     Why(why::WhyArgs),
+    /// Compare two runs (or two moments of one) group by group, the largest change first.
+    Diff(diff::DiffArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -77,6 +80,7 @@ pub fn main() -> ExitCode {
         Some(Command::Record(args)) => record::run(args),
         Some(Command::Why(args)) => why::run(args),
         Some(Command::Structures(args)) => structures::run(args),
+        Some(Command::Diff(args)) => diff::run(args),
         None => open::run(cli.open),
     };
     match result {
