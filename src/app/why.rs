@@ -12,6 +12,7 @@ use memcity_model::RetainerPath;
 use crate::app::inspect::{Selection, Target};
 use crate::app::model::{CityModel, LayoutSettings};
 use crate::app::time::TimeCursor;
+pub use memcity_analysis::suspects::Suspect;
 
 pub struct WhyPlugin;
 
@@ -218,18 +219,6 @@ pub fn step_lines(model: &CityModel, view: &RetainerView, snapshot: usize) -> Op
     Some(PathLines { lines, roots: path.roots.clone(), references: path.reference_path() })
 }
 
-/// A group whose retained bytes grow, with the path's root-most holder.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Suspect {
-    pub group: u32,
-    pub growth: i64,
-    /// Retained bytes at the snapshot as a share of its heap.
-    pub share: f64,
-    /// The root-most step of its retainer path, when that is another group, and the share of
-    /// the heap that step retains ("LinkedList retains 67% of the heap").
-    pub holder: Option<(u32, f64)>,
-}
-
 /// The leak suspects at the shown snapshot, ranked once when the city or the time changes (the
 /// pane draws them every frame).
 #[derive(Resource, Default, Clone, Debug, PartialEq)]
@@ -249,32 +238,9 @@ fn rank_suspects(model: Res<CityModel>, cursor: Res<TimeCursor>, mut suspects: R
     }
 }
 
-/// Leaf groups ranked by how much their retained bytes grew from the first snapshot to
-/// `snapshot`, the strongest first; groups that did not grow are left out.
+/// The leak suspects of the city at `snapshot` (one home: memcity_analysis::suspects).
 pub fn leak_suspects(model: &CityModel, snapshot: usize, limit: usize) -> Vec<Suspect> {
-    let t = &model.timeline;
-    let (Some(first), Some(now)) = (t.retained.first(), t.retained.get(snapshot)) else { return Vec::new() };
-    let s = &model.history.snapshots[snapshot];
-    let heap = s.heap.as_ref().and_then(|h| h.reachable_bytes).unwrap_or(s.tree.bytes).max(1);
-    let mut suspects: Vec<Suspect> = now
-        .iter()
-        .filter(|&(&g, _)| t.groups[g as usize].is_leaf())
-        .map(|(&g, &bytes)| Suspect {
-            group: g,
-            growth: bytes as i64 - first.get(&g).copied().unwrap_or(0) as i64,
-            share: bytes as f64 / heap as f64,
-            holder: s
-                .retainers
-                .get(&t.groups[g as usize].key)
-                .and_then(|p| p.steps.last())
-                .and_then(|step| Some((t.group(&step.key)?, step.retained_bytes as f64 / heap as f64)))
-                .filter(|&(h, _)| h != g),
-        })
-        .filter(|s| s.growth > 0)
-        .collect();
-    suspects.sort_by(|a, b| b.growth.cmp(&a.growth).then(a.group.cmp(&b.group)));
-    suspects.truncate(limit);
-    suspects
+    memcity_analysis::suspects::leak_suspects(&model.history, &model.timeline, snapshot, limit)
 }
 
 /// Where the camera goes for a step: its building, else its district.

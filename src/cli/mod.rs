@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod analyze;
+mod check;
 mod diff;
 mod fetch;
 pub mod import;
@@ -63,6 +64,9 @@ pub enum Command {
     Why(why::WhyArgs),
     /// Compare two runs (or two moments of one) group by group, the largest change first.
     Diff(diff::DiffArgs),
+    /// The leak gate for a build: exit 0 when no group grew past the limits, 1 when one did,
+    /// 2 on bad input (docs/ci.md).
+    Check(check::CheckArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -81,6 +85,14 @@ pub fn main() -> ExitCode {
         Some(Command::Why(args)) => why::run(args),
         Some(Command::Structures(args)) => structures::run(args),
         Some(Command::Diff(args)) => diff::run(args),
+        Some(Command::Check(args)) => match check::run(args) {
+            Ok(true) => return ExitCode::SUCCESS,
+            Ok(false) => return ExitCode::from(1),
+            Err(e) => {
+                shout!("memcity: {e:#}");
+                return ExitCode::from(2);
+            }
+        },
         None => open::run(cli.open),
     };
     match result {

@@ -55,6 +55,25 @@ pub fn check_input(path: &Path) -> Result<()> {
     )
 }
 
+/// Reads a small text file a flag names (a baseline, a settings file): a regular file of at
+/// most `max` bytes, so a FIFO or a huge file is refused instead of read forever.
+pub fn read_small_file(path: &Path, flag: &str, max: u64) -> Result<String> {
+    use std::io::Read;
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|e| anyhow::anyhow!("{flag} {shown}: {e}"))?;
+    if !meta.is_file() {
+        bail!("{flag} {shown}: not a regular file");
+    }
+    if meta.len() > max {
+        bail!("{flag} {shown}: {} bytes is more than the {max} such a file may have", meta.len());
+    }
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(max + 1).read_to_string(&mut text))
+        .map_err(|e| anyhow::anyhow!("{flag} {shown}: {e}"))?;
+    Ok(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,12 +3,14 @@
 //! history, with pointer maps, heap metrics and retained sizes; finds suspicious time windows;
 //! and generates deterministic teaching scenarios.
 
+pub mod check;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod group;
 pub mod heap;
 pub mod replay;
 pub mod scenarios;
+pub mod suspects;
 pub mod synthetic;
 pub mod trace;
 pub mod windows;

@@ -1,0 +1,203 @@
+//! `memcity check INPUT…`: the leak gate for a build (docs/ci.md). Exit 0 when no group grew
+//! past the limits, 1 when one did, 2 when the input or a flag is bad.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use memcity_analysis::check::{Finding, Limits, findings, matches};
+use memcity_model::escape::xml;
+use memcity_model::{History, Timeline};
+use serde_json::{Value, json};
+
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    /// What to check: any input memcity reads (a dump series, V8 snapshots, heap files, a
+    /// history, a trace, scenario:NAME).
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<String>,
+    /// A group fails only when it grew by more than this many bytes…
+    #[arg(long, default_value_t = Limits::default().max_growth_bytes, value_name = "N")]
+    pub max_growth_bytes: u64,
+    /// …and by at least this share of the heap at the end, in percent…
+    #[arg(long, default_value_t = Limits::default().max_growth_percent, value_name = "P")]
+    pub max_growth_percent: f64,
+    /// …in at least this many of the steps between snapshots (and still in the last third).
+    #[arg(long, default_value_t = Limits::default().min_steps, value_name = "K")]
+    pub min_steps: usize,
+    /// Leave out groups whose key or name matches (`*` for any characters); repeatable.
+    #[arg(long = "ignore", value_name = "PATTERN")]
+    pub ignore: Vec<String>,
+    /// A previous run's --json: only groups not already found there fail.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Write the verdict and the findings as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write a JUnit XML report (one test case per finding, or one passing case).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+}
+
+/// What the check found, with the names and paths the reports print.
+struct Verdict {
+    input: String,
+    findings: Vec<Shown>,
+    /// Findings the baseline already had (not failing).
+    known: usize,
+}
+
+struct Shown {
+    finding: Finding,
+    key: String,
+    name: String,
+    /// The retainer path's groups, from the group up to the root-most holder.
+    path: Vec<String>,
+}
+
+/// Runs the check; `Ok(true)` when it passes. Errors are bad input (exit 2).
+pub fn run(args: CheckArgs) -> Result<bool> {
+    for (flag, path) in [("--json", &args.json), ("--junit", &args.junit)] {
+        if let Some(path) = path {
+            crate::cli::paths::check_output_file(path, flag)?;
+        }
+    }
+    if !(args.max_growth_percent.is_finite() && args.max_growth_percent >= 0.0) {
+        anyhow::bail!("--max-growth-percent {}: give a percentage of 0 or more", args.max_growth_percent);
+    }
+    let known = match &args.baseline {
+        Some(path) => baseline_keys(path)?,
+        None => Vec::new(),
+    };
+    let history = crate::input::load_all(&args.inputs, &|_, _| {})?;
+    if history.snapshots.len() < 2 {
+        anyhow::bail!(
+            "{}: a check needs at least two snapshots to see growth; the input has {}",
+            args.inputs.join(" "),
+            history.snapshots.len()
+        );
+    }
+    let timeline = Timeline::new(&history);
+    let limits = Limits {
+        max_growth_bytes: args.max_growth_bytes,
+        max_growth_percent: args.max_growth_percent,
+        min_steps: args.min_steps,
+    };
+    let group = |g: u32| &timeline.groups[g as usize];
+    let ignored =
+        |g: u32| args.ignore.iter().any(|p| matches(p, &group(g).key) || matches(p, &timeline.path_label(g)));
+    let all = findings(&history, &timeline, limits, &ignored);
+    let before = all.len();
+    let findings: Vec<Shown> = all
+        .into_iter()
+        .filter(|f| !known.contains(&group(f.group).key))
+        .map(|f| shown(&history, &timeline, f))
+        .collect();
+    let verdict = Verdict { input: args.inputs.join(" "), known: before - findings.len(), findings };
+    if let Some(path) = &args.json {
+        write(path, "--json", &(serde_json::to_string_pretty(&verdict.json())? + "\n"))?;
+    }
+    if let Some(path) = &args.junit {
+        write(path, "--junit", &verdict.junit())?;
+    }
+    for s in &verdict.findings {
+        let holder =
+            s.path.last().filter(|_| s.path.len() > 1).map_or(String::new(), |h| format!(", held by {h}"));
+        say!(
+            "LEAK {}: +{:.0} bytes per step over {} steps grown, retains {} bytes{holder}",
+            s.name,
+            s.finding.growth_per_step,
+            s.finding.steps_grown,
+            s.finding.retained_bytes
+        );
+    }
+    let pass = verdict.findings.is_empty();
+    let known = if verdict.known > 0 {
+        format!(" ({} known from the baseline)", verdict.known)
+    } else {
+        String::new()
+    };
+    say!(
+        "{}: {} group(s) grew past the limits{known}",
+        if pass { "pass" } else { "leak" },
+        verdict.findings.len()
+    );
+    Ok(pass)
+}
+
+fn shown(history: &History, timeline: &Timeline, finding: Finding) -> Shown {
+    let g = &timeline.groups[finding.group as usize];
+    let last = history.snapshots.last().expect("two snapshots or more");
+    let path = last.retainers.get(&g.key).map_or_else(Vec::new, |p| {
+        p.steps
+            .iter()
+            .map(|s| timeline.group(&s.key).map_or(s.key.clone(), |g| timeline.path_label(g)))
+            .collect()
+    });
+    Shown { key: g.key.clone(), name: timeline.path_label(finding.group), path, finding }
+}
+
+/// The keys of the findings of a previous run's --json.
+fn baseline_keys(path: &Path) -> Result<Vec<String>> {
+    let shown = path.display();
+    let text = crate::cli::paths::read_small_file(path, "--baseline", 64 << 20)?;
+    let value: Value =
+        serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("--baseline {shown}: not JSON: {e}"))?;
+    let suspects = value.get("suspects").and_then(Value::as_array).ok_or_else(|| {
+        anyhow::anyhow!("--baseline {shown}: no \"suspects\" list: not the --json of memcity check")
+    })?;
+    suspects
+        .iter()
+        .map(|s| {
+            s.get("key").and_then(Value::as_str).map(String::from).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "--baseline {shown}: a suspect without a \"key\": not the --json of memcity check"
+                )
+            })
+        })
+        .collect()
+}
+
+fn write(path: &Path, flag: &str, text: &str) -> Result<()> {
+    std::fs::write(path, text).map_err(|e| anyhow::anyhow!("{flag} {}: {e}", path.display()))
+}
+
+impl Verdict {
+    fn json(&self) -> Value {
+        let suspects: Vec<Value> = self
+            .findings
+            .iter()
+            .map(|s| {
+                json!({"name": s.name, "key": s.key, "growth_bytes": s.finding.growth_bytes,
+                       "growth_per_step": s.finding.growth_per_step.round(),
+                       "retained_bytes": s.finding.retained_bytes, "path": s.path})
+            })
+            .collect();
+        let verdict = if self.findings.is_empty() { "pass" } else { "leak" };
+        json!({"verdict": verdict, "input": self.input, "suspects": suspects})
+    }
+
+    fn junit(&self) -> String {
+        let input = xml(&self.input);
+        let mut cases = String::new();
+        for s in &self.findings {
+            let message = format!(
+                "{} grew by {} bytes ({:.0} per step), retains {} bytes",
+                s.name, s.finding.growth_bytes, s.finding.growth_per_step, s.finding.retained_bytes
+            );
+            cases.push_str(&format!(
+                "  <testcase classname=\"memcity.check\" name=\"{input}: {}\">\n    <failure message=\"{}\">{}</failure>\n  </testcase>\n",
+                xml(&s.name),
+                xml(&message),
+                xml(&s.path.join(" ← "))
+            ));
+        }
+        if self.findings.is_empty() {
+            cases.push_str(&format!("  <testcase classname=\"memcity.check\" name=\"{input}\"/>\n"));
+        }
+        let tests = self.findings.len().max(1);
+        format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"memcity check\" tests=\"{tests}\" failures=\"{}\">\n{cases}</testsuite>\n",
+            self.findings.len()
+        )
+    }
+}

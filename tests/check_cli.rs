@@ -1,0 +1,107 @@
+//! `memcity check`: the leak gate's exit codes, reports and baseline on the teaching scenarios
+//! (each leaking one fails, its fixed variant passes), and bad input (exit 2, one line).
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+const MEMCITY: &str = env!("CARGO_BIN_EXE_memcity");
+/// Limits for the scenarios' small heaps (a few hundred kB).
+const SMALL: [&str; 4] = ["--max-growth-bytes", "20000", "--max-growth-percent", "2"];
+
+fn check(args: &[&str]) -> Output {
+    Command::new(MEMCITY).arg("check").args(args).output().unwrap()
+}
+
+fn temp(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("memcity-check-{}-{name}", std::process::id()))
+}
+
+#[test]
+fn leaking_scenarios_fail_and_their_fixes_pass() {
+    for (leaking, fixed) in [("linked-list", "linked-list-fixed"), ("easytravel", "easytravel-fixed")] {
+        let out = check(&[&[&format!("scenario:{leaking}")[..]][..], &SMALL].concat());
+        assert_eq!(out.status.code(), Some(1), "{leaking}: {}", String::from_utf8_lossy(&out.stdout));
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.lines().next().unwrap().starts_with("LEAK "), "{text}");
+        assert!(text.trim_end().ends_with("grew past the limits"), "{text}");
+        let out = check(&[&[&format!("scenario:{fixed}")[..]][..], &SMALL].concat());
+        assert_eq!(out.status.code(), Some(0), "{fixed}: {}", String::from_utf8_lossy(&out.stdout));
+    }
+    // With the default limits (1 MiB), the scenarios' small growth passes.
+    assert_eq!(check(&["scenario:linked-list"]).status.code(), Some(0));
+}
+
+#[test]
+fn json_junit_and_a_baseline_that_knows_the_leak() {
+    let (json, junit) = (temp("out.json"), temp("out.xml"));
+    let mut args =
+        vec!["scenario:linked-list", "--json", json.to_str().unwrap(), "--junit", junit.to_str().unwrap()];
+    args.extend(SMALL);
+    assert_eq!(check(&args).status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(report["verdict"], "leak");
+    let suspects = report["suspects"].as_array().unwrap();
+    assert!(suspects.iter().any(|s| s["key"].as_str().unwrap().contains("LinkedList$Node")), "{report}");
+    let first = &suspects[0];
+    assert!(first["growth_bytes"].as_i64().unwrap() > 20000 && first["retained_bytes"].as_u64().unwrap() > 0);
+    assert!(!first["path"].as_array().unwrap().is_empty(), "the retainer path: {first}");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.starts_with("<?xml") && xml.contains(&format!("failures=\"{}\"", suspects.len())), "{xml}");
+    assert_eq!(xml.matches("<failure ").count(), suspects.len());
+    // The same run against its own report: everything is known, so it passes.
+    let mut again = vec!["scenario:linked-list", "--baseline", json.to_str().unwrap()];
+    again.extend(SMALL);
+    let out = check(&again);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("known from the baseline"));
+    // Ignoring the leaking groups passes too.
+    let mut ignoring = vec![
+        "scenario:linked-list",
+        "--ignore",
+        "*Person*",
+        "--ignore",
+        "*LinkedList*",
+        "--ignore",
+        "char[]",
+        "--ignore",
+        "java.lang.String",
+    ];
+    ignoring.extend(SMALL);
+    let out = check(&ignoring);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    for f in [json, junit] {
+        let _ = std::fs::remove_file(f);
+    }
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line() {
+    let refused = |args: &[&str], needle: &str| {
+        let out = check(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stdout));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    };
+    refused(&["/nonexistent/dumps"], "/nonexistent/dumps");
+    let not_json = temp("baseline.txt");
+    std::fs::write(&not_json, "hello").unwrap();
+    refused(&["scenario:linked-list", "--baseline", not_json.to_str().unwrap()], "not JSON");
+    std::fs::write(&not_json, "{\"verdict\": \"pass\"}").unwrap();
+    refused(
+        &["scenario:linked-list", "--baseline", not_json.to_str().unwrap()],
+        "not the --json of memcity check",
+    );
+    let _ = std::fs::remove_file(&not_json);
+    refused(&["scenario:linked-list", "--junit", "/nonexistent/dir/junit.xml"], "--junit");
+    refused(&["scenario:linked-list", "--max-growth-percent", "NaN"], "--max-growth-percent");
+    let one = temp("one.json");
+    let made = Command::new(MEMCITY)
+        .args(["analyze", "--scenario", "linked-list", "--gcs", "1", "--out"])
+        .arg(&one)
+        .output()
+        .unwrap();
+    assert!(made.status.success());
+    refused(&[one.to_str().unwrap()], "at least two snapshots");
+    let _ = std::fs::remove_file(&one);
+}
