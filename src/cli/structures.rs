@@ -63,12 +63,13 @@ const FATES_SHOWN: usize = 5;
 
 /// The descriptions in use: the built-in ones and the user's, which are also checked against
 /// the heap (a pattern of the user's that matches no type is most often a typo).
-struct Loaded {
-    all: Descriptions,
-    users: Descriptions,
+pub(crate) struct Loaded {
+    pub all: Descriptions,
+    pub users: Descriptions,
 }
 
-fn descriptions(paths: &[PathBuf]) -> Result<Loaded> {
+/// The built-in descriptions and the user's `--structures` files; a broken file is one line.
+pub(crate) fn descriptions(paths: &[PathBuf]) -> Result<Loaded> {
     let mut all = memcity_structures::builtin();
     let mut users = Descriptions::default();
     for path in paths {
@@ -77,6 +78,13 @@ fn descriptions(paths: &[PathBuf]) -> Result<Loaded> {
         all.extend(more);
     }
     Ok(Loaded { all, users })
+}
+
+/// Warns of the user's patterns that match no type of `heap`.
+pub(crate) fn warn_unmatched(heap: &memcity_heapgraph::TypedHeap, users: &Descriptions) {
+    for warning in memcity_structures::unmatched(heap, users) {
+        shout!("{warning}");
+    }
 }
 
 pub fn run(args: StructuresArgs) -> Result<()> {
@@ -90,9 +98,7 @@ pub fn run(args: StructuresArgs) -> Result<()> {
     let options = Options { deep: args.sort == SortBy::Deep };
     let (from, to) = (first.index, last.as_ref().map_or(first.index, |l| l.index));
     let end_heap = last.as_ref().map_or(&first.heap, |l| &l.heap);
-    for warning in memcity_structures::unmatched(end_heap, &loaded.users) {
-        shout!("{warning}");
-    }
+    warn_unmatched(end_heap, &loaded.users);
     let mut start = memcity_structures::measure_with(&first.heap, &loaded.all, options);
     // A window of one snapshot has one end, detected once.
     let mut end = match &last {
