@@ -69,6 +69,9 @@ fn in_the_structure_view_the_cache_is_the_building_that_holds_the_heap() {
     assert_eq!(*objects, 1, "the cache's head alone");
     let heap = last.heap.as_ref().and_then(|h| h.reachable_bytes).unwrap();
     assert!(*retained * 4 > heap, "the cache retains {retained} of {heap} bytes");
+    // Its path reads through the service object, which has no building.
+    let key = format!("Heap#Type:java.util.HashMap#Containing Structure:{name}");
+    assert_eq!(last.retainers[&key].reference_path().as_deref(), Some("static CacheLeak.SERVICE .cache"));
     // The 2,000 handlers' small maps are buildings of their own, each holding little.
     let counters = buildings.iter().filter(|b| b.1.ends_with(".counters")).count();
     assert!(counters >= 2000, "{counters} counter maps");
