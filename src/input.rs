@@ -11,6 +11,10 @@ use memcity_analysis::trace::{MAGIC, OpSink, is_binary_trace, read_binary_into, 
 use memcity_analysis::{Grouping, Trace, default_grouping};
 use memcity_model::History;
 
+mod typed;
+
+pub use typed::{Snapshots, Visit, each_typed_heap, trace_file_heaps, trace_heaps, typed_heaps};
+
 /// Every input memcity reads, in words: the Open pane's hint and the help of `memcity [INPUT]`.
 pub const INPUTS_HELP: &str = "A history (memcity/1 file, snapshot folder, AntTracks export), scenario:NAME, \
 a trace of memory events (.jsonl, .mctrace), heap dumps (.hprof, .hprof.gz: one file or a folder, one \
@@ -205,148 +209,6 @@ pub fn closure(specs: &[String], index: usize, label: Option<&str>, key: &str) -
         [spec, ..] => Err(no_heap(spec)),
         [] => anyhow::bail!("no input given"),
     }
-}
-
-/// The typed heaps at two GC points of an input, for the analyses of single objects (data
-/// structures), and the number of GCs the input has. `from` and `to` default to the first and
-/// the last GC. Traces and scenarios are replayed to the later point.
-pub fn typed_heaps(
-    specs: &[String],
-    from: Option<usize>,
-    to: Option<usize>,
-) -> Result<Vec<memcity_heapgraph::TypedSnapshot>> {
-    let trace = match specs {
-        [spec] if spec.starts_with("scenario:") => {
-            let scenario = scenario_named(&spec["scenario:".len()..])?;
-            Trace::from_events(scenario.trace(&memcity_analysis::scenarios::Params::default()))
-        }
-        [spec] if is_trace(Path::new(spec)) => read_trace_file(Path::new(spec))?,
-        _ if !specs.is_empty() && specs.iter().all(|s| is_heap_dumps(Path::new(s))) => {
-            return typed_dumps(specs, from, to);
-        }
-        _ if !specs.is_empty() && specs.iter().all(|s| memcity_v8::is_snapshots(Path::new(s))) => {
-            return typed_snapshots(specs, from, to);
-        }
-        _ if !specs.is_empty() && specs.iter().all(|s| memcity_heapfile::is_heap_input(Path::new(s))) => {
-            return typed_heap_files(specs, from, to);
-        }
-        [spec, ..] => anyhow::bail!(
-            "{spec}: data structures are found in traces, scenarios, HPROF heap dumps, V8 heap \
-             snapshots and heap files (.mcheap) only; this input carries groups, not objects"
-        ),
-        [] => anyhow::bail!("no input given"),
-    };
-    let gcs = trace.ops.iter().filter(|op| matches!(op, memcity_analysis::Op::Gc { .. })).count();
-    if gcs == 0 {
-        anyhow::bail!("{}: the trace has no GC, so there is no heap to look at", specs[0]);
-    }
-    let (from, to) = window(from, to, gcs, "GCs")?;
-    let mut streaming = Streaming::new(default_grouping().without_retained(), &specs[0], trace.unit)
-        .keep_typed_heaps_at(vec![from, to]);
-    *streaming.strings() = trace.strings;
-    for (op, line) in trace.ops.into_iter().zip(trace.lines) {
-        streaming.op(line, op)?;
-    }
-    Ok(streaming.finish_typed()?)
-}
-
-/// `--from`/`--to` checked against a series of `count` snapshots (`what`: "GCs", "dumps").
-fn window(from: Option<usize>, to: Option<usize>, count: usize, what: &str) -> Result<(usize, usize)> {
-    let (from, to) = (from.unwrap_or(0), to.unwrap_or(count.saturating_sub(1)));
-    for (flag, index) in [("--from", from), ("--to", to)] {
-        if index >= count {
-            anyhow::bail!("{flag} {index}: the input has {count} {what} (0..{})", count.saturating_sub(1));
-        }
-    }
-    if from > to {
-        anyhow::bail!("--from {from} is after --to {to}");
-    }
-    Ok((from, to))
-}
-
-/// The typed heaps of two dumps of a series, ordered by the dumps' own time as the import
-/// orders them (read from each header alone).
-fn typed_dumps(
-    specs: &[String],
-    from: Option<usize>,
-    to: Option<usize>,
-) -> Result<Vec<memcity_heapgraph::TypedSnapshot>> {
-    let files = memcity_hprof::source::expand(&dump_paths(specs)?)?;
-    let mut timed = Vec::with_capacity(files.len());
-    for file in files {
-        timed.push((memcity_hprof::dump_time(&file)?, file));
-    }
-    timed.sort_by_key(|(time, _)| *time);
-    let (from, to) = window(from, to, timed.len(), "dumps")?;
-    let mut out = Vec::new();
-    for index in if from == to { vec![from] } else { vec![from, to] } {
-        let dump = memcity_hprof::typed_heap(&timed[index].1, &Default::default())?;
-        out.push(memcity_heapgraph::TypedSnapshot {
-            index,
-            time_ms: dump.timestamp_ms,
-            reachable_bytes: dump.reachable_bytes,
-            heap: dump.heap,
-        });
-    }
-    Ok(out)
-}
-
-/// The typed heaps of two V8 heap snapshots of a series, in the import's order.
-fn typed_snapshots(
-    specs: &[String],
-    from: Option<usize>,
-    to: Option<usize>,
-) -> Result<Vec<memcity_heapgraph::TypedSnapshot>> {
-    let paths: Vec<std::path::PathBuf> = specs.iter().map(std::path::PathBuf::from).collect();
-    let files = memcity_v8::source::order(memcity_v8::source::expand(&paths)?);
-    let (from, to) = window(from, to, files.len(), "heap snapshots")?;
-    let mut out = Vec::new();
-    for index in if from == to { vec![from] } else { vec![from, to] } {
-        let (file, time_ms) = &files[index];
-        let typed = memcity_v8::typed_heap(file)?;
-        out.push(memcity_heapgraph::TypedSnapshot {
-            index,
-            time_ms: *time_ms,
-            reachable_bytes: typed.reachable_bytes,
-            heap: typed.heap,
-        });
-    }
-    Ok(out)
-}
-
-/// The typed heaps of two heap files of a series, in the import's order (by the probe's clock,
-/// files of equal times as named), read from each file's META alone. Objects are matched by
-/// address only where both files come from one process.
-fn typed_heap_files(
-    specs: &[String],
-    from: Option<usize>,
-    to: Option<usize>,
-) -> Result<Vec<memcity_heapgraph::TypedSnapshot>> {
-    let paths: Vec<std::path::PathBuf> = specs.iter().map(std::path::PathBuf::from).collect();
-    let files = memcity_heapfile::snapshot_files(&paths)?;
-    let mut timed = Vec::with_capacity(files.len());
-    for file in files {
-        timed.push((memcity_heapfile::read_meta(&file)?.time_ms, file));
-    }
-    timed.sort_by_key(|(time, _)| *time);
-    let (from, to) = window(from, to, timed.len(), "heap files")?;
-    let mut out = Vec::new();
-    let mut pids = Vec::new();
-    for index in if from == to { vec![from] } else { vec![from, to] } {
-        let typed = memcity_heapfile::typed_heap(&timed[index].1)?;
-        pids.push(typed.meta.pid);
-        out.push(memcity_heapgraph::TypedSnapshot {
-            index,
-            time_ms: typed.meta.time_ms,
-            reachable_bytes: typed.reachable_bytes,
-            heap: typed.heap,
-        });
-    }
-    if pids.iter().any(|p| *p != pids[0]) {
-        // Two processes: an address in one says nothing of the other's objects.
-        out.iter_mut().for_each(|s| s.heap.objects.identity_stable = false);
-    }
-    Ok(out)
 }
 
 /// The file among `files` that the snapshot labelled `label` came from (`labels(label, file)`).

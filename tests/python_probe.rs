@@ -3,6 +3,9 @@
 //! `memcity serve --follow`. Needs python3: without it these tests skip, except in CI (CI=1 or
 //! MEMCITY_REQUIRE_PYTHON=1), where they fail.
 
+mod common;
+use common::buildings;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -51,20 +54,8 @@ fn probe(python: &str, example: &str, seconds: &str) -> PathBuf {
     out
 }
 
-fn leaves(tree: &Node) -> Vec<&Node> {
-    let mut out = Vec::new();
-    let mut stack = vec![tree];
-    while let Some(n) = stack.pop() {
-        if n.children.is_empty() {
-            out.push(n);
-        }
-        stack.extend(&n.children);
-    }
-    out
-}
-
 fn objects_of(history: &History, snapshot: usize, key: &str) -> u64 {
-    leaves(&history.snapshots[snapshot].tree).iter().find(|n| n.key == key).map_or(0, |n| n.objects)
+    buildings(&history.snapshots[snapshot].tree).iter().find(|n| n.key == key).map_or(0, |n| n.objects)
 }
 
 /// The leaking class is the program's top grower and keeps most of the growth alive; its
@@ -78,7 +69,7 @@ fn check_leak(example: &str, class: &str, holder: &str) {
     assert!(n >= 3, "{example}: only {n} snapshots");
     let last = history.snapshots.last().unwrap();
     let program_leaves: Vec<&Node> =
-        leaves(&last.tree).into_iter().filter(|l| l.key.contains("#Package:__main__#")).collect();
+        buildings(&last.tree).into_iter().filter(|l| l.key.contains("#Package:__main__#")).collect();
     let growth = |key: &str| objects_of(&history, n - 1, key) as i64 - objects_of(&history, 0, key) as i64;
     let top = program_leaves.iter().max_by_key(|l| growth(&l.key)).unwrap();
     assert!(top.key.contains(&format!("#Type:{class}#")), "{example}: top grower is {}", top.key);

@@ -38,3 +38,42 @@ fn the_leaking_cache_is_one_map_among_thousands() {
     assert!(counters.len() >= 2000, "{} counter maps", counters.len());
     assert!(counters.iter().all(|i| i["pattern"] == "non-growth"));
 }
+
+/// The data-structure view of the same program (docs/structures.md, "The data-structure
+/// city"): one building per top-level structure, the cache the one that keeps the most alive.
+#[test]
+fn in_the_structure_view_the_cache_is_the_building_that_holds_the_heap() {
+    if !tools_present(&["java", "javac", "jcmd"], "-version", "MEMCITY_REQUIRE_JVM") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("memcity-structure-view-jvm-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let series = record_java(&dir, "CacheLeak", &["20000"], 3);
+    let out = dir.join("view.json");
+    run(Command::new(MEMCITY)
+        .arg("import")
+        .arg(&series)
+        .args(["--structure-view", "identity", "--out"])
+        .arg(&out));
+    let history = memcity_model::load_path(&out).unwrap();
+    let last = history.snapshots.last().unwrap();
+    let mut buildings = Vec::new();
+    last.tree.walk(&mut |n, _| {
+        if n.children.is_empty() {
+            buildings.push((n.retained_bytes.unwrap_or(0), n.name.clone(), n.objects));
+        }
+    });
+    buildings.sort_by(|a, b| b.cmp(a));
+    let (retained, name, objects) = &buildings[0];
+    assert_eq!(name, "java.util.HashMap static CacheLeak.SERVICE .cache", "{:?}", &buildings[..3]);
+    assert_eq!(*objects, 1, "the cache's head alone");
+    let heap = last.heap.as_ref().and_then(|h| h.reachable_bytes).unwrap();
+    assert!(*retained * 4 > heap, "the cache retains {retained} of {heap} bytes");
+    // Its path reads through the service object, which has no building.
+    let key = format!("Heap#Type:java.util.HashMap#Containing Structure:{name}");
+    assert_eq!(last.retainers[&key].reference_path().as_deref(), Some("static CacheLeak.SERVICE .cache"));
+    // The 2,000 handlers' small maps are buildings of their own, each holding little.
+    let counters = buildings.iter().filter(|b| b.1.ends_with(".counters")).count();
+    assert!(counters >= 2000, "{counters} counter maps");
+    let _ = std::fs::remove_dir_all(&dir);
+}

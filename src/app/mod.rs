@@ -77,6 +77,9 @@ pub struct AppOptions {
     pub size: Option<(u32, u32)>,
     /// The workspace's layout to start with (`--layout`).
     pub layout: ui::workspace::state::LayoutChoice,
+    /// The data-structure descriptions the Data structures tab detects with (built-in and
+    /// `--structures`).
+    pub structures: Arc<memcity_structures::Descriptions>,
 }
 
 pub fn run(options: AppOptions) -> anyhow::Result<()> {
@@ -158,6 +161,7 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
                 .add_plugins(ui::UiPlugin { layout: options.layout, save_layout })
                 .add_plugins(why_pane::WhyPanePlugin)
                 .add_plugins(structures::StructuresPlugin)
+                .insert_resource(structures::StructureDescriptions(options.structures.clone()))
                 .add_plugins(screenshot::ScreenshotKeyPlugin)
                 .add_plugins(wake::WakePlugin);
             if let Some(path) = shot {

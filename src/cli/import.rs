@@ -10,18 +10,20 @@ use memcity_heapgraph::AnalysisOptions;
 use memcity_hprof::{Grouping, ImportOptions, Layout};
 
 use super::retained::RetainedArgs;
+use super::structure_city::StructureArgs;
 
 #[derive(clap::Args, Debug)]
 pub struct ImportArgs {
     /// Heap dumps (.hprof or .hprof.gz, e.g. from `jcmd PID GC.heap_dump`), V8 heap snapshots
     /// (.heapsnapshot[.gz] from Node or Chromium), heap snapshot files (.mcheap, from
     /// probes/python/memcity_probe.py), or folders of them. One snapshot per file, ordered by the
-    /// time each was taken (V8 snapshots: by Node's file names, else as given).
+    /// time each was taken (V8 snapshots: by Node's file names, else as given). Grouped by data
+    /// structures, also a trace (.jsonl, .mctrace) or scenario:NAME.
     #[arg(required = true)]
     pub dumps: Vec<PathBuf>,
-    /// How objects are grouped, outermost first: e.g. `package,type`, `type`, `type,root-kind`
-    /// [default: package,type for dumps, node-type,type for V8 snapshots,
-    /// package,type,allocation-site for .mcheap files].
+    /// How objects are grouped, outermost first: e.g. `package,type`, `type`, `type,root-kind`,
+    /// `containing-structure,leaf,type` [default: package,type for dumps, node-type,type for V8
+    /// snapshots, package,type,allocation-site for .mcheap files].
     #[arg(long)]
     pub classifiers: Option<String>,
     /// Where the history is written (memcity/1 JSON).
@@ -31,6 +33,8 @@ pub struct ImportArgs {
     pub layout: LayoutArgs,
     #[command(flatten)]
     pub retained: RetainedArgs,
+    #[command(flatten)]
+    pub structure: StructureArgs,
 }
 
 /// The JVM object layout sizes are computed with. The defaults are 64-bit HotSpot with
@@ -70,14 +74,22 @@ pub fn options(classifiers: &str, layout: &LayoutArgs, analysis: AnalysisOptions
 
 /// `--classifiers` and the retained-size flags as a source's grouping.
 fn grouping(classifiers: &str, analysis: AnalysisOptions) -> Result<Grouping> {
-    let classifiers =
-        memcity_heapgraph::parse_list(classifiers).map_err(|e| anyhow::anyhow!("--classifiers: {e}"))?;
-    Ok(Grouping { classifiers, analysis })
+    Ok(Grouping { classifiers: parse_classifiers(classifiers)?, analysis })
+}
+
+/// `--classifiers`, parsed.
+pub fn parse_classifiers(classifiers: &str) -> Result<Vec<memcity_heapgraph::Classifier>> {
+    memcity_heapgraph::parse_list(classifiers).map_err(|e| anyhow::anyhow!("--classifiers: {e}"))
 }
 
 pub fn run(args: ImportArgs) -> Result<()> {
     crate::cli::paths::check_output_file(&args.out, "--out")?;
-    let history = if args.dumps.iter().all(|p| memcity_heapfile::is_heap_input(p)) {
+    let classifiers = args.classifiers.as_deref().map(parse_classifiers).transpose()?;
+    let history = if args.structure.wanted(classifiers.as_deref())? {
+        let specs: Vec<String> = args.dumps.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+        let (analysis, layout) = (args.retained.analysis(), args.layout.layout()?);
+        crate::cli::structure_city::history(&specs, classifiers, &args.structure, analysis, &layout)?
+    } else if args.dumps.iter().all(|p| memcity_heapfile::is_heap_input(p)) {
         let classifiers = args.classifiers.as_deref().unwrap_or("package,type,allocation-site");
         memcity_heapfile::import(&args.dumps, &grouping(classifiers, args.retained.analysis())?)?
     } else {

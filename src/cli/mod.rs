@@ -19,6 +19,7 @@ pub mod record;
 mod retained;
 mod scenarios;
 pub mod serve;
+pub mod structure_city;
 mod structures;
 mod trace;
 mod why;

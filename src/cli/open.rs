@@ -78,6 +78,8 @@ pub struct OpenArgs {
     pub tab: Option<i64>,
     #[command(flatten)]
     pub settings: SettingsArgs,
+    #[command(flatten)]
+    pub structure: crate::cli::structure_city::StructureArgs,
     /// Who may connect to the live server of --listen (and of --inspect, --follow).
     #[command(flatten)]
     pub access: crate::cli::serve::AccessArgs,
@@ -118,8 +120,32 @@ pub fn run(args: OpenArgs) -> Result<()> {
         args.inputs.clone()
     };
     let slow = specs.len() > 1 || crate::input::is_slow(&specs[0]);
+    // A broken description file is refused before any input is read (the launch reads them
+    // again for the app).
+    crate::cli::structures::descriptions(&args.structure.structures)?;
+    // In the app, --structures alone feeds the Data structures tab.
+    let by_structures = args.structure.structure_view.is_some() && args.structure.wanted(None)?;
+    let no_input = args.inputs.is_empty();
+    if by_structures
+        && (args.bench_render
+            || args.tour.is_some()
+            || args.connect.is_some()
+            || args.inspect.is_some()
+            || args.follow.is_some()
+            || (args.listen.is_some() && no_input))
+    {
+        bail!(
+            "--structure-view groups the objects of an INPUT: it cannot be combined with --bench-render, --tour, --connect, --inspect, --follow or an empty --listen"
+        );
+    }
     let mut background = None;
-    let history = if args.bench_render {
+    let history = if by_structures {
+        // Read here, before the window opens: the app's background loader groups as each
+        // source's import does.
+        crate::input::check_all(&specs)?;
+        let analysis = Default::default();
+        crate::cli::structure_city::history(&specs, None, &args.structure, analysis, &Default::default())?
+    } else if args.bench_render {
         memcity_model::synthetic::history(args.buildings, 12, 1)
     } else if let Some(url) = &args.connect {
         let timeout = memcity_wire::client::DEFAULT_TIMEOUT;
@@ -174,7 +200,9 @@ pub fn run(args: OpenArgs) -> Result<()> {
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         crate::follow::spawn(dir, server.url(), stop)?;
     }
-    let from_inputs = !args.bench_render && args.connect.is_none() && background.is_none();
+    // A city grouped by structures has keys no source's import makes: exact closures, which
+    // import again, cannot find its groups.
+    let from_inputs = !args.bench_render && args.connect.is_none() && background.is_none() && !by_structures;
     let source = if from_inputs && !history.snapshots.is_empty() { specs } else { Vec::new() };
     launch(args, history, settings, background, listen, source)
 }
@@ -277,6 +305,9 @@ fn launch(
         tour,
         size: Some(args.size),
         layout,
+        structures: std::sync::Arc::new(
+            crate::cli::structures::descriptions(&args.structure.structures)?.all,
+        ),
     })
 }
 

@@ -59,12 +59,13 @@ const LEAF_TYPES: usize = 10;
 
 /// The descriptions in use: the built-in ones and the user's, which are also checked against
 /// the heap (a pattern of the user's that matches no type is most often a typo).
-struct Loaded {
-    all: Descriptions,
-    users: Descriptions,
+pub(crate) struct Loaded {
+    pub all: Descriptions,
+    pub users: Descriptions,
 }
 
-fn descriptions(paths: &[PathBuf]) -> Result<Loaded> {
+/// The built-in descriptions and the user's `--structures` files; a broken file is one line.
+pub(crate) fn descriptions(paths: &[PathBuf]) -> Result<Loaded> {
     let mut all = memcity_structures::builtin();
     let mut users = Descriptions::default();
     for path in paths {
@@ -75,6 +76,13 @@ fn descriptions(paths: &[PathBuf]) -> Result<Loaded> {
     Ok(Loaded { all, users })
 }
 
+/// Warns of the user's patterns that match no type of `heap`.
+pub(crate) fn warn_unmatched(heap: &memcity_heapgraph::TypedHeap, users: &Descriptions) {
+    for warning in memcity_structures::unmatched(heap, users) {
+        shout!("{warning}");
+    }
+}
+
 pub fn run(args: StructuresArgs) -> Result<()> {
     let loaded = descriptions(&args.structures)?;
     let heaps = crate::input::typed_heaps(&args.inputs, args.from, args.to)?;
@@ -82,9 +90,7 @@ pub fn run(args: StructuresArgs) -> Result<()> {
     let first = heaps.next().ok_or_else(|| anyhow::anyhow!("no heap in the window"))?;
     let last = heaps.next();
     let end_heap = last.as_ref().map_or(&first.heap, |l| &l.heap);
-    for warning in memcity_structures::unmatched(end_heap, &loaded.users) {
-        shout!("{warning}");
-    }
+    warn_unmatched(end_heap, &loaded.users);
     let top = if args.top == 0 { usize::MAX } else { args.top };
     let report = memcity_structures::report(&first, last.as_ref(), &loaded.all, args.sort.into(), top);
     if args.json {

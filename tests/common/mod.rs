@@ -40,6 +40,19 @@ pub fn find<'a>(node: &'a memcity_model::Node, key: &str) -> Option<&'a memcity_
     node.children.iter().find_map(|c| find(c, key))
 }
 
+/// The leaf groups (buildings) of a tree.
+pub fn buildings(tree: &memcity_model::Node) -> Vec<&memcity_model::Node> {
+    let mut out = Vec::new();
+    let mut stack = vec![tree];
+    while let Some(n) = stack.pop() {
+        if n.children.is_empty() {
+            out.push(n);
+        }
+        stack.extend(&n.children);
+    }
+    out
+}
+
 /// Runs a Java program of tests/java that prints `STARTED`, then `READY <phase>…` after each
 /// `go` line, and takes one dump (and class histogram) at each of `phases` pauses with
 /// `memcity record`. Returns the series folder under `dir`.

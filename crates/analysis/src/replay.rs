@@ -35,6 +35,8 @@ pub struct Replay {
     kept: Option<KeptHeap>,
     /// Keep the typed heaps of these GCs (by index) and replay nothing after the last.
     typed_at: Vec<usize>,
+    /// Keep the typed heap of every GC, for the caller to take one at a time.
+    typed_every: bool,
     typed: Vec<TypedAt>,
 }
 
@@ -63,6 +65,7 @@ impl Replay {
             keep_at: None,
             kept: None,
             typed_at: Vec::new(),
+            typed_every: false,
             typed: Vec::new(),
         }
     }
@@ -128,9 +131,16 @@ impl Replay {
         if self.keep_at == Some(index) {
             self.kept = Some(KeptHeap { graph, live: collection.live });
         }
-        if self.typed_at.contains(&index) {
-            let heap = self.heap.typed();
-            self.typed.push(TypedAt { index, time_ms: end, reachable_bytes: collection.used_after, heap });
+        if self.typed_every || self.typed_at.contains(&index) {
+            let recorded = &self.recorded[index];
+            self.typed.push(TypedAt {
+                index,
+                time_ms: end,
+                reachable_bytes: collection.used_after,
+                label: gc_label(id),
+                metrics: recorded.heap.clone(),
+                heap: self.heap.typed(),
+            });
         }
         Ok(())
     }
@@ -149,7 +159,7 @@ impl Replay {
                 let info = SnapshotInfo {
                     time_ms: r.time_ms,
                     gc_id: Some(r.gc_id),
-                    label: Some(format!("GC #{}", r.gc_id)),
+                    label: Some(gc_label(r.gc_id)),
                     heap: Some(r.heap.clone()),
                 };
                 self.grouper.snapshot(&r.grouped, info)
@@ -162,6 +172,11 @@ impl Replay {
     pub fn grouper(&self) -> &Grouper {
         &self.grouper
     }
+}
+
+/// What a history calls the snapshot of a GC.
+fn gc_label(id: u64) -> String {
+    format!("GC #{id}")
 }
 
 /// Replays a whole trace into a history; the first bad event stops it with its line number.
@@ -239,10 +254,29 @@ impl Streaming {
         self
     }
 
-    /// The typed heaps kept by [`Streaming::keep_typed_heaps_at`], in GC order.
+    /// Keeps the typed heap of every GC, each ready for [`Streaming::take_typed`] as soon as
+    /// its `gc` op is in (the batch is replayed then), so a caller can handle one heap at a
+    /// time instead of holding the whole series.
+    pub fn keep_every_typed_heap(mut self) -> Streaming {
+        self.replay.typed_every = true;
+        self
+    }
+
+    /// The typed heaps kept and not yet taken, in GC order.
+    pub fn take_typed(&mut self) -> Vec<TypedAt> {
+        std::mem::take(&mut self.replay.typed)
+    }
+
+    /// The typed heaps kept by [`Streaming::keep_typed_heaps_at`] (or, with
+    /// [`Streaming::keep_every_typed_heap`], those not yet taken), in GC order.
     pub fn finish_typed(mut self) -> Result<Vec<TypedAt>, TraceError> {
         self.flush()?;
-        if !self.replay.typed_done() {
+        if self.replay.recorded.is_empty() {
+            return Err(
+                self.error(self.last_line, "the trace has no gc event, so there is no snapshot".into())
+            );
+        }
+        if !self.replay.typed_every && !self.replay.typed_done() {
             let gcs = self.replay.recorded.len();
             let missing = self.replay.typed_at.iter().find(|&&i| i >= gcs).copied().unwrap_or(0);
             return Err(
@@ -278,9 +312,10 @@ impl OpSink for Streaming {
     }
 
     fn op(&mut self, line: usize, op: Op) -> Result<(), TraceError> {
+        let gc = matches!(op, Op::Gc { .. });
         self.batch.push(op);
         self.lines.push(line);
-        if self.batch.len() == BATCH { self.flush() } else { Ok(()) }
+        if self.batch.len() == BATCH || (gc && self.replay.typed_every) { self.flush() } else { Ok(()) }
     }
 }
 

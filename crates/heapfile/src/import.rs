@@ -173,7 +173,8 @@ pub fn labels_file(label: &str, path: &Path) -> bool {
     label == stem || label.strip_prefix(&stem).is_some_and(|rest| rest.starts_with(" ("))
 }
 
-pub(crate) fn label(path: &Path) -> String {
+/// A heap file's name without its extension: how its snapshot's label starts.
+pub fn label(path: &Path) -> String {
     path.file_stem().map_or_else(|| path.display().to_string(), |s| s.to_string_lossy().into_owned())
 }
 
@@ -191,7 +192,13 @@ pub(crate) fn series_heap(
     };
     let live = reachable(&graph);
     let heap = group_heap_owned(graph, group_count, &live, &roots, &|_| None, analysis);
-    let meta = &file.meta;
+    let (label, metrics) = (snapshot_label(label, &file.meta), snapshot_metrics(&file.meta));
+    SeriesHeap { time_ms: file.meta.time_ms, label, heap, metrics }
+}
+
+/// What a history calls the snapshot of the heap file labelled `label` (its name without the
+/// extension): the label, with the probe's trigger and cost where META has them.
+pub fn snapshot_label(label: &str, meta: &Meta) -> String {
     let mut label = label.to_string();
     match (&meta.trigger, meta.cost_ms) {
         (Some(trigger), Some(ms)) => label.push_str(&format!(" ({trigger}; cost {ms:.0} ms)")),
@@ -199,8 +206,12 @@ pub(crate) fn series_heap(
         (Some(trigger), None) => label.push_str(&format!(" ({trigger})")),
         (None, None) => {}
     }
-    let metrics = HeapMetrics { used_after_gc: meta.traced_bytes, ..HeapMetrics::default() };
-    SeriesHeap { time_ms: meta.time_ms, label, heap, metrics }
+    label
+}
+
+/// What a heap file's META measured besides the reachable bytes.
+pub fn snapshot_metrics(meta: &Meta) -> HeapMetrics {
+    HeapMetrics { used_after_gc: meta.traced_bytes, ..HeapMetrics::default() }
 }
 
 /// The file's heap as a graph whose objects carry their leaf groups, and each object's roots.

@@ -16,7 +16,8 @@ pub use error::HeapFileError;
 pub use follow::Follower;
 pub use format::{EXTENSION, HeapFile, MAGIC, Meta, OLDEST_VERSION, VERSION};
 pub use import::{
-    closure_of, default_grouping, import, is_heap_input, labels_file, read_file, read_meta, snapshot_files,
+    closure_of, default_grouping, import, is_heap_input, label, labels_file, read_file, read_meta,
+    snapshot_files, snapshot_label, snapshot_metrics,
 };
 pub use memcity_heapgraph::Grouping;
 pub use read::has_magic;

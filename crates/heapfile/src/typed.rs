@@ -109,6 +109,7 @@ pub fn typed_of(file: HeapFile) -> TypedFile {
         identity_stable: meta.pid.is_some(),
         labels: EdgeLabels { names: strings, of_edge },
         root_names: named,
+        root_kinds: roots,
     };
     TypedFile { meta, reachable_bytes, heap: TypedHeap { graph, objects } }
 }

@@ -34,7 +34,35 @@ pub enum Classifier {
     Script,
     /// Whether a DOM node is detached from its document.
     Detached,
+    /// The top-level data structure that contains the object (bottom-up analysis; needs
+    /// structures detected, see [`InStructure`]).
+    ContainingStructure,
+    /// The object's role in the data structure that contains it: one of its leaves (the data
+    /// it holds) or the structure itself (its head and internal parts).
+    Leaf,
 }
+
+/// What data-structure detection says of an object (docs/structures.md, "The data-structure
+/// city"). Only a grouping that detects structures fills it; the importers of each source do
+/// not, so their objects read [`InStructure::NotDetected`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum InStructure<'a> {
+    #[default]
+    NotDetected,
+    /// Detected, and the object is part of no structure.
+    Outside,
+    /// A part or leaf of a structure.
+    Contained {
+        /// The top-level structure containing it, named by type and identity
+        /// (`java.util.HashMap static app.Registry.people`).
+        top: &'a str,
+        /// A leaf (the data a structure holds) rather than a head or an internal part.
+        leaf: bool,
+    },
+}
+
+/// How the structure classifiers name an object in no structure.
+pub const IN_NO_STRUCTURE: &str = "(in no structure)";
 
 /// What a classifier needs to know about one object. Sources fill what they know; the rest
 /// stays at its default (empty names are shown as "(unknown …)").
@@ -52,6 +80,7 @@ pub struct ObjectFacts<'a> {
     pub script: &'a str,
     /// `Some(detached)` for DOM nodes.
     pub detached: Option<bool>,
+    pub structure: InStructure<'a>,
 }
 
 /// Which facts a list of classifiers looks at: objects that agree on these share a leaf, so a
@@ -67,6 +96,7 @@ pub struct FactUse {
     pub node_type: bool,
     pub script: bool,
     pub detached: bool,
+    pub structure: bool,
 }
 
 impl FactUse {
@@ -84,13 +114,20 @@ impl FactUse {
             node_type: uses(|c| matches!(c, Classifier::NodeType)),
             script: uses(|c| matches!(c, Classifier::Script)),
             detached: uses(|c| matches!(c, Classifier::Detached)),
+            structure: uses(Classifier::needs_structures),
         }
     }
 }
 
 impl Classifier {
     /// The names accepted on the command line, for help texts.
-    pub const SYNTAX: &'static str = "type, package, allocation-site[:DEPTH], domain-call-site:PREFIX, thread, age, object-kind, root-kind, node-type, script, detached";
+    pub const SYNTAX: &'static str = "type, package, allocation-site[:DEPTH], domain-call-site:PREFIX, thread, age, object-kind, root-kind, node-type, script, detached, containing-structure, leaf";
+
+    /// Whether this classifier groups by data structures, which must be detected first
+    /// (docs/structures.md, "The data-structure city").
+    pub fn needs_structures(&self) -> bool {
+        matches!(self, Classifier::ContainingStructure | Classifier::Leaf)
+    }
 
     /// The role of the nodes this classifier makes (shown in the app, part of the keys).
     pub fn role(&self) -> &'static str {
@@ -106,6 +143,8 @@ impl Classifier {
             Classifier::NodeType => "Node Type",
             Classifier::Script => "Script",
             Classifier::Detached => "Detachedness",
+            Classifier::ContainingStructure => "Containing Structure",
+            Classifier::Leaf => "Role in Structure",
         }
     }
 
@@ -144,7 +183,51 @@ impl Classifier {
                 }
                 .into(),
             ],
+            Classifier::ContainingStructure => vec![
+                match o.structure {
+                    InStructure::NotDetected => NOT_DETECTED,
+                    InStructure::Outside => IN_NO_STRUCTURE,
+                    InStructure::Contained { top, .. } => top,
+                }
+                .into(),
+            ],
+            Classifier::Leaf => vec![
+                match o.structure {
+                    InStructure::NotDetected => NOT_DETECTED,
+                    InStructure::Outside => IN_NO_STRUCTURE,
+                    InStructure::Contained { leaf: true, .. } => "leaves",
+                    InStructure::Contained { leaf: false, .. } => "structure",
+                }
+                .into(),
+            ],
         }
+    }
+}
+
+/// What the structure classifiers say where no structures were detected (a source's own
+/// import): honest rather than "(in no structure)" for every object.
+const NOT_DETECTED: &str = "(structures not detected)";
+
+/// The classifier as the command line writes it (`allocation-site:2`).
+impl std::fmt::Display for Classifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = match self {
+            Classifier::Type => "type",
+            Classifier::Package => "package",
+            Classifier::AllocationSite { depth: 1 } => "allocation-site",
+            Classifier::AllocationSite { depth } => return write!(f, "allocation-site:{depth}"),
+            Classifier::DomainCallSite { prefix } => return write!(f, "domain-call-site:{prefix}"),
+            Classifier::Thread => "thread",
+            Classifier::Age => "age",
+            Classifier::ObjectKind => "object-kind",
+            Classifier::RootKind => "root-kind",
+            Classifier::NodeType => "node-type",
+            Classifier::Script => "script",
+            Classifier::Detached => "detached",
+            Classifier::ContainingStructure => "containing-structure",
+            Classifier::Leaf => "leaf",
+        };
+        f.write_str(name)
     }
 }
 
@@ -221,6 +304,8 @@ impl FromStr for Classifier {
             "node-type" => no_arg(Classifier::NodeType),
             "script" => no_arg(Classifier::Script),
             "detached" => no_arg(Classifier::Detached),
+            "containing-structure" => no_arg(Classifier::ContainingStructure),
+            "leaf" => no_arg(Classifier::Leaf),
             _ => Err(format!("unknown classifier `{name}` (known: {})", Classifier::SYNTAX)),
         }
     }

@@ -11,6 +11,14 @@ use crate::classify::{Classifier, FactUse, ObjectFacts};
 /// The key and name of the root of every grouping tree.
 pub const ROOT_KEY: &str = "Heap";
 
+/// The group of objects outside the city: the root's own, in no building (the data-structure
+/// view puts everything but the heads it keeps there). They still count for the heap's size,
+/// for retained sizes and on retainer paths, where their steps carry [`OUTSIDE_KEY`].
+pub const OUTSIDE: u32 = 0;
+
+/// The key of [`OUTSIDE`]'s steps on retainer paths.
+pub const OUTSIDE_KEY: &str = "Heap#(outside the city)";
+
 #[derive(Debug, Clone)]
 struct TrieNode {
     key: String,
@@ -52,7 +60,8 @@ impl Grouper {
         FactUse::of(&self.classifiers)
     }
 
-    /// Number of groups so far (group ids are `0..group_count()`; 0 is the root, never a leaf).
+    /// Number of groups so far (group ids are `0..group_count()`; 0 is the root, never a leaf:
+    /// see [`OUTSIDE`]).
     pub fn group_count(&self) -> usize {
         self.nodes.len()
     }
@@ -86,13 +95,16 @@ impl Grouper {
     /// history (a package with classes and subpackages) keeps its own objects in a `(self)` child,
     /// decided over the whole history so keys stay stable.
     pub fn leaf_key(&self, group: u32) -> String {
+        if group == OUTSIDE {
+            return OUTSIDE_KEY.into();
+        }
         let n = &self.nodes[group as usize];
         if n.children.is_empty() { n.key.clone() } else { format!("{}#(self)", n.key) }
     }
 
     /// The group whose leaf key is `key`, if any.
     pub fn group_of_key(&self, key: &str) -> Option<u32> {
-        (0..self.nodes.len() as u32).find(|&g| self.leaf_key(g) == key)
+        (1..self.nodes.len() as u32).find(|&g| self.leaf_key(g) == key)
     }
 
     /// The grouping tree of one snapshot; groups without objects are left out. Built without
@@ -109,7 +121,8 @@ impl Grouper {
                 stack.extend(t.children.iter().map(|&c| (c, false)));
                 continue;
             }
-            let own = count(id);
+            // The root's own objects are outside the city (OUTSIDE).
+            let own = if id == OUTSIDE { GroupCounts::default() } else { count(id) };
             let mut children: Vec<Node> =
                 t.children.iter().filter_map(|&c| done[c as usize].take()).collect();
             if !t.children.is_empty() && own.objects > 0 {

@@ -17,8 +17,8 @@ pub mod roots;
 pub mod series;
 pub mod spanning;
 
-pub use classify::{Classifier, FactUse, ObjectFacts, parse_list};
-pub use group::{GroupCounts, Grouper, ROOT_KEY};
+pub use classify::{Classifier, FactUse, IN_NO_STRUCTURE, InStructure, ObjectFacts, parse_list};
+pub use group::{GroupCounts, Grouper, OUTSIDE, OUTSIDE_KEY, ROOT_KEY};
 pub use maps::{PointerMaps, pointer_maps};
 pub use objects::{
     EdgeLabels, Label, LabelKind, NO_SITE, ObjectTable, ObjectType, TypeKind, TypedHeap, TypedSnapshot,

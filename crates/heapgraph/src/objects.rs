@@ -3,7 +3,10 @@
 //! objects do (data structures, ownership, field names on retainer paths), so a source hands it
 //! out beside its [`HeapGraph`] as a [`TypedHeap`].
 
+use memcity_model::HeapMetrics;
+
 use crate::HeapGraph;
+use crate::roots::RootKind;
 
 /// How a type's instances hold references, which decides how a data-structure description
 /// applies to them (reference arrays point to `*`).
@@ -121,6 +124,9 @@ pub struct ObjectTable {
     /// What the source calls the roots it can name (`static app.Registry.people`), by object,
     /// sorted by object.
     pub root_names: Vec<(u32, String)>,
+    /// Why each GC root is one: `(object, kind)`, an object held by several kinds listed once
+    /// per kind (what [`crate::root_sets`] takes).
+    pub root_kinds: Vec<(u32, RootKind)>,
 }
 
 /// `site_of` for an object whose allocation site is unknown.
@@ -157,6 +163,11 @@ pub struct TypedSnapshot {
     pub time_ms: u64,
     /// The bytes reachable from the GC roots.
     pub reachable_bytes: u64,
+    /// What the source's import calls the snapshot (`GC #3`, the dump's file name), so a
+    /// history built from typed heaps reads like the import's.
+    pub label: String,
+    /// What the source measured besides the reachable bytes (a trace's GC times).
+    pub metrics: HeapMetrics,
     pub heap: TypedHeap,
 }
 

@@ -13,7 +13,7 @@ use rustc_hash::FxHashMap as HashMap;
 use crate::classify::{Classifier, ObjectFacts};
 use crate::dominators::{DominatorTree, VIRTUAL_ROOT};
 use crate::dominators::{assemble, immediate_dominators};
-use crate::group::{GroupCounts, Grouper};
+use crate::group::{GroupCounts, Grouper, OUTSIDE};
 use crate::maps::{PointerMaps, pointed_from, pointer_maps, points_to};
 use crate::objects::EdgeLabels;
 use crate::retained::dominated_sizes;
@@ -454,21 +454,29 @@ pub struct SnapshotInfo {
 impl Grouper {
     /// The snapshot of a grouped heap, with this grouper's keys (build it once the history's
     /// groups are all known, so `(self)` keys are stable).
+    /// Objects outside the city ([`OUTSIDE`]) have no building: no pointer map or retainer
+    /// path of their own, and none points to them.
     pub fn snapshot(&self, grouped: &GroupedHeap, info: SnapshotInfo) -> Snapshot {
         let keyed = |maps: &[BTreeMap<u32, u64>]| -> PointerMap {
             maps.iter()
                 .enumerate()
-                .filter(|(_, m)| !m.is_empty())
+                .filter(|&(g, _)| g as u32 != OUTSIDE)
                 .map(|(g, m)| {
-                    let inner = m.iter().map(|(&h, &n)| (self.leaf_key(h), n)).collect();
+                    let inner: BTreeMap<String, u64> = m
+                        .iter()
+                        .filter(|(h, _)| **h != OUTSIDE)
+                        .map(|(&h, &n)| (self.leaf_key(h), n))
+                        .collect();
                     (self.leaf_key(g as u32), inner)
                 })
+                .filter(|(_, m)| !m.is_empty())
                 .collect()
         };
         let retainers = grouped
             .paths
             .iter()
             .enumerate()
+            .filter(|&(group, _)| group as u32 != OUTSIDE)
             .filter_map(|(group, path)| Some((self.leaf_key(group as u32), self.keyed_path(path.as_ref()?))))
             .collect();
         Snapshot {
@@ -483,24 +491,41 @@ impl Grouper {
         }
     }
 
+    /// A path in keys. A step outside the city ([`OUTSIDE`]) has no building to name: it is
+    /// folded into the step below, whose `via` then reads through it (`static Service.INSTANCE
+    /// .cache` for a map held by a hidden service object).
     fn keyed_path(&self, path: &GroupPath) -> RetainerPath {
-        let steps = path
-            .steps
-            .iter()
-            .map(|s| RetainerStep {
-                key: self.leaf_key(s.group),
-                objects: s.objects,
-                bytes: s.bytes,
-                retained_bytes: s.retained_bytes,
-                via: None,
-            })
-            .collect::<Vec<_>>();
-        let mut steps = steps;
-        for (step, via) in steps.iter_mut().zip(&path.via) {
-            step.via = via.clone();
+        let mut steps: Vec<RetainerStep> = Vec::with_capacity(path.steps.len());
+        for (i, s) in path.steps.iter().enumerate() {
+            let via = path.via.get(i).cloned().flatten();
+            match steps.last_mut() {
+                Some(below) if s.group == OUTSIDE => below.via = through(via, below.via.take()),
+                _ => steps.push(RetainerStep {
+                    key: self.leaf_key(s.group),
+                    objects: s.objects,
+                    bytes: s.bytes,
+                    retained_bytes: s.retained_bytes,
+                    via,
+                }),
+            }
         }
         RetainerPath { steps, roots: path.roots.clone() }
     }
+}
+
+/// The references to a step's object through a folded step above it: `upper` then `lower`,
+/// a class and its field reading as the static field (`class S .f` → `static S.f`).
+fn through(upper: Option<String>, lower: Option<String>) -> Option<String> {
+    let (upper, lower) = match (upper, lower) {
+        (Some(upper), Some(lower)) => (upper, lower),
+        (upper, lower) => return upper.or(lower),
+    };
+    let text = format!("{upper} {lower}");
+    let field = text.strip_prefix("class ").and_then(|rest| {
+        let (class, tail) = rest.split_once(' ')?;
+        Some(format!("static {class}.{}", tail.strip_prefix('.')?))
+    });
+    Some(field.unwrap_or(text))
 }
 
 /// Leaves by what a source knows of its objects: objects with equal keys share a leaf, so the

@@ -55,6 +55,12 @@ pub fn typed_heap(path: &Path, layout: &Layout) -> Result<TypedDump, HprofError>
         identity_stable: false,
         labels: labels.unwrap_or_default(),
         root_names,
+        // With the objects no root record reaches, which the VM holds itself.
+        root_kinds: roots
+            .iter()
+            .enumerate()
+            .flat_map(|(o, set)| set.kinds().map(move |kind| (o as u32, kind)))
+            .collect(),
         ..ObjectTable::default()
     };
     let reachable_bytes = dump.graph.shallow.iter().sum();

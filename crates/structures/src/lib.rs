@@ -3,14 +3,18 @@
 //! leaves, contained structures and sizes; [`measure`] turns one heap's instances into plain
 //! numbers; [`growth`] compares the instances that survive a time
 //! window and tells which of them grew, and how; [`report`] is one window measured and ranked
-//! as the command line and the app show it.
+//! as the command line and the app show it; [`city`] groups a heap's objects by the
+//! structures that contain them (the classifiers `containing-structure` and `leaf`, and the
+//! data-structure view).
 
+pub mod city;
 pub mod detect;
 pub mod growth;
 pub mod lang;
 pub mod measure;
 pub mod report;
 
+pub use city::{CityBuilder, Keep, Membership, Unsupported, View};
 pub use detect::Sizes;
 pub use detect::{Instance, Scratch, Structures, Warning, detect, unmatched};
 pub use growth::{

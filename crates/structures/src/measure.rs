@@ -128,21 +128,46 @@ pub fn heap_bytes(heap: &TypedHeap) -> u64 {
 /// and its shown path.
 fn keys(heap: &TypedHeap, structures: &Structures) -> (Vec<InstanceKey>, Vec<String>) {
     let objects = &heap.objects;
-    let paths = RootPaths::new(&heap.graph);
-    let name_root =
-        |o: u32| objects.root_name(o).map_or_else(|| format!("root {}", type_name(heap, o)), String::from);
+    let namer = PathNamer::new(heap);
     let mut keys = Vec::with_capacity(structures.instances.len());
     let mut shown = Vec::with_capacity(structures.instances.len());
     for i in &structures.instances {
-        let path = paths.path(i.head);
-        shown.push(root_path::describe(&path, &objects.labels, &name_root, PATH_STEPS));
+        let path = namer.paths.path(i.head);
+        shown.push(namer.describe(&path, PATH_STEPS));
         keys.push(if objects.identity_stable {
             InstanceKey::Object(objects.identity.get(i.head as usize).copied().unwrap_or(u64::MAX))
         } else {
-            InstanceKey::Path(root_path::describe(&path, &objects.labels, &name_root, usize::MAX))
+            InstanceKey::Path(namer.describe(&path, usize::MAX))
         });
     }
     (keys, shown)
+}
+
+/// Names objects by their shortest path from a GC root, as instances are shown.
+pub(crate) struct PathNamer<'a> {
+    heap: &'a TypedHeap,
+    paths: RootPaths,
+}
+
+impl<'a> PathNamer<'a> {
+    /// One breadth-first walk of the heap.
+    pub(crate) fn new(heap: &'a TypedHeap) -> PathNamer<'a> {
+        PathNamer { heap, paths: RootPaths::new(&heap.graph) }
+    }
+
+    /// How an instance with head `o` is shown (`static app.Registry.people`): at most
+    /// [`PATH_STEPS`] references.
+    pub(crate) fn shown(&self, o: u32) -> String {
+        self.describe(&self.paths.path(o), PATH_STEPS)
+    }
+
+    fn describe(&self, path: &[memcity_heapgraph::PathStep], steps: usize) -> String {
+        let objects = &self.heap.objects;
+        let name_root = |o: u32| {
+            objects.root_name(o).map_or_else(|| format!("root {}", type_name(self.heap, o)), String::from)
+        };
+        root_path::describe(path, &objects.labels, &name_root, steps)
+    }
 }
 
 /// Fills in the deep (transitive) size of the instances at `which` — those a caller shows
@@ -182,7 +207,7 @@ pub(crate) fn deep_size(heap: &TypedHeap, head: u32, root: &[bool], scratch: &mu
 }
 
 /// An object's type name, "?" where the table has none (a reader's table must not crash us).
-fn type_name(heap: &TypedHeap, o: u32) -> &str {
+pub(crate) fn type_name(heap: &TypedHeap, o: u32) -> &str {
     let objects = &heap.objects;
     let t = objects.type_of.get(o as usize).copied().unwrap_or(u32::MAX);
     objects.types.get(t as usize).map_or("?", |t| t.name.as_str())

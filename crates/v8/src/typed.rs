@@ -116,6 +116,8 @@ pub fn typed_of(mut raw: RawHeap) -> Result<TypedSnapshot, String> {
     }
     let holders = gc_root_holders(&raw);
     let root_names = root_names(&raw, &holders, &types, &type_of);
+    let root_kinds: Vec<(u32, memcity_heapgraph::RootKind)> =
+        holders.iter().map(|&(o, kind, _)| (o, kind)).collect();
     let roots = holders.into_iter().map(|(o, _, _)| o).collect();
     let graph = HeapGraph {
         group: type_of.clone(),
@@ -135,6 +137,7 @@ pub fn typed_of(mut raw: RawHeap) -> Result<TypedSnapshot, String> {
         identity_stable: true,
         labels: EdgeLabels { names, of_edge },
         root_names,
+        root_kinds,
     };
     Ok(TypedSnapshot { reachable_bytes, heap: TypedHeap { graph, objects } })
 }

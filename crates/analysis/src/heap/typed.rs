@@ -47,6 +47,7 @@ impl Heap {
             identity_stable: true,
             labels: EdgeLabels { names: fields.clone(), of_edge },
             root_names: self.root_labels(),
+            root_kinds: self.roots.iter().map(|(&(slot, _), &kind)| (slot, kind)).collect(),
         };
         TypedHeap { graph, objects }
     }

@@ -135,3 +135,20 @@ fn retainer_paths_name_fields_and_elements() {
     assert_eq!(via, [Some(".name"), Some("[0]"), Some(".items"), Some("static app.Main.REGISTRY")]);
     memcity_model::validate_history(&h, &|_| "t".into(), &|i| format!("snapshots[{i}]")).unwrap();
 }
+
+#[test]
+fn every_typed_heap_is_ready_as_soon_as_its_gc_is_in() {
+    let trace = read_trace(TRACE.as_bytes(), "t.jsonl").unwrap();
+    let mut streaming = Streaming::new(Grouping::new(Vec::new()), "t.jsonl", "line").keep_every_typed_heap();
+    *streaming.strings() = trace.strings;
+    let mut handed = Vec::new();
+    for (op, line) in trace.ops.into_iter().zip(trace.lines) {
+        streaming.op(line, op).unwrap();
+        // At most one heap at a time: each GC's, right after its op.
+        let taken = streaming.take_typed();
+        assert!(taken.len() <= 1);
+        handed.extend(taken.into_iter().map(|t| (line, t.index, t.label, t.metrics.gc_end_ms)));
+    }
+    assert!(streaming.finish_typed().unwrap().is_empty());
+    assert_eq!(handed, [(8, 0, "GC #1".into(), Some(12)), (11, 1, "GC #2".into(), Some(23))]);
+}

@@ -65,3 +65,32 @@ fn fact_use_follows_the_classifiers() {
     let uses = FactUse::of(&parse_list("package,allocation-site").unwrap());
     assert!(uses.type_name && uses.site && !uses.roots && !uses.age);
 }
+
+#[test]
+fn structure_classifiers_name_the_top_structure_and_the_role() {
+    let top = "java.util.HashMap static app.Registry.people";
+    let leaf = ObjectFacts { structure: InStructure::Contained { top, leaf: true }, ..facts("app.Person") };
+    let node = ObjectFacts { structure: InStructure::Contained { top, leaf: false }, ..facts("X") };
+    let outside = ObjectFacts { structure: InStructure::Outside, ..facts("X") };
+    assert_eq!(Classifier::ContainingStructure.levels(&leaf), [top]);
+    assert_eq!(Classifier::Leaf.levels(&leaf), ["leaves"]);
+    assert_eq!(Classifier::Leaf.levels(&node), ["structure"]);
+    assert_eq!(Classifier::ContainingStructure.levels(&outside), [IN_NO_STRUCTURE]);
+    assert_eq!(Classifier::Leaf.levels(&outside), [IN_NO_STRUCTURE]);
+    // A source's own import detects no structures: that is said, not "(in no structure)".
+    assert_eq!(Classifier::Leaf.levels(&facts("X")), ["(structures not detected)"]);
+    let list = parse_list("containing-structure,leaf,type").unwrap();
+    assert_eq!(list[..2], [Classifier::ContainingStructure, Classifier::Leaf]);
+    assert!(list[0].needs_structures() && !list[2].needs_structures());
+    assert!(FactUse::of(&list).structure && !FactUse::of(&list[2..]).structure);
+    assert!(parse_list("leaf:2").unwrap_err().contains("takes no argument"));
+    assert!(Classifier::SYNTAX.contains("containing-structure, leaf"));
+}
+
+#[test]
+fn classifiers_print_as_the_command_line_writes_them() {
+    let text = "type,package,allocation-site,allocation-site:3,domain-call-site:app.,thread,age,object-kind,\
+                root-kind,node-type,script,detached,containing-structure,leaf";
+    let list = parse_list(text).unwrap();
+    assert_eq!(list.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(","), text);
+}

@@ -74,6 +74,65 @@ fn snapshots_carry_keyed_paths_that_validate() {
 }
 
 #[test]
+fn objects_outside_the_city_count_for_the_heap_but_have_no_building() {
+    // The list and its nodes outside: the persons keep their building and what they retain.
+    let (mut g, roots, grouper) = heap();
+    g.group[..3].fill(crate::OUTSIDE);
+    let live = crate::reachable(&g);
+    let grouped = group_heap(&g, grouper.group_count(), &live, &roots, &AnalysisOptions::default());
+    assert_eq!(grouped.reachable_bytes, 200);
+    let snapshot = grouper.snapshot(&grouped, SnapshotInfo::default());
+    let mut keys = Vec::new();
+    snapshot.tree.walk(&mut |n, _| keys.push(n.key.clone()));
+    assert_eq!(keys, ["Heap", "Heap#Type:P", "Heap#Type:S", "Heap#Type:T"]);
+    assert_eq!(snapshot.tree.children[0].retained_bytes, Some(60));
+    // The path folds the steps outside the city into the persons' own.
+    let path = &snapshot.retainers["Heap#Type:S"];
+    let steps: Vec<&str> = path.steps.iter().map(|s| s.key.as_str()).collect();
+    assert_eq!(steps, ["Heap#Type:S"]);
+    assert_eq!(path.roots, ["Static Field"]);
+    assert!(!snapshot.retainers.contains_key(crate::OUTSIDE_KEY));
+    let history = memcity_model::History {
+        format: memcity_model::FORMAT.into(),
+        metric_names: Default::default(),
+        snapshots: vec![snapshot.clone()],
+    };
+    memcity_model::validate_history(&history, &|_| "t".into(), &|_| "s".into()).unwrap();
+    let maps = [&snapshot.points_to, &snapshot.pointed_from];
+    assert!(
+        maps.iter()
+            .all(|m| m.iter().all(|(k, v)| k != crate::OUTSIDE_KEY && !v.contains_key(crate::OUTSIDE_KEY)))
+    );
+    assert!(snapshot.points_to["Heap#Type:P"].contains_key("Heap#Type:S"));
+}
+
+#[test]
+fn steps_outside_the_city_are_read_through() {
+    let (mut g, roots, grouper) = heap();
+    g.group[..3].fill(crate::OUTSIDE);
+    let live = crate::reachable(&g);
+    let names = |from: u32, to: u32| Some(format!(".f{from}{to}"));
+    let holder = |o: u32| (o == 0).then(|| "class App".to_string());
+    let grouped = group_heap_labelled(
+        &g,
+        grouper.group_count(),
+        &live,
+        &roots,
+        &holder,
+        PathNames::Namer(&names),
+        &AnalysisOptions::default(),
+    );
+    let snapshot = grouper.snapshot(&grouped, SnapshotInfo::default());
+    let path = &snapshot.retainers["Heap#Type:P"];
+    assert_eq!(path.steps.len(), 1);
+    // The list (0) and the nodes (1, 2) are outside: the via of the persons' representative (3)
+    // reads through them, the class and its field as the static field.
+    assert_eq!(path.steps[0].via.as_deref(), Some("static App.f01 .f13"));
+    assert_eq!(through(None, Some(".x".into())).as_deref(), Some(".x"));
+    assert_eq!(through(Some("global".into()), Some(".x".into())).as_deref(), Some("global .x"));
+}
+
+#[test]
 fn without_retained_nothing_needs_a_dominator_tree() {
     let (g, roots, grouper) = heap();
     let live = crate::reachable(&g);
