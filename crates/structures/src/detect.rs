@@ -200,17 +200,16 @@ impl Structures {
         scratch.fresh();
         let mut out = Vec::new();
         let mut pending = vec![i];
-        let mut seen_instances = vec![i];
+        // An instance is marked by its head (one walk marks heads and leaves alike: they are
+        // different objects), so a map of a million lists is not a quadratic search.
+        scratch.mark(self.instances[i].head);
         while let Some(j) = pending.pop() {
             for &o in self.leaves(j) {
+                let fresh = scratch.mark(o);
                 match self.instance_of(o) {
-                    Some(k) if !seen_instances.contains(&k) => {
-                        seen_instances.push(k);
-                        pending.push(k);
-                    }
-                    Some(_) => {}
-                    None if scratch.mark(o) => out.push(o),
-                    None => {}
+                    Some(k) if fresh => pending.push(k),
+                    None if fresh => out.push(o),
+                    _ => {}
                 }
             }
         }

@@ -16,7 +16,14 @@ fn snapshot(index: usize, people: usize) -> TypedSnapshot {
     // The same two lists in every snapshot, whatever their object indices.
     heap.objects.identity[growing as usize] = 1000;
     heap.objects.identity[stable as usize] = 2000;
-    TypedSnapshot { index, time_ms: index as u64, reachable_bytes: 0, heap }
+    TypedSnapshot {
+        index,
+        time_ms: index as u64,
+        reachable_bytes: 0,
+        label: format!("GC #{index}"),
+        metrics: Default::default(),
+        heap,
+    }
 }
 
 #[test]
