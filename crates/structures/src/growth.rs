@@ -3,7 +3,7 @@
 //! structure size and deep structure size is put in relation to the heap's growth (the heap
 //! growth portion, HGP) and read as one of five patterns.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::hash::Hash;
 
 pub use crate::detect::Sizes;
@@ -135,7 +135,8 @@ impl Status {
 /// identity found more than once on one side pairs only its first instance; the others count as
 /// died or appeared (two maps reached by the same field path cannot be told apart).
 pub fn pair<K: Hash + Eq + Clone>(start: &[K], end: &[K]) -> Vec<(Option<usize>, Option<usize>, Status)> {
-    let mut at_start: HashMap<&K, usize> = HashMap::new();
+    let mut at_start: FxHashMap<&K, usize> =
+        FxHashMap::with_capacity_and_hasher(start.len(), Default::default());
     for (i, k) in start.iter().enumerate() {
         at_start.entry(k).or_insert(i);
     }

@@ -6,7 +6,7 @@ use memcity_heapgraph::TypedSnapshot;
 use rustc_hash::FxHashSet;
 
 use crate::detect::{Scratch, detect};
-use crate::growth::{InstanceGrowth, SortBy, Status, Window, rank, window};
+use crate::growth::{InstanceGrowth, SortBy, Status, Window, compare, rank, window};
 use crate::lang::Descriptions;
 use crate::measure::{HeapStructures, InstanceMeasure, Options, fill_deep, measure_with};
 
@@ -52,7 +52,18 @@ pub fn report(
         let (s, e): (Vec<usize>, Vec<usize>) = shown.filter_map(|i| Some((i.start?, i.end?))).unzip();
         fill_deep(&first.heap, &mut start, &s);
         fill_deep(end_heap, &mut end, &e);
-        ranked = window(&start, &end);
+        // Only the shown instances' growth changes: compared again, not the whole window.
+        let (heap_growth, end_bytes) = (ranked.heap_growth, ranked.end_heap);
+        for i in ranked.instances.iter_mut().filter(|i| i.status == Status::Survived).take(top) {
+            if let (Some(a), Some(b)) = (i.start, i.end) {
+                i.growth = Some(compare(
+                    &start.instances[a].measure,
+                    &end.instances[b].measure,
+                    heap_growth,
+                    end_bytes,
+                ));
+            }
+        }
         rank(&mut ranked.instances, by);
     }
     let to = last.map_or(first.index, |l| l.index);
