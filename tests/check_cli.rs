@@ -32,6 +32,24 @@ fn leaking_scenarios_fail_and_their_fixes_pass() {
 }
 
 #[test]
+fn the_html_report_stands_alone_and_escapes_names() {
+    let page = temp("report.html");
+    let mut args = vec!["scenario:linked-list", "--report", page.to_str().unwrap()];
+    args.extend(SMALL);
+    assert_eq!(check(&args).status.code(), Some(1));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let _ = std::fs::remove_file(&page);
+    assert!(html.starts_with("<!DOCTYPE html>") && html.contains("memcity check: leak"));
+    // The findings, their holder, the heap chart and the city map, with nothing fetched.
+    assert!(html.contains("java.util.LinkedList$Node › java.util.LinkedList.linkLast"));
+    assert!(html.contains("app.model.Registry.&lt;clinit&gt;"), "names are escaped");
+    assert!(!html.contains("<clinit>"), "no raw markup from a name");
+    assert_eq!(html.matches("<svg").count(), 2);
+    assert!(html.contains("stroke=\"#ff2020\""), "the findings outlined on the map");
+    assert!(!html.contains("<script") && !html.contains("src=") && !html.contains("href="));
+}
+
+#[test]
 fn json_junit_and_a_baseline_that_knows_the_leak() {
     let (json, junit) = (temp("out.json"), temp("out.xml"));
     let mut args =
@@ -44,7 +62,14 @@ fn json_junit_and_a_baseline_that_knows_the_leak() {
     assert!(suspects.iter().any(|s| s["key"].as_str().unwrap().contains("LinkedList$Node")), "{report}");
     let first = &suspects[0];
     assert!(first["growth_bytes"].as_i64().unwrap() > 20000 && first["retained_bytes"].as_u64().unwrap() > 0);
-    assert!(!first["path"].as_array().unwrap().is_empty(), "the retainer path: {first}");
+    // A list node is kept alive by the list: the path ends at it.
+    let node = suspects.iter().find(|s| s["key"].as_str().unwrap().contains("LinkedList$Node")).unwrap();
+    let path = node["path"].as_array().unwrap();
+    assert_eq!(
+        path.last().and_then(|p| p.as_str()),
+        Some("java.util.LinkedList › app.model.Registry.<clinit>"),
+        "{node}"
+    );
     let xml = std::fs::read_to_string(&junit).unwrap();
     assert!(xml.starts_with("<?xml") && xml.contains(&format!("failures=\"{}\"", suspects.len())), "{xml}");
     assert_eq!(xml.matches("<failure ").count(), suspects.len());

@@ -151,3 +151,24 @@ fn a_layout_file_that_is_no_layout_is_one_line() {
     refused(&["--layout", garbage.to_str().unwrap(), "--screenshot", shot], "not a memcity layout file");
     assert!(!std::path::Path::new(shot).exists(), "nothing rendered");
 }
+
+#[test]
+fn a_reader_that_goes_away_is_no_panic() {
+    // `memcity structures` prints through the same `say!` as every command.
+    use std::io::{BufRead, BufReader};
+    // More than a pipe holds (130 kB), so the writer meets the closed pipe.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_memcity"))
+        .args(["structures", "data/hprof", "--top", "0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    // The pipe's reader is gone (as with `| head -1`).
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(first.starts_with("GC 0 → 2"), "{first}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(out.status.success(), "{err}");
+}

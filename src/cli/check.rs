@@ -9,6 +9,8 @@ use memcity_model::escape::xml;
 use memcity_model::{History, Timeline};
 use serde_json::{Value, json};
 
+use crate::cli::check_report::Row;
+
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
     /// What to check: any input memcity reads (a dump series, V8 snapshots, heap files, a
@@ -36,6 +38,10 @@ pub struct CheckArgs {
     /// Write a JUnit XML report (one test case per finding, or one passing case).
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+    /// Write one self-contained HTML page: the verdict, the findings with their retainer
+    /// paths, the heap over time with its leak windows, the city from above.
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
 }
 
 /// What the check found, with the names and paths the reports print.
@@ -50,13 +56,13 @@ struct Shown {
     finding: Finding,
     key: String,
     name: String,
-    /// The retainer path's groups, from the group up to the root-most holder.
+    /// The retainer path's groups that keep it alive, up to the root-most holder.
     path: Vec<String>,
 }
 
 /// Runs the check; `Ok(true)` when it passes. Errors are bad input (exit 2).
 pub fn run(args: CheckArgs) -> Result<bool> {
-    for (flag, path) in [("--json", &args.json), ("--junit", &args.junit)] {
+    for (flag, path) in [("--json", &args.json), ("--junit", &args.junit), ("--report", &args.report)] {
         if let Some(path) = path {
             crate::cli::paths::check_output_file(path, flag)?;
         }
@@ -84,7 +90,7 @@ pub fn run(args: CheckArgs) -> Result<bool> {
     };
     let group = |g: u32| &timeline.groups[g as usize];
     let ignored =
-        |g: u32| args.ignore.iter().any(|p| matches(p, &group(g).key) || matches(p, &timeline.path_label(g)));
+        |g: u32| args.ignore.iter().any(|p| matches(p, &group(g).key) || matches(p, &name(&timeline, g)));
     let all = findings(&history, &timeline, limits, &ignored);
     let before = all.len();
     let findings: Vec<Shown> = all
@@ -99,9 +105,22 @@ pub fn run(args: CheckArgs) -> Result<bool> {
     if let Some(path) = &args.junit {
         write(path, "--junit", &verdict.junit())?;
     }
+    if let Some(path) = &args.report {
+        let rows: Vec<Row> = verdict
+            .findings
+            .iter()
+            .map(|s| Row {
+                group: s.finding.group,
+                name: &s.name,
+                growth_per_step: s.finding.growth_per_step,
+                retained_bytes: s.finding.retained_bytes,
+                path: &s.path,
+            })
+            .collect();
+        write(path, "--report", &crate::cli::check_report::page(&verdict.input, &history, &timeline, &rows))?;
+    }
     for s in &verdict.findings {
-        let holder =
-            s.path.last().filter(|_| s.path.len() > 1).map_or(String::new(), |h| format!(", held by {h}"));
+        let holder = s.path.last().map_or(String::new(), |h| format!(", held by {h}"));
         say!(
             "LEAK {}: +{:.0} bytes per step over {} steps grown, retains {} bytes{holder}",
             s.name,
@@ -127,13 +146,30 @@ pub fn run(args: CheckArgs) -> Result<bool> {
 fn shown(history: &History, timeline: &Timeline, finding: Finding) -> Shown {
     let g = &timeline.groups[finding.group as usize];
     let last = history.snapshots.last().expect("two snapshots or more");
+    // The path's first step is the group itself.
     let path = last.retainers.get(&g.key).map_or_else(Vec::new, |p| {
         p.steps
             .iter()
-            .map(|s| timeline.group(&s.key).map_or(s.key.clone(), |g| timeline.path_label(g)))
+            .skip(1)
+            .map(|s| timeline.group(&s.key).map_or(s.key.clone(), |g| name(timeline, g)))
             .collect()
     });
-    Shown { key: g.key.clone(), name: timeline.path_label(finding.group), path, finding }
+    Shown { key: g.key.clone(), name: name(timeline, finding.group), path, finding }
+}
+
+/// A group's names below the root, outermost first: `java.util.HashMap › Registry.<clinit>`.
+fn name(timeline: &Timeline, group: u32) -> String {
+    let mut names = Vec::new();
+    let mut at = Some(group);
+    while let Some(g) = at {
+        let node = &timeline.groups[g as usize];
+        if node.parent.is_some() {
+            names.push(node.name.as_str());
+        }
+        at = node.parent;
+    }
+    names.reverse();
+    names.join(" › ")
 }
 
 /// The keys of the findings of a previous run's --json.

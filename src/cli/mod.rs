@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 mod analyze;
 mod check;
+mod check_report;
 mod diff;
 mod fetch;
 pub mod import;
