@@ -4,6 +4,7 @@
 //! colour. One sort order for the whole history keeps nodes in place while time steps, and
 //! parts tween to their new extents. V (or the menu bar) switches City → Icicle → Sunburst.
 
+mod draw;
 pub mod geometry;
 mod pane;
 
