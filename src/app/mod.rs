@@ -21,6 +21,7 @@ mod tests_sources;
 mod tests_tour;
 pub mod time;
 pub mod tour;
+pub mod trees;
 pub mod ui;
 pub mod viewport;
 pub mod wake;
@@ -162,6 +163,7 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
                 .add_plugins(why_pane::WhyPanePlugin)
                 .add_plugins(structures::StructuresPlugin)
                 .insert_resource(structures::StructureDescriptions(options.structures.clone()))
+                .add_plugins(trees::TreesPlugin)
                 .add_plugins(screenshot::ScreenshotKeyPlugin)
                 .add_plugins(wake::WakePlugin);
             if let Some(path) = shot {

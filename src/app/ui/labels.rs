@@ -63,6 +63,10 @@ fn labels(
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let Ok((camera, transform)) = cameras.single() else { return Ok(()) };
+    // Another tab in front of the city (the Tree tab shares its group) hides its labels too.
+    if city.as_ref().is_some_and(|c| !c.shown) {
+        return Ok(());
+    }
     if frame.frame.states.len() != model.layout.buildings.len() {
         return Ok(());
     }

@@ -10,12 +10,13 @@ use super::workspace::state::LayoutCommand;
 use super::workspace::{MenuBarHeight, ShowTab, TabId, TabRegistry, Workspace};
 use super::{UiSystems, screen_ui};
 use crate::app::load::Loading;
+use crate::app::trees::CycleView;
 
 pub struct ToolbarPlugin;
 
 impl Plugin for ToolbarPlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(EguiPrimaryContextPass, toolbar.in_set(UiSystems::Panels));
+        app.add_message::<CycleView>().add_systems(EguiPrimaryContextPass, toolbar.in_set(UiSystems::Panels));
     }
 }
 
@@ -24,6 +25,8 @@ impl Plugin for ToolbarPlugin {
 pub enum MenuChoice {
     Show(TabId),
     Layout(LayoutCommand),
+    /// City → Icicle → Sunburst (V).
+    CycleView,
 }
 
 #[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it reads
@@ -35,6 +38,7 @@ fn toolbar(
     mut height: ResMut<MenuBarHeight>,
     mut show: MessageWriter<ShowTab>,
     mut layout: MessageWriter<LayoutCommand>,
+    mut cycle: MessageWriter<CycleView>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let mut screen = screen_ui(ctx, "memcity_toolbar_ui");
@@ -53,6 +57,9 @@ fn toolbar(
         }
         Some(MenuChoice::Layout(command)) => {
             layout.write(command);
+        }
+        Some(MenuChoice::CycleView) => {
+            cycle.write(CycleView);
         }
         None => {}
     }
@@ -93,6 +100,10 @@ pub fn menu_bar(
                 choice = Some(MenuChoice::Show(TabId::new(id)));
             }
             buttons.push((id, button.rect));
+        }
+        let views = ui.button("City ▸ Icicle ▸ Sunburst (V)");
+        if views.on_hover_text("the city, then the tree as an icicle, then as a sunburst").clicked() {
+            choice = Some(MenuChoice::CycleView);
         }
         ui.separator();
         match loading {

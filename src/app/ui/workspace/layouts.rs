@@ -1,4 +1,4 @@
-//! The built-in layouts: the default one (the city large, a right column with the Selection
+//! The built-in layouts: the default one (the city large with the Tree tab behind it, a right column with the Selection
 //! and the Data structures above "Why is it alive?", the timeline along the bottom) and the teaching one tours switch
 //! to (the Tour at full height beside the city).
 
@@ -19,6 +19,7 @@ pub mod tabs {
     pub const TOUR: &str = "tour";
     pub const TIMELINE: &str = "timeline";
     pub const STRUCTURES: &str = "structures";
+    pub const TREE: &str = "tree";
 }
 
 use tabs::*;
@@ -32,7 +33,7 @@ const TIMELINE_SHARE: f32 = 0.2;
 
 /// City large, panes in a column on the right, the timeline along the bottom.
 pub fn default_layout() -> DockState<TabId> {
-    let mut dock = DockState::new(ids(&[CITY]));
+    let mut dock = DockState::new(ids(&[CITY, TREE]));
     let tree = dock.main_surface_mut();
     let [city, _timeline] = tree.split_below(NodeIndex::root(), 1.0 - TIMELINE_SHARE, ids(&[TIMELINE]));
     let [_city, right] = tree.split_right(city, 0.68, ids(&[SELECTION, STRUCTURES, SEARCH, OPEN, SETTINGS]));
@@ -43,7 +44,7 @@ pub fn default_layout() -> DockState<TabId> {
 /// For teaching: the Tour at full height on the left, the city beside it with the Selection
 /// and "Why is it alive?" to its right, the timeline under the city.
 pub fn teaching_layout() -> DockState<TabId> {
-    let mut dock = DockState::new(ids(&[CITY]));
+    let mut dock = DockState::new(ids(&[CITY, TREE]));
     let tree = dock.main_surface_mut();
     // A left split's fraction is the left (new) node's share, whatever the docs say.
     let [rest, _tour] = tree.split_left(NodeIndex::root(), 0.27, ids(&[TOUR]));
@@ -56,9 +57,11 @@ pub fn teaching_layout() -> DockState<TabId> {
 /// Opens `tab` in the group of the first pane found open (the Selection's column in the
 /// built-in layouts), or split off the right of the city where only the city is open.
 pub fn open_beside_panes(dock: &mut DockState<TabId>, tab: TabId) {
+    // Not in the city's own group (the Tree tab sits behind the city).
+    let city = dock.find_tab(&TabId::new(CITY)).map(|p| p.node_path());
     let beside = dock
         .iter_all_tabs()
-        .find(|(at, t)| at.surface == SurfaceIndex::main() && t.0 != CITY && t.0 != TIMELINE)
+        .find(|(at, t)| at.surface == SurfaceIndex::main() && Some(at.node_path()) != city && t.0 != TIMELINE)
         .map(|(at, _)| at.node_path());
     match beside {
         Some(path) => {
@@ -66,7 +69,6 @@ pub fn open_beside_panes(dock: &mut DockState<TabId>, tab: TabId) {
             dock.push_to_focused_leaf(tab);
         }
         None => {
-            let city = dock.find_tab(&TabId::new(CITY)).map(|p| p.node_path());
             let tree = dock.main_surface_mut();
             match city {
                 Some(path) if path.surface == SurfaceIndex::main() => {

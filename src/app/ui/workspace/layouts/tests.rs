@@ -66,6 +66,10 @@ fn the_built_in_layouts_show_the_city_beside_the_panes_and_nothing_overlaps() {
                     );
                 }
             }
+            // The Tree tab waits behind the city, in its group.
+            let at = |t: &str| dock.find_tab(&TabId::new(t)).map(|p| p.node_path());
+            assert_eq!(at(TREE), at(CITY), "{name}");
+            assert!(!names.contains(&TREE), "{name}: the city is in front");
             let city = drawn.iter().find(|d| d.0 == CITY).unwrap().1;
             assert!(
                 city.area() > 0.3 * window.area(),

@@ -1,0 +1,253 @@
+//! The Tree tab's body: the kind and settings on top, the drill-down path, then the local view
+//! beside the global one, drawn with egui's painter (rectangles for the icicle, ring sectors as
+//! one mesh for the sunburst: draw.rs), tooltips, clicks as [`TreeClicked`].
+
+use bevy::prelude::*;
+use bevy_egui::egui;
+use memcity_layout::frame::growth_color;
+use memcity_layout::partition::{Part, PartNode, SortBy};
+
+use super::draw::{View, draw};
+use super::geometry::NodeKey;
+use super::{DrillDown, TreeClicked, TreeKind, TreeParts, TreeSettings};
+use crate::app::inspect::Selection;
+use crate::app::model::{CityModel, ViewOptions};
+use crate::app::names::{GroupNames, short};
+use crate::app::why_pane::bytes;
+
+/// The global view's share of the width (the local view takes the rest).
+const GLOBAL_SHARE: f32 = 0.4;
+const OTHER: egui::Color32 = egui::Color32::from_gray(105);
+
+#[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it reads
+pub fn tree_pane(
+    InMut(ui): InMut<egui::Ui>,
+    model: Res<CityModel>,
+    names: Res<GroupNames>,
+    parts: Res<TreeParts>,
+    (mut kind, mut settings): (ResMut<TreeKind>, ResMut<TreeSettings>),
+    (selection, options, drill): (Res<Selection>, Res<ViewOptions>, Res<DrillDown>),
+    time: Res<Time<Real>>,
+    mut clicks: MessageWriter<TreeClicked>,
+) {
+    controls(ui, &mut kind, &mut settings);
+    let look = Look {
+        model: &model,
+        names: &names,
+        snapshot: parts.snapshot,
+        selected: selection.selected.as_deref().and_then(|k| model.timeline.group(k)),
+        growth_color: options.growth_color,
+    };
+    breadcrumb(ui, &look, parts.root, &mut clicks);
+    if drill.root.is_some() && parts.root == 0 {
+        ui.label("The drilled-into group is not in this city: showing the heap.");
+    }
+    let (area, _) =
+        ui.allocate_exact_size(ui.available_size().max(egui::vec2(80.0, 80.0)), egui::Sense::hover());
+    let gap = 10.0;
+    let local_width = (area.width() - gap) * (1.0 - GLOBAL_SHARE);
+    let local_rect = egui::Rect::from_min_size(area.min, egui::vec2(local_width, area.height()));
+    let global_rect = egui::Rect::from_min_max(egui::pos2(local_rect.max.x + gap, area.min.y), area.max);
+    let now = time.elapsed_secs_f64();
+    let (local, global) = (parts.local.at(now), parts.global.at(now));
+    let root = parts.root;
+    let caption = |ui: &mut egui::Ui, rect: egui::Rect, text: &str| {
+        ui.painter().text(
+            rect.left_top(),
+            egui::Align2::LEFT_TOP,
+            text,
+            egui::FontId::proportional(11.0),
+            ui.visuals().weak_text_color(),
+        );
+        egui::Rect::from_min_max(rect.min + egui::vec2(0.0, 16.0), rect.max)
+    };
+    let local_rect = caption(ui, local_rect, "drill-down: click a branch to open it, its root to step up");
+    let scaled = if settings.scaled { "scaled to the largest heap" } else { "unscaled" };
+    let global_rect = caption(ui, global_rect, &format!("the whole heap, {scaled}"));
+    let view = View { kind: *kind, levels: parts.local.levels, faded: None, also: None };
+    let (response, hovered) = draw(ui, local_rect, &local, &view, &look, "memcity_tree_local");
+    let branch = |p: &Part| in_branch(&model, root, p);
+    let also = hovered.map(|i| NodeKey::of(&local[i].node));
+    let view = View { kind: *kind, levels: parts.global.levels, faded: Some(&branch), also };
+    let (global_response, global_hovered) =
+        draw(ui, global_rect, &global, &view, &look, "memcity_tree_global");
+    for (response, hovered, parts) in
+        [(response, hovered, &local), (global_response, global_hovered, &global)]
+    {
+        let Some(part) = hovered.map(|i| &parts[i]) else { continue };
+        let response = response.on_hover_ui_at_pointer(|ui| tooltip(ui, &look, part));
+        if response.clicked() {
+            let select = ui.input(|i| i.modifiers.command);
+            clicks.write(TreeClicked { node: part.node.clone(), select });
+        }
+    }
+}
+
+fn controls(ui: &mut egui::Ui, kind: &mut TreeKind, settings: &mut TreeSettings) {
+    let mut s = *settings;
+    ui.horizontal_wrapped(|ui| {
+        ui.selectable_value(kind, TreeKind::Icicle, "Icicle");
+        ui.selectable_value(kind, TreeKind::Sunburst, "Sunburst");
+        ui.label("(V)").on_hover_text("V switches City → Icicle → Sunburst");
+        ui.separator();
+        let name = |by: SortBy| match by {
+            SortBy::Growth => "growth",
+            SortBy::StartSize => "size at the start",
+            SortBy::EndSize => "size at the end",
+        };
+        egui::ComboBox::from_id_salt("memcity_tree_sort")
+            .selected_text(format!("order: {}", name(s.sort)))
+            .show_ui(ui, |ui| {
+                for by in [SortBy::Growth, SortBy::StartSize, SortBy::EndSize] {
+                    ui.selectable_value(&mut s.sort, by, name(by));
+                }
+            });
+        ui.label("keep");
+        ui.add(egui::DragValue::new(&mut s.pruning.max_children).range(1..=50).suffix(" children"))
+            .on_hover_text("at most this many children per branch; the rest become \"Other\"");
+        let mut share = (s.pruning.share * 100.0).round();
+        ui.add(egui::DragValue::new(&mut share).range(10.0..=100.0).suffix(" %"))
+            .on_hover_text("children in order until they hold this share of their branch");
+        s.pruning.share = share / 100.0;
+        ui.checkbox(&mut s.scaled, "global view scaled")
+            .on_hover_text("the whole view stands for the largest heap of the history, so growth shows");
+    });
+    if s != *settings {
+        *settings = s;
+    }
+}
+
+/// The local view's root and its ancestors; a click on an ancestor drills up to it.
+fn breadcrumb(ui: &mut egui::Ui, look: &Look, root: u32, clicks: &mut MessageWriter<TreeClicked>) {
+    let groups = &look.model.timeline.groups;
+    let mut path = vec![root];
+    while let Some(parent) = groups[*path.last().unwrap() as usize].parent {
+        path.push(parent);
+    }
+    path.reverse();
+    ui.horizontal_wrapped(|ui| {
+        ui.label(format!("snapshot {}:", look.snapshot));
+        for (i, &g) in path.iter().enumerate() {
+            if i > 0 {
+                ui.label("›");
+            }
+            if g == root {
+                ui.strong(look.name(g));
+            } else if ui.link(look.name(g)).clicked() {
+                clicks.write(TreeClicked { node: PartNode::Group(g), select: false });
+            }
+        }
+    });
+}
+
+/// Whether `part` is on the drill-down branch: the root's ancestors and everything under it.
+fn in_branch(model: &CityModel, root: u32, part: &Part) -> bool {
+    let groups = &model.timeline.groups;
+    let under = |mut g: u32, of: u32| loop {
+        if g == of {
+            return true;
+        }
+        match groups[g as usize].parent {
+            Some(p) => g = p,
+            None => return false,
+        }
+    };
+    match &part.node {
+        PartNode::Group(g) => under(*g, root) || under(root, *g),
+        PartNode::Other { parent, .. } => under(*parent, root),
+    }
+}
+
+/// What colours and names parts.
+pub struct Look<'a> {
+    model: &'a CityModel,
+    names: &'a GroupNames,
+    snapshot: usize,
+    pub selected: Option<u32>,
+    growth_color: bool,
+}
+
+impl Look<'_> {
+    fn name(&self, g: u32) -> String {
+        let name = self.names.get(g);
+        if name.is_empty() {
+            short(&self.model.timeline.groups[g as usize].name).to_string()
+        } else {
+            name.into()
+        }
+    }
+
+    pub fn label(&self, part: &Part) -> String {
+        match &part.node {
+            PartNode::Group(g) => self.name(*g),
+            PartNode::Other { groups, .. } => format!("Other ({})", groups.len()),
+        }
+    }
+
+    /// `metric` values of `groups` at the first and the current snapshot.
+    fn values(&self, groups: &[u32], metric: memcity_model::Metric) -> (u64, u64) {
+        let values = &self.model.timeline.values;
+        let sum =
+            |s: usize| values.get(s).map_or(0, |v| groups.iter().map(|&g| v.get(metric)[g as usize]).sum());
+        (sum(0), sum(self.snapshot))
+    }
+
+    /// The city's growth colour: growth since the first snapshot against what the city draws red.
+    pub fn fill(&self, part: &Part) -> egui::Color32 {
+        let PartNode::Group(g) = part.node else { return OTHER };
+        let (first, now) = self.values(&[g], self.model.layout.settings.metric);
+        let growth = (now as f64 - first as f64) / self.model.layout.full_red.max(1e-9);
+        let [r, g, b] = growth_color(if self.growth_color { growth as f32 } else { 0.0 });
+        egui::Color32::from_rgb((r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8)
+    }
+}
+
+fn groups_of(part: &Part) -> Vec<u32> {
+    match &part.node {
+        PartNode::Group(g) => vec![*g],
+        PartNode::Other { groups, .. } => groups.clone(),
+    }
+}
+
+fn tooltip(ui: &mut egui::Ui, look: &Look, part: &Part) {
+    use memcity_model::Metric::{Bytes, Objects};
+    let model = look.model;
+    let groups = groups_of(part);
+    ui.strong(look.label(part));
+    match &part.node {
+        PartNode::Group(g) => {
+            ui.label(format!(
+                "{} · {}",
+                model.timeline.groups[*g as usize].role,
+                model.timeline.path_label(*g)
+            ));
+        }
+        PartNode::Other { groups, .. } => {
+            let listed: Vec<String> = groups.iter().take(12).map(|&g| look.name(g)).collect();
+            ui.label(format!("pruned away, merged: {}", listed.join(", ")));
+            if groups.len() > 12 {
+                ui.label(format!("… and {} more", groups.len() - 12));
+            }
+        }
+    }
+    let ((o0, o), (b0, b)) = (look.values(&groups, Objects), look.values(&groups, Bytes));
+    ui.label(format!("{o} objects, {}", bytes(b)));
+    let signed = |now: u64, first: u64| {
+        if now >= first { format!("+{}", now - first) } else { format!("−{}", first - now) }
+    };
+    let signed_bytes = |now: u64, first: u64| {
+        if now >= first { format!("+{}", bytes(now - first)) } else { format!("−{}", bytes(first - now)) }
+    };
+    ui.label(format!("growth since snapshot 0: {} objects, {}", signed(o, o0), signed_bytes(b, b0)));
+    let metric = model.layout.settings.metric;
+    let heap = model.timeline.values.get(look.snapshot).map_or(0, |v| v.get(metric)[0]);
+    if heap > 0 {
+        ui.label(format!("{:.1} % of the heap", 100.0 * part.value as f64 / heap as f64));
+    }
+    let hint = match &part.node {
+        PartNode::Other { .. } => "not drillable: its groups are too small to show",
+        PartNode::Group(g) if model.timeline.groups[*g as usize].is_leaf() => "click: select it in the city",
+        PartNode::Group(_) => "click: open it (its root: step up) · Ctrl+click: select it in the city",
+    };
+    ui.small(hint);
+}

@@ -1,0 +1,189 @@
+//! ECS tests of the Tree tab's state on the linked-list scenario (MinimalPlugins, no GPU, no
+//! egui): the order for the whole history, drill-down, clicks, the V switch, tweening.
+
+use std::sync::Arc;
+
+use bevy::ecs::message::Messages;
+use bevy::prelude::*;
+use memcity_layout::Settings;
+
+use super::*;
+use crate::app::model::ModelPlugin;
+use crate::app::time::TimePlugin;
+use crate::app::ui::workspace::TabId;
+
+fn app() -> App {
+    let history = crate::input::load(crate::input::DEFAULT_INPUT).unwrap();
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins)
+        .init_resource::<ButtonInput<KeyCode>>()
+        .add_plugins(ModelPlugin { history: Arc::new(history), settings: Settings::default() })
+        .add_plugins(TimePlugin)
+        .init_resource::<Selection>()
+        .add_plugins(TreesPlugin);
+    app.world_mut().resource_mut::<TimeCursor>().jump_to(29, 30);
+    app.update();
+    app
+}
+
+fn go_to(app: &mut App, snapshot: usize) {
+    app.world_mut().resource_mut::<TimeCursor>().go_to(snapshot, 30);
+    app.update();
+}
+
+fn click(app: &mut App, node: PartNode, select: bool) {
+    app.world_mut().write_message(TreeClicked { node, select });
+    app.update();
+}
+
+/// The groups of the local view at `depth`, top to bottom.
+fn column(app: &App, depth: u32) -> Vec<PartNode> {
+    let parts = app.world().resource::<TreeParts>();
+    parts.local.to.iter().filter(|p| p.depth == depth).map(|p| p.node.clone()).collect()
+}
+
+fn groups(nodes: &[PartNode]) -> Vec<u32> {
+    nodes.iter().filter_map(|n| if let PartNode::Group(g) = n { Some(*g) } else { None }).collect()
+}
+
+/// A branch below the heap: a group of the local view's first level with children.
+fn branch(app: &App) -> u32 {
+    let model = app.world().resource::<CityModel>();
+    let found = groups(&column(app, 1)).into_iter().find(|&g| !model.timeline.groups[g as usize].is_leaf());
+    found.expect("a branch below the heap")
+}
+
+fn key(app: &App, g: u32) -> String {
+    app.world().resource::<CityModel>().timeline.groups[g as usize].key.clone()
+}
+
+#[test]
+fn the_order_comes_from_the_whole_history_and_nodes_keep_their_places_across_snapshots() {
+    let mut app = app();
+    {
+        let model = app.world().resource::<CityModel>();
+        let whole = sort_order(&model.timeline, Metric::Objects, SortBy::Growth, 0, 29);
+        assert_eq!(app.world().resource::<TreeOrder>().order, whole);
+    }
+    let late = groups(&column(&app, 1));
+    assert!(late.len() >= 2, "{late:?}");
+    go_to(&mut app, 12);
+    let early = groups(&column(&app, 1));
+    let both: Vec<u32> = late.iter().copied().filter(|g| early.contains(g)).collect();
+    let early_order: Vec<u32> = early.iter().copied().filter(|g| both.contains(g)).collect();
+    assert!(both.len() >= 2, "{early:?} / {late:?}");
+    assert_eq!(early_order, both, "siblings keep their order while time steps");
+    // Another sort strategy is another order.
+    app.world_mut().resource_mut::<TreeSettings>().sort = SortBy::StartSize;
+    app.update();
+    let model = app.world().resource::<CityModel>();
+    let start = sort_order(&model.timeline, Metric::Objects, SortBy::StartSize, 0, 29);
+    assert_eq!(app.world().resource::<TreeOrder>().order, start);
+}
+
+#[test]
+fn pruning_keeps_at_most_the_set_number_of_children_and_merges_the_rest() {
+    let mut app = app();
+    app.world_mut().resource_mut::<TreeSettings>().pruning = Pruning { share: 1.0, max_children: 1 };
+    app.update();
+    let first = column(&app, 1);
+    assert!(first.len() <= 2, "{first:?}");
+    assert_eq!(groups(&first).len(), 1, "{first:?}");
+    if first.len() == 2 {
+        assert!(matches!(first[1], PartNode::Other { parent: 0, .. }), "{first:?}");
+    }
+}
+
+#[test]
+fn a_click_on_a_branch_drills_down_and_a_click_on_the_root_steps_up() {
+    let mut app = app();
+    let g = branch(&app);
+    click(&mut app, PartNode::Group(g), false);
+    assert_eq!(app.world().resource::<DrillDown>().root, Some(key(&app, g)));
+    let parts = app.world().resource::<TreeParts>();
+    assert_eq!(parts.root, g);
+    assert_eq!(parts.local.to[0].node, PartNode::Group(g));
+    assert_eq!((parts.local.to[0].start, parts.local.to[0].end), (0.0, 1.0), "the local view is unscaled");
+    assert_eq!(parts.global.to[0].node, PartNode::Group(0), "the global view keeps the whole heap");
+    assert!(app.world().resource::<Selection>().selected.is_none(), "drilling selects nothing");
+    click(&mut app, PartNode::Group(g), false);
+    assert_eq!(app.world().resource::<DrillDown>().root, None, "back up at the heap");
+    assert_eq!(app.world().resource::<TreeParts>().root, 0);
+    // "Other" is no place to drill into.
+    click(&mut app, PartNode::Other { parent: 0, groups: vec![g] }, false);
+    assert_eq!(app.world().resource::<DrillDown>().root, None);
+}
+
+#[test]
+fn the_drill_down_is_kept_while_time_steps_and_the_step_tweens() {
+    let mut app = app();
+    let g = branch(&app);
+    click(&mut app, PartNode::Group(g), false);
+    let now = |app: &App| app.world().resource::<Time<Real>>().elapsed_secs_f64();
+    assert!(!app.world().resource::<TreeParts>().local.moving(now(&app) + 0.01), "drilling does not tween");
+    go_to(&mut app, 20);
+    let parts = app.world().resource::<TreeParts>();
+    assert_eq!((parts.root, parts.snapshot), (g, 20));
+    assert_eq!(parts.local.to[0].node, PartNode::Group(g));
+    assert!(parts.local.moving(now(&app)), "a time step tweens");
+    assert!(!parts.local.moving(now(&app) + TWEEN_SECONDS));
+    assert_eq!(app.world().resource::<DrillDown>().root, Some(key(&app, g)));
+}
+
+#[test]
+fn a_click_on_a_leaf_selects_its_group_and_flies_there() {
+    let mut app = app();
+    let leaf = {
+        let (model, parts) = (app.world().resource::<CityModel>(), app.world().resource::<TreeParts>());
+        let leaves = groups(&parts.global.to.iter().map(|p| p.node.clone()).collect::<Vec<_>>());
+        leaves
+            .into_iter()
+            .find(|&g| model.timeline.groups[g as usize].is_leaf() && target_of(model, g).is_some())
+    };
+    let leaf = leaf.expect("a leaf the city shows");
+    app.world_mut().write_message(TreeClicked { node: PartNode::Group(leaf), select: false });
+    app.update();
+    assert_eq!(app.world().resource::<Selection>().selected, Some(key(&app, leaf)));
+    let flights: Vec<FlyTo> =
+        app.world().resource::<Messages<FlyTo>>().iter_current_update_messages().copied().collect();
+    assert!(matches!(flights[..], [FlyTo::Target { target, .. }] if target.group() == leaf), "{flights:?}");
+    assert_eq!(app.world().resource::<DrillDown>().root, None, "a leaf is not drilled into");
+    // Ctrl+click selects a branch instead of opening it.
+    let g = branch(&app);
+    click(&mut app, PartNode::Group(g), true);
+    assert_eq!(app.world().resource::<Selection>().selected, Some(key(&app, g)));
+    assert_eq!(app.world().resource::<DrillDown>().root, None);
+}
+
+fn press_v(app: &mut App) -> Vec<ShowTab> {
+    let mut cursor = app.world().resource::<Messages<ShowTab>>().get_cursor_current();
+    app.world_mut().resource_mut::<ButtonInput<KeyCode>>().press(KeyCode::KeyV);
+    app.update();
+    let shown = cursor.read(app.world().resource::<Messages<ShowTab>>()).cloned().collect();
+    let mut keys = app.world_mut().resource_mut::<ButtonInput<KeyCode>>();
+    keys.release(KeyCode::KeyV);
+    keys.clear();
+    shown
+}
+
+fn drawn(app: &mut App, tabs: &[&str]) {
+    let tabs = tabs.iter().map(|t| (TabId::new(t), bevy_egui::egui::Rect::ZERO)).collect();
+    app.world_mut().resource_mut::<DrawnTabs>().tabs = tabs;
+}
+
+#[test]
+fn v_switches_city_icicle_sunburst_unless_a_text_box_has_the_keyboard() {
+    let mut app = app();
+    *app.world_mut().resource_mut::<TreeKind>() = TreeKind::Sunburst;
+    drawn(&mut app, &[CITY]);
+    assert_eq!(press_v(&mut app), [ShowTab::named(TREE)]);
+    assert_eq!(*app.world().resource::<TreeKind>(), TreeKind::Icicle);
+    drawn(&mut app, &[TREE]);
+    assert_eq!(press_v(&mut app), [ShowTab::named(TREE)]);
+    assert_eq!(*app.world().resource::<TreeKind>(), TreeKind::Sunburst);
+    assert_eq!(press_v(&mut app), [ShowTab::named(CITY)]);
+    app.world_mut().resource_mut::<UiFocus>().keyboard = true;
+    drawn(&mut app, &[CITY]);
+    assert_eq!(press_v(&mut app), []);
+    assert_eq!(*app.world().resource::<TreeKind>(), TreeKind::Sunburst);
+}
