@@ -23,6 +23,7 @@ pub mod serve;
 pub mod structure_city;
 mod structures;
 mod trace;
+mod tree;
 mod why;
 mod windows;
 
@@ -69,6 +70,8 @@ pub enum Command {
     /// The leak gate for a build: exit 0 when no group grew past the limits, 1 when one did,
     /// 2 on bad input (docs/ci.md).
     Check(check::CheckArgs),
+    /// The icicle or sunburst of a history at some of its times, as JSON or SVG (no window).
+    Tree(tree::TreeArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -87,6 +90,7 @@ pub fn main() -> ExitCode {
         Some(Command::Why(args)) => why::run(args),
         Some(Command::Structures(args)) => structures::run(args),
         Some(Command::Diff(args)) => diff::run(args),
+        Some(Command::Tree(args)) => tree::run(args),
         Some(Command::Check(args)) => match check::run(args) {
             Ok(true) => return ExitCode::SUCCESS,
             Ok(false) => return ExitCode::from(1),

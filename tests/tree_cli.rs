@@ -1,0 +1,108 @@
+//! `memcity tree`: the icicle and sunburst exported without a window — geometry (children inside
+//! their parent in proportion, no overlap, one order over time, scaled extents in proportion to
+//! the heap), escaped SVG, and bad input in one line.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+const MEMCITY: &str = env!("CARGO_BIN_EXE_memcity");
+
+fn tree(args: &[&str], out: &str) -> Value {
+    let path = std::env::temp_dir().join(format!("memcity-tree-{}-{out}", std::process::id()));
+    let run = Command::new(MEMCITY).arg("tree").args(args).arg("--out").arg(&path).output().unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    if out.ends_with(".svg") { Value::String(text) } else { serde_json::from_str(&text).unwrap() }
+}
+
+fn f(v: &Value, k: &str) -> f64 {
+    v[k].as_f64().unwrap()
+}
+
+#[test]
+fn icicle_children_lie_inside_their_parent_in_proportion() {
+    let doc = tree(&["scenario:linked-list", "--times", "all"], "all.json");
+    assert_eq!(doc["kind"], "icicle");
+    let frames = doc["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 30);
+    let mut orders: Vec<Vec<String>> = Vec::new();
+    for frame in frames {
+        let nodes = frame["nodes"].as_array().unwrap();
+        let by_key = |k: &str| nodes.iter().find(|n| n["key"] == k).unwrap();
+        for n in nodes.iter().filter(|n| !n["parent"].is_null()) {
+            let p = by_key(n["parent"].as_str().unwrap());
+            assert!(f(n, "y0") >= f(p, "y0") - 1e-9 && f(n, "y1") <= f(p, "y1") + 1e-9, "{n} inside {p}");
+            assert!((f(n, "x0") - f(p, "x1")).abs() < 1e-9, "the next column");
+            let share = (f(n, "y1") - f(n, "y0")) / (f(p, "y1") - f(p, "y0"));
+            assert!((share - f(n, "value") / f(p, "value")).abs() < 1e-9, "in proportion");
+        }
+        // Siblings do not overlap.
+        let mut spans: Vec<(f64, f64, u64)> =
+            nodes.iter().map(|n| (f(n, "y0"), f(n, "y1"), n["depth"].as_u64().unwrap())).collect();
+        spans.sort_by(|a, b| (a.2, a.0).partial_cmp(&(b.2, b.0)).unwrap());
+        assert!(spans.windows(2).all(|w| w[0].2 != w[1].2 || w[0].1 <= w[1].0 + 1e-9));
+        orders.push(
+            nodes
+                .iter()
+                .filter(|n| n["depth"] == 1 && n["other"] == false)
+                .map(|n| n["key"].as_str().unwrap().into())
+                .collect(),
+        );
+    }
+    // One order for the whole window: any two types keep their order at every time.
+    let last = orders.last().unwrap().clone();
+    for order in &orders {
+        let positions: Vec<usize> = order.iter().filter_map(|k| last.iter().position(|l| l == k)).collect();
+        assert!(positions.windows(2).all(|w| w[0] < w[1]), "{order:?} against {last:?}");
+    }
+}
+
+#[test]
+fn scaled_extents_follow_the_heap_and_sunbursts_have_angles() {
+    let doc =
+        tree(&["scenario:linked-list", "--times", "0,29", "--scaled", "--metric", "objects"], "scaled.json");
+    let roots: Vec<(f64, f64)> = doc["frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|fr| (f(&fr["nodes"][0], "y1"), f(fr, "heap")))
+        .collect();
+    assert!((roots[1].0 - 1.0).abs() < 1e-9, "the largest heap fills the axis");
+    assert!((roots[0].0 - roots[0].1 / roots[1].1).abs() < 1e-9, "{roots:?}");
+    let sun = tree(&["scenario:linked-list", "--kind", "sunburst"], "sun.json");
+    let node = &sun["frames"][0]["nodes"][1];
+    assert!(f(node, "a1") > f(node, "a0") && f(node, "r1") > f(node, "r0"), "{node}");
+    assert!(node.get("x0").is_none());
+}
+
+#[test]
+fn the_svg_is_one_picture_with_escaped_names() {
+    let svg = tree(&["scenario:linked-list", "--times", "0,29", "--kind", "icicle"], "pic.svg");
+    let svg = svg.as_str().unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("snapshot 0") && svg.contains("snapshot 29"));
+    assert!(svg.contains("app.model.Person.&lt;init&gt;"), "names are escaped");
+    assert!(!svg.contains("<clinit>") && !svg.contains("<init>"));
+    let sun = tree(&["scenario:linked-list", "--kind", "sunburst", "--drill", "Heap#Type:char[]"], "sun.svg");
+    assert!(sun.as_str().unwrap().matches("<path").count() >= 2);
+}
+
+#[test]
+fn bad_input_is_one_line() {
+    let refused = |args: &[&str], needle: &str| {
+        let out = Command::new(MEMCITY).arg("tree").args(args).output().unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    };
+    let out = std::env::temp_dir().join("memcity-tree-bad.json");
+    let out = out.to_str().unwrap();
+    refused(&["scenario:linked-list", "--out", "/tmp/x.png"], "give a .json or .svg file");
+    refused(&["scenario:linked-list", "--drill", "Heap#Nope", "--out", out], "--drill Heap#Nope");
+    refused(&["scenario:linked-list", "--times", "0,99", "--out", out], "snapshot 99");
+    refused(&["scenario:linked-list", "--times", "0,x", "--out", out], "`x`");
+    refused(&["scenario:linked-list", "--children", "0", "--out", out], "--children 0");
+    refused(&["scenario:linked-list", "--out", "/nonexistent/dir/t.json"], "--out");
+}
