@@ -17,8 +17,8 @@ pub use typed::{Snapshots, Visit, each_typed_heap, trace_file_heaps, trace_heaps
 
 /// Every input memcity reads, in words: the Open pane's hint and the help of `memcity [INPUT]`.
 pub const INPUTS_HELP: &str = "A history (memcity/1 file, snapshot folder, AntTracks export), scenario:NAME, \
-a trace of memory events (.jsonl, .mctrace), heap dumps (.hprof, .hprof.gz: one file or a folder, one \
-snapshot per dump), V8 heap snapshots (.heapsnapshot[.gz] from Node or Chromium) or the Python probe's \
+a trace of memory events (.jsonl, .mctrace), heap dumps (.hprof, .hprof.gz, or any file that starts as one: one file or a \
+folder, one snapshot per dump), V8 heap snapshots (.heapsnapshot[.gz] from Node or Chromium) or the Python probe's \
 heap files (.mcheap), likewise.";
 
 /// What the app opens when no input is given.
@@ -289,9 +289,9 @@ pub fn is_slow(spec: &str) -> bool {
 pub fn is_heap_dumps(path: &Path) -> bool {
     if path.is_dir() {
         let entries = std::fs::read_dir(path).into_iter().flatten().flatten();
-        return entries.into_iter().any(|e| memcity_hprof::source::is_dump_name(&e.path()));
+        return entries.into_iter().any(|e| memcity_hprof::source::is_dump(&e.path()));
     }
-    memcity_hprof::source::is_dump_name(path)
+    memcity_hprof::source::is_dump(path)
 }
 
 /// A built-in scenario with its default seed and size, grouped by type → allocation site.

@@ -93,6 +93,29 @@ pub fn is_dump_name(path: &Path) -> bool {
     name.ends_with(".hprof") || name.ends_with(".hprof.gz")
 }
 
+/// Whether a file is a heap dump: by its name, or else by its first bytes (`JAVA PROFILE 1.0.`,
+/// plain or gzip), so `jmap -dump:format=b,file=heap.bin` is one too. Reads at most a few
+/// dozen bytes (inflated) of regular files only.
+pub fn is_dump(path: &Path) -> bool {
+    is_dump_name(path) || (path.is_file() && starts_like_a_dump(path).unwrap_or(false))
+}
+
+fn starts_like_a_dump(path: &Path) -> std::io::Result<bool> {
+    let mut head = [0u8; 2];
+    let mut file = File::open(path)?;
+    if file.read(&mut head)? < 2 {
+        return Ok(false);
+    }
+    let file = File::open(path)?;
+    let mut start = Vec::new();
+    if head == [0x1f, 0x8b] {
+        let _ = MultiGzDecoder::new(file).take(18).read_to_end(&mut start);
+    } else {
+        file.take(18).read_to_end(&mut start)?;
+    }
+    Ok(start.starts_with(b"JAVA PROFILE 1.0."))
+}
+
 /// The dumps a user named: files as given, folders expanded to their `.hprof`/`.hprof.gz` files
 /// (sorted by name; the history is ordered by the dumps' own timestamps later).
 pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, HprofError> {
@@ -102,12 +125,13 @@ pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, HprofError> {
         if path.is_dir() {
             let entries =
                 std::fs::read_dir(path).map_err(|e| HprofError::new(&name, format!("cannot list: {e}")))?;
-            let mut found: Vec<PathBuf> = entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.is_file() && is_dump_name(p))
-                .collect();
+            let mut found: Vec<PathBuf> =
+                entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| is_dump(p)).collect();
             if found.is_empty() {
-                return Err(HprofError::new(&name, "the folder has no .hprof or .hprof.gz files"));
+                return Err(HprofError::new(
+                    &name,
+                    "the folder has no heap dumps (.hprof, .hprof.gz, or files that start as one)",
+                ));
             }
             found.sort();
             files.extend(found);
@@ -200,7 +224,7 @@ mod tests {
     fn missing_paths_and_empty_folders_are_errors() {
         let dir = temp("empty");
         let e = expand(std::slice::from_ref(&dir)).unwrap_err();
-        assert!(e.message.contains("no .hprof or .hprof.gz files"), "{e}");
+        assert!(e.message.contains("the folder has no heap dumps"), "{e}");
         let e = expand(&[dir.join("nope.hprof")]).unwrap_err();
         assert!(e.file.ends_with("nope.hprof") && e.message.contains("no such file"), "{e}");
         assert!(expand(&[]).is_err());
