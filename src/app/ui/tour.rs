@@ -6,6 +6,7 @@ use bevy::prelude::*;
 use bevy_egui::egui;
 
 use super::selection::HIGHLIGHT;
+use super::tour_target::TourTarget;
 use super::workspace::layouts::tabs::TOUR;
 use super::workspace::state::LayoutCommand;
 use super::workspace::{AddTab, TabClosed};
@@ -36,7 +37,7 @@ pub fn instructions(tour: &Tour, top: &str) -> String {
              green ones go to what it keeps alive."
         ),
         Step::KeptAlive => "The Selection pane lists what keeps it alive (purple). Click its first \
-                            entry to follow the chain towards what holds the leak."
+                            entry (or press Enter) to follow the chain towards what holds the leak."
             .into(),
         Step::Cause => {
             format!("The root cause in the program ({}):\n{}", tour.scenario.name, tour.lesson.why)
@@ -74,6 +75,7 @@ fn tour_pane(
     tour: Option<Res<Tour>>,
     model: Res<CityModel>,
     names: Res<GroupNames>,
+    mut target: ResMut<TourTarget>,
     mut commands: MessageWriter<TourCommand>,
 ) {
     let Some(tour) = &tour else {
@@ -97,7 +99,9 @@ fn tour_pane(
         ui.code(tour.lesson.code);
         ui.label("The fix:");
         ui.code(tour.lesson.fixed_code);
-        if ui.button(format!("Open the fixed program ({})", tour.lesson.fixed)).clicked() {
+        let open = ui.button(format!("Open the fixed program ({})", tour.lesson.fixed));
+        target.drawn(TOUR, &open, true);
+        if open.clicked() {
             commands.write(TourCommand::OpenFixed);
         }
     }
