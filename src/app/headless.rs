@@ -16,6 +16,8 @@ use crate::app::render::{CityDrawn, PipelinesIdle};
 use crate::app::time::{TimeCommand, TimeCursor};
 use crate::app::tour::TourReplay;
 use crate::app::viewport::CityCamera;
+use crate::app::wake::gliding;
+use bevy_panorbit_camera::PanOrbitCamera;
 
 /// The offscreen image the camera renders into.
 #[derive(Resource, Clone)]
@@ -73,8 +75,8 @@ impl ScreenshotJob {
     }
 }
 
-/// Waits until the city has been drawn (and a couple more frames for the frustums) and a
-/// `--step` of a tour is reached, captures the image once, and exits when the PNG is on disk —
+/// Waits until the city has been drawn (and a couple more frames for the frustums), a `--step`
+/// of a tour is reached and the camera rests, captures the image once, and exits when the PNG is on disk —
 /// or, with more steps to capture, goes on to the next step.
 #[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it reads
 pub fn screenshot(
@@ -84,6 +86,7 @@ pub fn screenshot(
     idle: Res<PipelinesIdle>,
     offscreen: Option<Res<Offscreen>>,
     replaying: Option<Res<TourReplay>>,
+    cameras: Query<&PanOrbitCamera>,
     mut exit: MessageWriter<AppExit>,
 ) {
     job.frames += 1;
@@ -92,7 +95,8 @@ pub fn screenshot(
         exit.write(AppExit::error());
         return;
     }
-    let ready = drawn.0.load(Ordering::Relaxed) && replaying.is_none();
+    // A tour step replayed, the camera arrived where the step sent it.
+    let ready = drawn.0.load(Ordering::Relaxed) && replaying.is_none() && !cameras.iter().any(gliding);
     if !ready || (!job.requested && !idle.0.load(Ordering::Relaxed)) {
         return;
     }

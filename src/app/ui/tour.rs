@@ -8,7 +8,7 @@ use bevy_egui::egui;
 use super::selection::HIGHLIGHT;
 use super::tour_target::TourTarget;
 use super::workspace::layouts::tabs::TOUR;
-use super::workspace::state::LayoutCommand;
+use super::workspace::state::{LayoutCommand, apply_layout_commands};
 use super::workspace::{AddTab, TabClosed};
 use crate::app::model::CityModel;
 use crate::app::names::GroupNames;
@@ -18,7 +18,9 @@ pub struct TourPanePlugin;
 
 impl Plugin for TourPanePlugin {
     fn build(&self, app: &mut App) {
-        app.add_tab(TOUR, "Tour", tour_pane).add_systems(Update, (tour_layout, end_when_closed));
+        // A tour's first frame is drawn in the teaching layout (the camera frames for it).
+        app.add_tab(TOUR, "Tour", tour_pane)
+            .add_systems(Update, (tour_layout.before(apply_layout_commands), end_when_closed));
     }
 }
 
