@@ -76,10 +76,10 @@ fn f12(display: &str, folder: &Path) -> Png {
     }
 }
 
-/// The city's tab (below the notice F12 shows) and the timeline's in the default layout at
-/// 1024×600, inside their borders; and the right column, where the Search tab comes to the
-/// front.
-const CITY: [u32; 4] = [30, 80, 640, 420];
+/// The city's tab (below the notice F12 shows, which takes two lines for a long path) and the
+/// timeline's in the default layout at 1024×600, inside their borders; and the right column,
+/// where the Search tab comes to the front.
+const CITY: [u32; 4] = [30, 100, 640, 420];
 const TIMELINE: [u32; 4] = [10, 455, 1010, 590];
 const RIGHT_COLUMN: [u32; 4] = [720, 30, 1020, 300];
 
