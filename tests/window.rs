@@ -128,16 +128,18 @@ fn typing_in_the_search_box_moves_neither_time_nor_the_camera() {
     // The pointer rests on the menu bar's empty end: no hover card, no tab under it.
     xdotool(&x.display, &["mousemove", "1010", "8"]);
     let folder = pictures.join("memcity");
-    // The city is framed once drawn: wait until two pictures agree.
+    // The city is framed once drawn: wait until two pictures of its red leak agree.
+    let drawn = |p: &Png| p.count(|[r, g, b]| r > 150 && g < 60 && b < 60) > 1000;
     let mut before = f12(&x.display, &folder);
     for _ in 0..10 {
         let again = f12(&x.display, &folder);
-        let settled = again.differences(&before, CITY) == 0;
+        let settled = drawn(&again) && again.differences(&before, CITY) == 0;
         before = again;
         if settled {
             break;
         }
     }
+    assert!(drawn(&before), "the city was never drawn");
     // Ctrl+F puts the cursor in the Search box; what is typed there is text, not shortcuts:
     // P/N and the arrows step time, Space plays, W/A/S/D/Q/E move the camera, B and R frame.
     xdotool(&x.display, &["key", "ctrl+f"]);
