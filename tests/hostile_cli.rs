@@ -172,3 +172,27 @@ fn a_reader_that_goes_away_is_no_panic() {
     assert!(!err.contains("panicked"), "{err}");
     assert!(out.status.success(), "{err}");
 }
+
+/// Asserts a refusal of the tour of linked-list rendered to `shot` with `extra` arguments.
+fn refused_tour(shot: &str, extra: &[&str], needle: &str) {
+    refused(&[&["--tour", "linked-list", "--screenshot", shot][..], extra].concat(), needle);
+}
+
+#[test]
+fn tour_steps_and_the_ui_state_file_are_checked_before_the_window_opens() {
+    let shot = temp("step-shot.png");
+    let shot = shot.to_str().unwrap();
+    let missing = temp("no/such/folder/state.json");
+    let missing = missing.to_str().unwrap();
+    refused_tour(shot, &["--step", "0"], "--step 0: steps count from 1");
+    refused_tour(shot, &["--step", "7"], "--step 7: the tour of linked-list has 6 steps (1-6)");
+    refused_tour(shot, &["--step", "2-9"], "has 6 steps");
+    refused_tour(shot, &["--step", "4-2"], "the first step is after the last");
+    refused_tour(shot, &["--step", "two"], "is not N or A-B");
+    refused(&["--step", "2", "--screenshot", shot], "--step 2 is a step of a tour: give --tour NAME too");
+    refused(&["--tour", "linked-list", "--step", "2-4"], "give --screenshot PNG too");
+    refused_tour(shot, &["--ui-state", missing], "--ui-state");
+    refused_tour(shot, &["--ui-state", missing], "does not exist");
+    refused(&["scenario:churn", "--ui-state", "state.json"], "give --screenshot PNG too");
+    assert!(!std::path::Path::new(shot).exists(), "nothing rendered");
+}

@@ -2,25 +2,12 @@
 //! PNG. Needs a Vulkan adapter (CI installs Mesa's software one); without one the tests say why
 //! and skip, unless MEMCITY_REQUIRE_VULKAN=1 (set by `.ci/run`) makes that a failure.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-struct Shot {
-    width: u32,
-    height: u32,
-    channels: usize,
-    data: Vec<u8>,
-}
-
-impl Shot {
-    fn pixels(&self) -> impl Iterator<Item = [u8; 3]> + '_ {
-        self.data.chunks_exact(self.channels).map(|p| [p[0], p[1], p[2]])
-    }
-
-    fn count(&self, pred: impl Fn([u8; 3]) -> bool) -> usize {
-        self.pixels().filter(|&p| pred(p)).count()
-    }
-}
+use common::Png as Shot;
 
 fn out(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("memcity-render-{}-{name}.png", std::process::id()))
@@ -45,17 +32,9 @@ fn screenshot(args: &[&str], png: &Path) -> Option<Shot> {
         return None;
     }
     assert!(o.status.success(), "memcity {args:?} failed: {stderr}");
-    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(png).unwrap()));
-    let mut reader = decoder.read_info().unwrap();
-    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    let channels = match info.color_type {
-        png::ColorType::Rgba => 4,
-        png::ColorType::Rgb => 3,
-        other => panic!("unexpected screenshot color type {other:?}"),
-    };
+    let shot = Shot::read(png);
     std::fs::remove_file(png).unwrap();
-    Some(Shot { width: info.width, height: info.height, channels, data: buf[..info.buffer_size()].to_vec() })
+    Some(shot)
 }
 
 fn is_red(p: [u8; 3]) -> bool {

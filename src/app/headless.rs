@@ -2,6 +2,7 @@
 //! `--bench-render` animates a synthetic city offscreen and prints frame-time figures. Both draw
 //! into an image (`RenderTarget::Image`), so they work under Xvfb and on GPU machines with no X.
 
+use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -13,7 +14,10 @@ use bevy::render::view::screenshot::{Screenshot, save_to_disk};
 
 use crate::app::render::{CityDrawn, PipelinesIdle};
 use crate::app::time::{TimeCommand, TimeCursor};
+use crate::app::tour::TourReplay;
 use crate::app::viewport::CityCamera;
+use crate::app::wake::gliding;
+use bevy_panorbit_camera::PanOrbitCamera;
 
 /// The offscreen image the camera renders into.
 #[derive(Resource, Clone)]
@@ -37,6 +41,10 @@ pub fn target_offscreen(
 #[derive(Resource)]
 pub struct ScreenshotJob {
     pub path: PathBuf,
+    /// Where to write the workspace as drawn in the captured frame (`--ui-state`).
+    pub ui_state: Option<PathBuf>,
+    /// The tour steps to capture after this one (`--step A-B`), in order.
+    pub then: VecDeque<StepShot>,
     /// Frames rendered since the city was first drawn.
     pub after_drawn: u32,
     pub requested: bool,
@@ -45,14 +53,40 @@ pub struct ScreenshotJob {
     pub settle_frames: u32,
 }
 
-/// Waits until the city has been drawn (and a couple more frames for the frustums), captures
-/// the image once, and exits when the PNG is on disk.
+/// One more step of a tour to capture: the step (1-based), its picture and its UI state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepShot {
+    pub step: usize,
+    pub png: PathBuf,
+    pub ui_state: Option<PathBuf>,
+}
+
+impl ScreenshotJob {
+    pub fn new(path: PathBuf, ui_state: Option<PathBuf>, then: Vec<StepShot>, settle_frames: u32) -> Self {
+        ScreenshotJob {
+            path,
+            ui_state,
+            then: then.into(),
+            after_drawn: 0,
+            requested: false,
+            frames: 0,
+            settle_frames,
+        }
+    }
+}
+
+/// Waits until the city has been drawn (and a couple more frames for the frustums), a `--step`
+/// of a tour is reached and the camera rests, captures the image once, and exits when the PNG is on disk —
+/// or, with more steps to capture, goes on to the next step.
+#[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it reads
 pub fn screenshot(
     mut commands: Commands,
     mut job: ResMut<ScreenshotJob>,
     drawn: Res<CityDrawn>,
     idle: Res<PipelinesIdle>,
     offscreen: Option<Res<Offscreen>>,
+    replaying: Option<Res<TourReplay>>,
+    cameras: Query<&PanOrbitCamera>,
     mut exit: MessageWriter<AppExit>,
 ) {
     job.frames += 1;
@@ -61,7 +95,9 @@ pub fn screenshot(
         exit.write(AppExit::error());
         return;
     }
-    if !drawn.0.load(Ordering::Relaxed) || (!job.requested && !idle.0.load(Ordering::Relaxed)) {
+    // A tour step replayed, the camera arrived where the step sent it.
+    let ready = drawn.0.load(Ordering::Relaxed) && replaying.is_none() && !cameras.iter().any(gliding);
+    if !ready || (!job.requested && !idle.0.load(Ordering::Relaxed)) {
         return;
     }
     job.after_drawn += 1;
@@ -78,7 +114,18 @@ pub fn screenshot(
     if job.requested && job.path.exists() && std::fs::metadata(&job.path).is_ok_and(|m| m.len() > 0) {
         // One more frame lets the writer finish the file.
         if job.after_drawn > job.settle_frames + 3 {
-            exit.write(AppExit::Success);
+            match job.then.pop_front() {
+                Some(next) => {
+                    commands.insert_resource(TourReplay { to: next.step });
+                    *job = ScreenshotJob {
+                        then: std::mem::take(&mut job.then),
+                        ..ScreenshotJob::new(next.png, next.ui_state, Vec::new(), job.settle_frames)
+                    };
+                }
+                None => {
+                    exit.write(AppExit::Success);
+                }
+            }
         }
     }
 }

@@ -120,7 +120,8 @@ fn cursor_ray(
     camera.viewport_to_world(transform, cursor).ok()
 }
 
-fn hover(
+/// What the pointer is over in the city (nothing while the UI has it).
+pub fn hover(
     windows: Query<&Window, With<PrimaryWindow>>,
     cameras: Query<(&Camera, &GlobalTransform), With<CityCamera>>,
     ui: Res<UiFocus>,

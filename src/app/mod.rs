@@ -74,6 +74,12 @@ pub struct AppOptions {
     pub source: Vec<String>,
     /// A guided tour to start (`--tour NAME`; `history` is that scenario).
     pub tour: Option<tour::Tour>,
+    /// The tour's step to start at, as if the steps before it were done (`--step N`, 1-based).
+    pub tour_step: Option<usize>,
+    /// Where to write the workspace as drawn in the screenshot's frame (`--ui-state`).
+    pub ui_state: Option<PathBuf>,
+    /// With a screenshot of a tour step: the steps to capture after it (`--step A-B`).
+    pub later_steps: Vec<headless::StepShot>,
     /// The window's size (`--size`).
     pub size: Option<(u32, u32)>,
     /// The workspace's layout to start with (`--layout`).
@@ -133,6 +139,9 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
         .add_plugins(camera::CameraPlugin { interactive: !headless, view: options.view });
     if let Some(tour) = options.tour {
         app.insert_resource(tour);
+        if let Some(to) = options.tour_step {
+            app.insert_resource(tour::TourReplay { to });
+        }
     }
     let baseline = matches!(options.mode, Mode::Bench { baseline: true, .. });
     if baseline {
@@ -169,31 +178,22 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
             if let Some(path) = shot {
                 // A capture needs frames until it is on disk.
                 app.insert_resource(bevy::winit::WinitSettings::continuous());
-                app.insert_resource(ScreenshotJob {
-                    path,
-                    after_drawn: 0,
-                    requested: false,
-                    frames: 0,
-                    settle_frames: 20,
-                })
-                .add_systems(Last, headless::screenshot);
+                app.insert_resource(ScreenshotJob::new(path, options.ui_state, options.later_steps, 20))
+                    .add_systems(Last, (headless::screenshot, screenshot::write_ui_state).chain());
             }
         }
         Mode::Screenshot { path, size } => {
             let image = headless::make_offscreen(&mut app.world_mut().resource_mut::<Assets<Image>>(), size);
             // Labels name the towers in the picture (egui draws them into the image).
-            app.add_plugins(bevy_egui::EguiPlugin::default())
-                .add_plugins((ui::fonts::FontsPlugin, ui::labels::LabelsPlugin));
+            app.add_plugins(bevy_egui::EguiPlugin::default()).add_plugins((
+                ui::fonts::FontsPlugin,
+                ui::labels::LabelsPlugin,
+                ui::tour_target::TourTargetPlugin { bring_into_view: false },
+            ));
             app.insert_resource(Offscreen(image))
-                .insert_resource(ScreenshotJob {
-                    path,
-                    after_drawn: 0,
-                    requested: false,
-                    frames: 0,
-                    settle_frames: 3,
-                })
+                .insert_resource(ScreenshotJob::new(path, options.ui_state, options.later_steps, 3))
                 .add_systems(PostStartup, headless::target_offscreen)
-                .add_systems(Last, headless::screenshot);
+                .add_systems(Last, (headless::screenshot, screenshot::write_ui_state).chain());
         }
         Mode::Bench { frames, size, baseline, buildings } => {
             let image = headless::make_offscreen(&mut app.world_mut().resource_mut::<Assets<Image>>(), size);

@@ -13,7 +13,7 @@ use crate::app::load::LoadPlugin;
 use crate::app::model::{CityModel, LoadHistory, ModelPlugin};
 use crate::app::tests::{app, cursor, sample};
 use crate::app::time::{TimeCursor, TimePlugin};
-use crate::app::tour::{Step, Tour, TourCommand, TourPlugin, top_grower};
+use crate::app::tour::{Step, Tour, TourCommand, TourPlugin, TourReplay, keepers, top_grower};
 use crate::app::viewport::UiFocus;
 
 fn press(app: &mut App, key: KeyCode) {
@@ -94,10 +94,10 @@ fn step(app: &App) -> Step {
     app.world().resource::<Tour>().step
 }
 
-#[test]
-fn a_tour_runs_from_playback_to_the_fixed_program() {
+/// An app running the tour of scenario `name`, without a window.
+fn tour_app(name: &str) -> App {
     let mut app = App::new();
-    let history = crate::input::load("scenario:linked-list").unwrap();
+    let history = crate::input::load(&format!("scenario:{name}")).unwrap();
     app.add_plugins(MinimalPlugins)
         .init_resource::<ButtonInput<KeyCode>>()
         .init_resource::<ButtonInput<MouseButton>>()
@@ -105,7 +105,13 @@ fn a_tour_runs_from_playback_to_the_fixed_program() {
         // Selection without InspectPlugin: no window here, and its hover would undo the test's.
         .init_resource::<Selection>()
         .add_plugins((TimePlugin, LoadPlugin, TourPlugin))
-        .insert_resource(Tour::of("linked-list").unwrap());
+        .insert_resource(Tour::of(name).unwrap());
+    app
+}
+
+#[test]
+fn a_tour_runs_from_playback_to_the_fixed_program() {
+    let mut app = tour_app("linked-list");
     app.update();
     assert_eq!(step(&app), Step::Play);
     // Play: fast playback to the end.
@@ -148,6 +154,44 @@ fn a_tour_runs_from_playback_to_the_fixed_program() {
     app.world_mut().write_message(TourCommand::End);
     app.update();
     assert!(!app.world().contains_resource::<Tour>());
+}
+
+#[test]
+fn a_tour_started_at_a_later_step_finds_each_earlier_step_done() {
+    for (to, expected) in
+        [(1, Step::Play), (3, Step::Select), (4, Step::KeptAlive), (5, Step::Cause), (6, Step::Fixed)]
+    {
+        let mut app = tour_app("easytravel");
+        app.insert_resource(TourReplay { to });
+        update_until(&mut app, "the replay", |a| !a.world().contains_resource::<TourReplay>());
+        assert_eq!(step(&app), expected, "--step {to}");
+        let (c, selected) = (cursor(&app), app.world().resource::<Selection>().selected.clone());
+        if to == 1 {
+            assert_eq!((c.current, selected), (0, None), "nothing done before the first step");
+            continue;
+        }
+        let model = app.world().resource::<CityModel>().clone();
+        assert_eq!(
+            (c.current + 1, c.playing),
+            (model.snapshot_count(), false),
+            "--step {to}: played to the end"
+        );
+        if to == 6 {
+            // easytravel leaks; the fixed program that replaced it does not.
+            assert!(model.windows.iter().all(|w| w.kind != memcity_analysis::windows::WindowKind::Leak));
+            continue;
+        }
+        let top = top_grower(&model).unwrap();
+        let key = |g: u32| Some(model.timeline.groups[g as usize].key.clone());
+        match expected {
+            Step::Select => assert_eq!(selected, None, "pointed at, not yet selected"),
+            Step::KeptAlive => assert_eq!(selected, key(top), "the top grower selected"),
+            _ => {
+                let first = keepers(&model, c.current, top)[0].0;
+                assert_eq!(selected, key(first), "its first keeper followed");
+            }
+        }
+    }
 }
 
 #[test]

@@ -184,7 +184,12 @@ fn clamp_to_model(model: Res<CityModel>, mut cursor: ResMut<TimeCursor>) {
     }
 }
 
-fn update_displayed_frame(model: Res<CityModel>, cursor: Res<TimeCursor>, mut shown: ResMut<DisplayedFrame>) {
+/// The building states at the cursor, blended between two snapshots while a step animates.
+pub fn update_displayed_frame(
+    model: Res<CityModel>,
+    cursor: Res<TimeCursor>,
+    mut shown: ResMut<DisplayedFrame>,
+) {
     let key = (model.generation, cursor.previous, cursor.current, cursor.blend.to_bits());
     if shown.shown == Some(key) || model.frames.is_empty() {
         return;

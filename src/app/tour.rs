@@ -6,7 +6,8 @@
 use bevy::prelude::*;
 use memcity_analysis::scenarios::{self, Lesson, Scenario};
 
-use crate::app::inspect::Selection;
+use crate::app::camera::FlyTo;
+use crate::app::inspect::{Selection, Target};
 use crate::app::load::OpenInput;
 use crate::app::model::CityModel;
 use crate::app::time::TimeCursor;
@@ -90,11 +91,90 @@ pub fn top_grower(model: &CityModel) -> Option<u32> {
     model.top_growers(1).first().map(|&b| model.layout.buildings[b].group)
 }
 
+/// What keeps group `g` alive at `snapshot`, as (group, objects), strongest first: the order
+/// of the Selection pane's "kept alive by" list, whose first entry the tour follows.
+pub fn keepers(model: &CityModel, snapshot: usize, g: u32) -> Vec<(u32, u64)> {
+    let edges = model.timeline.pointers.get(snapshot).and_then(|maps| maps.pointed_from.get(&g));
+    strongest_first(edges.cloned().unwrap_or_default())
+}
+
+/// References sorted by their object counts, largest first (ties keep their order).
+pub fn strongest_first(mut edges: Vec<(u32, u64)>) -> Vec<(u32, u64)> {
+    edges.sort_by_key(|e| std::cmp::Reverse(e.1));
+    edges
+}
+
+/// `--step N`: the tour starts at step N (1-based), as if the user had done each step before
+/// it — the history played to its end, the top grower pointed at and selected, its first
+/// keeper followed, the fixed program opened. Removed once the tour is there.
+#[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TourReplay {
+    pub to: usize,
+}
+
+/// The system sets of the tour: the replay of `--step` runs before the tour follows the user.
+#[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TourSystems;
+
 pub struct TourPlugin;
 
 impl Plugin for TourPlugin {
     fn build(&self, app: &mut App) {
-        app.add_message::<TourCommand>().add_systems(Update, (tour_commands, follow_the_user).chain());
+        app.add_message::<TourCommand>().add_message::<FlyTo>().add_systems(
+            Update,
+            (replay_earlier_steps, tour_commands, follow_the_user)
+                .chain()
+                .in_set(TourSystems)
+                // The replay's pointing at the top grower is not undone by the pointer's hover.
+                .after(crate::app::inspect::hover),
+        );
+    }
+}
+
+/// Does what the current step asks, once per frame, until the tour is at the step `--step`
+/// asked for; [`follow_the_user`] then advances the tour as it does for a user.
+#[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it touches
+fn replay_earlier_steps(
+    replay: Option<Res<TourReplay>>,
+    tour: Option<ResMut<Tour>>,
+    model: Res<CityModel>,
+    mut cursor: ResMut<TimeCursor>,
+    mut selection: ResMut<Selection>,
+    mut commands: MessageWriter<TourCommand>,
+    mut fly: MessageWriter<FlyTo>,
+    mut world: Commands,
+) {
+    let (Some(replay), Some(mut tour)) = (replay, tour) else { return };
+    if tour.waiting.is_some() {
+        return;
+    }
+    if tour.index() + 1 >= replay.to {
+        world.remove_resource::<TourReplay>();
+        return;
+    }
+    let Some(top) = top_grower(&model) else { return };
+    let key = |g: u32| model.timeline.groups[g as usize].key.clone();
+    match tour.step {
+        Step::Play => {
+            let count = model.snapshot_count();
+            cursor.jump_to(count.saturating_sub(1), count);
+            cursor.playing = false;
+            tour.played = true;
+        }
+        Step::Spot => selection.hovered = Some(Target::Building(top)),
+        Step::Select => selection.selected = Some(key(top)),
+        Step::KeptAlive => {
+            if let Some(&(keeper, _)) = keepers(&model, cursor.current, top).first() {
+                selection.selected = Some(key(keeper));
+                if model.layout.building(keeper).is_some() {
+                    fly.write(FlyTo::Target { target: Target::Building(keeper), with_references: true });
+                }
+            }
+        }
+        Step::Cause => {
+            commands.write(TourCommand::OpenFixed);
+        }
+        Step::Fixed => {}
     }
 }
 

@@ -34,6 +34,14 @@ pub fn moving(cursor: &TimeCursor, morph: &LayoutMorph, generation: u64, loading
     cursor.playing || cursor.blend < 1.0 || morph.active(generation).is_some() || loading
 }
 
+/// Whether the camera is still on its way to where it was sent.
+pub fn gliding(c: &PanOrbitCamera) -> bool {
+    c.target_focus.distance(c.focus) > 1e-3
+        || c.yaw.is_some_and(|y| (y - c.target_yaw).abs() > 1e-4)
+        || c.pitch.is_some_and(|p| (p - c.target_pitch).abs() > 1e-4)
+        || c.radius.is_some_and(|r| (r - c.target_radius).abs() > 1e-3)
+}
+
 const MOVE_KEYS: [KeyCode; 6] =
     [KeyCode::KeyW, KeyCode::KeyA, KeyCode::KeyS, KeyCode::KeyD, KeyCode::KeyQ, KeyCode::KeyE];
 
@@ -46,12 +54,7 @@ fn keep_drawing_while_moving(
     cameras: Query<&PanOrbitCamera>,
     mut redraw: MessageWriter<RequestRedraw>,
 ) {
-    let gliding = cameras.iter().any(|c| {
-        c.target_focus.distance(c.focus) > 1e-3
-            || c.yaw.is_some_and(|y| (y - c.target_yaw).abs() > 1e-4)
-            || c.pitch.is_some_and(|p| (p - c.target_pitch).abs() > 1e-4)
-            || c.radius.is_some_and(|r| (r - c.target_radius).abs() > 1e-3)
-    });
+    let gliding = cameras.iter().any(gliding);
     if moving(&cursor, &morph, model.generation, loading.is_busy()) || gliding || keys.any_pressed(MOVE_KEYS)
     {
         redraw.write(RequestRedraw);

@@ -69,6 +69,18 @@ pub struct OpenArgs {
     /// http-client or easytravel.
     #[arg(long, value_name = "NAME", conflicts_with_all = ["inputs", "connect", "listen"])]
     pub tour: Option<String>,
+    /// With --tour: start at step N (1-based) as if each earlier step had been done — the
+    /// history played to its end, the top grower pointed at and selected, its first keeper
+    /// followed, the fixed program opened. With --screenshot, a picture of that step; A-B
+    /// captures steps A to B in turn, the step's number added to each file's name
+    /// (shot.png → shot-2.png).
+    #[arg(long, value_name = "N|A-B", value_parser = parse_steps)]
+    pub step: Option<(usize, usize)>,
+    /// With --screenshot: write the workspace as drawn in the captured frame to FILE as JSON —
+    /// the window's size, every shown tab with its rectangle, and what the tour step asks the
+    /// user to act on (docs/design.md, "The workspace").
+    #[arg(long, value_name = "FILE.json")]
+    pub ui_state: Option<std::path::PathBuf>,
     /// The workspace's layout: default, teaching (the tour's pane beside the city) or a layout
     /// FILE saved by memcity; without it, the layout of the last exit.
     #[arg(long, value_name = "default|teaching|FILE")]
@@ -100,6 +112,13 @@ pub fn run(args: OpenArgs) -> Result<()> {
     if let Some(path) = &args.screenshot {
         crate::cli::paths::check_output_file(path, "--screenshot")?;
     }
+    if let Some(path) = &args.ui_state {
+        if args.screenshot.is_none() {
+            bail!("--ui-state writes the workspace of a --screenshot: give --screenshot PNG too");
+        }
+        crate::cli::paths::check_output_file(path, "--ui-state")?;
+    }
+    check_steps(&args)?;
     // clap's `requires` is not enforced on these flattened arguments.
     if args.tab.is_some() && args.connect.is_none() {
         bail!("--tab picks a tab of an AntTracks server: give --connect ws://HOST:PORT too");
@@ -207,6 +226,63 @@ pub fn run(args: OpenArgs) -> Result<()> {
     launch(args, history, settings, background, listen, source)
 }
 
+/// `--step N` or `A-B`: the first and last step.
+pub fn parse_steps(s: &str) -> Result<(usize, usize), String> {
+    let number =
+        |v: &str| v.trim().parse::<usize>().map_err(|_| format!("\"{s}\" is not N or A-B (e.g. 4 or 1-6)"));
+    let (first, last) = match s.split_once('-') {
+        Some((a, b)) => (number(a)?, number(b)?),
+        None => (number(s)?, number(s)?),
+    };
+    if first > last {
+        return Err(format!("\"{s}\": the first step is after the last"));
+    }
+    Ok((first, last))
+}
+
+/// `--step` needs a tour and lies within it; several steps need a screenshot to capture.
+fn check_steps(args: &OpenArgs) -> Result<()> {
+    let Some((first, last)) = args.step else { return Ok(()) };
+    let shown = if first == last { first.to_string() } else { format!("{first}-{last}") };
+    let Some(tour) = &args.tour else {
+        bail!("--step {shown} is a step of a tour: give --tour NAME too");
+    };
+    if first == 0 {
+        bail!("--step {shown}: steps count from 1");
+    }
+    #[cfg(feature = "app")]
+    {
+        let steps = crate::app::tour::STEPS.len();
+        if last > steps {
+            bail!("--step {shown}: the tour of {tour} has {steps} steps (1-{steps})");
+        }
+    }
+    #[cfg(not(feature = "app"))]
+    let _ = tour;
+    if first < last {
+        let Some(png) = &args.screenshot else {
+            bail!("--step {shown} captures each of these steps: give --screenshot PNG too");
+        };
+        for step in first..=last {
+            crate::cli::paths::check_output_file(&numbered(png, step), "--screenshot")?;
+            if let Some(state) = &args.ui_state {
+                crate::cli::paths::check_output_file(&numbered(state, step), "--ui-state")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `shot.png` → `shot-4.png`: the file of one step of several.
+pub fn numbered(path: &std::path::Path, step: usize) -> std::path::PathBuf {
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}-{step}.{}", ext.to_string_lossy()),
+        None => format!("{stem}-{step}"),
+    };
+    path.with_file_name(name)
+}
+
 /// The scenario a tour is about, or why there is no such tour.
 fn tour_scenario(name: &str) -> Result<&'static memcity_analysis::scenarios::Scenario> {
     use memcity_analysis::scenarios::SCENARIOS;
@@ -264,6 +340,17 @@ fn launch(
     source: Vec<String>,
 ) -> Result<()> {
     use crate::app::{AppOptions, Mode, camera::View};
+    // Several steps: one picture (and UI state) a step, numbered.
+    let shots: Vec<crate::app::headless::StepShot> = match (args.step, &args.screenshot) {
+        (Some((first, last)), Some(png)) if first < last => (first..=last)
+            .map(|step| crate::app::headless::StepShot {
+                step,
+                png: numbered(png, step),
+                ui_state: args.ui_state.as_deref().map(|s| numbered(s, step)),
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
     let mode = if args.bench_render {
         // Every synthetic building is shown.
         settings.children = usize::MAX;
@@ -273,7 +360,8 @@ fn launch(
             baseline: args.baseline,
             buildings: args.buildings,
         }
-    } else if let Some(path) = args.screenshot {
+    } else if let Some(path) = &args.screenshot {
+        let path = shots.first().map_or_else(|| path.clone(), |s| s.png.clone());
         if args.window { Mode::Window(Some(path)) } else { Mode::Screenshot { path, size: args.size } }
     } else {
         Mode::Window(None)
@@ -303,6 +391,9 @@ fn launch(
         live_source,
         source,
         tour,
+        tour_step: args.step.map(|(first, _)| first),
+        ui_state: shots.first().map_or(args.ui_state, |s| s.ui_state.clone()),
+        later_steps: shots.into_iter().skip(1).collect(),
         size: Some(args.size),
         layout,
         structures: std::sync::Arc::new(
@@ -335,4 +426,20 @@ fn launch(
     _: Vec<String>,
 ) -> Result<()> {
     bail!("this memcity was built without the `app` feature: only the headless subcommands work")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn steps_are_one_number_or_a_range_and_each_gets_its_own_file() {
+        assert_eq!(parse_steps("4"), Ok((4, 4)));
+        assert_eq!(parse_steps("1-6"), Ok((1, 6)));
+        assert!(parse_steps("6-1").unwrap_err().contains("after the last"));
+        assert!(parse_steps("1-").is_err() && parse_steps("x").is_err());
+        assert_eq!(numbered(Path::new("out/shot.png"), 2), Path::new("out/shot-2.png"));
+        assert_eq!(numbered(Path::new("state"), 3), Path::new("state-3"));
+    }
 }

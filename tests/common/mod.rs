@@ -1,5 +1,6 @@
 //! Helpers the end-to-end tests share: finding the external tools a test needs, running a
-//! command that must succeed, finding a node of a history's tree.
+//! command that must succeed, finding a node of a history's tree, an Xvfb display for the
+//! window tests.
 #![allow(dead_code)] // each test file uses some of them
 
 use std::process::{Command, Stdio};
@@ -89,4 +90,142 @@ pub fn record_java(dir: &std::path::Path, class: &str, args: &[&str], phases: us
     let _ = writeln!(stdin, "quit");
     app.wait().unwrap();
     series
+}
+
+/// Whether a test that needs Vulkan (and Xvfb) must fail rather than skip where they are
+/// missing: in CI, or with MEMCITY_REQUIRE_VULKAN set.
+pub fn vulkan_required() -> bool {
+    std::env::var_os("CI").is_some() || std::env::var_os("MEMCITY_REQUIRE_VULKAN").is_some()
+}
+
+/// An Xvfb server on a free display, stopped when dropped.
+pub struct Xvfb {
+    child: std::process::Child,
+    pub display: String,
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts Xvfb (1920×1200) on a free display; without Xvfb the test skips with a note, unless
+/// [`vulkan_required`].
+pub fn xvfb() -> Option<Xvfb> {
+    use std::time::{Duration, Instant};
+    // Tests of one process start theirs side by side: each call tries other displays.
+    static CALLS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let base = 40 + std::process::id() % 200 + 7 * call;
+    for n in base..base + 20 {
+        let taken = |n: u32| {
+            std::path::Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+                || std::path::Path::new(&format!("/tmp/.X{n}-lock")).exists()
+        };
+        if taken(n) {
+            continue;
+        }
+        let display = format!(":{n}");
+        let child = match Command::new("Xvfb")
+            .args([display.as_str(), "-screen", "0", "1920x1200x24", "-nolisten", "tcp"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+        {
+            Ok(child) => child,
+            Err(e) => {
+                assert!(!vulkan_required(), "CI needs Xvfb: {e}");
+                eprintln!("SKIPPED: no Xvfb here ({e})");
+                return None;
+            }
+        };
+        let start = Instant::now();
+        let mut xvfb = Xvfb { child, display };
+        while start.elapsed() < Duration::from_secs(10) {
+            // Another Xvfb that took the display first makes this one stop.
+            if xvfb.child.try_wait().ok().flatten().is_some() {
+                break;
+            }
+            if std::path::Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() {
+                std::thread::sleep(Duration::from_millis(100));
+                if xvfb.child.try_wait().ok().flatten().is_none() {
+                    return Some(xvfb);
+                }
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        drop(xvfb);
+    }
+    assert!(!vulkan_required(), "no free X display for Xvfb");
+    None
+}
+
+/// Whether the app stopped because it found no renderer (no Vulkan driver): then the test
+/// skips with a note, unless [`vulkan_required`].
+pub fn no_renderer(output: &std::process::Output) -> bool {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if output.status.code() == Some(2) && stderr.contains("the renderer stopped") {
+        assert!(!vulkan_required(), "{stderr}");
+        eprintln!("SKIPPED: no renderer here ({})", stderr.lines().next().unwrap_or(""));
+        return true;
+    }
+    false
+}
+
+/// A PNG's width and height.
+pub fn png_size(path: &std::path::Path) -> (u32, u32) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let reader = decoder.read_info().unwrap();
+    (reader.info().width, reader.info().height)
+}
+
+/// A decoded PNG (RGB or RGBA, 8 bits a channel).
+pub struct Png {
+    pub width: u32,
+    pub height: u32,
+    pub channels: usize,
+    pub data: Vec<u8>,
+}
+
+impl Png {
+    pub fn read(path: &std::path::Path) -> Png {
+        let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+        let mut reader = decoder.read_info().unwrap();
+        let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        let channels = match info.color_type {
+            png::ColorType::Rgba => 4,
+            png::ColorType::Rgb => 3,
+            other => panic!("unexpected screenshot color type {other:?}"),
+        };
+        buf.truncate(info.buffer_size());
+        Png { width: info.width, height: info.height, channels, data: buf }
+    }
+
+    /// Every pixel as RGB, row by row.
+    pub fn pixels(&self) -> impl Iterator<Item = [u8; 3]> + '_ {
+        self.data.chunks_exact(self.channels).map(|p| [p[0], p[1], p[2]])
+    }
+
+    /// How many pixels match `pred`.
+    pub fn count(&self, pred: impl Fn([u8; 3]) -> bool) -> usize {
+        self.pixels().filter(|&p| pred(p)).count()
+    }
+
+    /// The pixel at (x, y), as RGB.
+    pub fn at(&self, x: u32, y: u32) -> [u8; 3] {
+        let i = (y as usize * self.width as usize + x as usize) * self.channels;
+        [self.data[i], self.data[i + 1], self.data[i + 2]]
+    }
+
+    /// How many pixels of the rectangle `[x0, y0, x1, y1)` differ between two pictures.
+    pub fn differences(&self, other: &Png, [x0, y0, x1, y1]: [u32; 4]) -> usize {
+        assert_eq!((self.width, self.height), (other.width, other.height));
+        (y0..y1)
+            .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+            .filter(|&(x, y)| self.at(x, y) != other.at(x, y))
+            .count()
+    }
 }

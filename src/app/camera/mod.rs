@@ -14,7 +14,7 @@ pub use orbit::{Orbit, marked_bounds, target_bounds};
 use crate::app::inspect::{Marked, Selection, Target};
 use crate::app::model::CityModel;
 use crate::app::time::{DisplayedFrame, TimeCursor};
-use crate::app::viewport::{CityCamera, UiFocus};
+use crate::app::viewport::{CityCamera, CityViewport, UiFocus};
 
 /// What to bring into view.
 #[derive(Message, Clone, Copy, Debug, PartialEq)]
@@ -65,7 +65,11 @@ impl Plugin for CameraPlugin {
                 commands.insert_resource(PendingFlight(Some(FlyTo::City)));
             }
         });
-        app.add_systems(Update, (frame_new_city, fly_to).chain());
+        // Framed as shown this frame: after time moved the towers (a jump to the end grows them).
+        app.add_systems(
+            Update,
+            (frame_new_city, fly_to).chain().after(crate::app::time::update_displayed_frame),
+        );
         if interactive {
             app.add_plugins(bevy_panorbit_camera::PanOrbitCameraPlugin).add_systems(
                 Update,
@@ -184,6 +188,7 @@ fn frame_new_city(model: Res<CityModel>, mut pending: ResMut<PendingFlight>, mut
 }
 
 /// Frames what was asked for with the camera's view direction, screen shape and the UI's inset.
+#[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it touches
 fn fly_to(
     mut messages: MessageReader<FlyTo>,
     mut pending: ResMut<PendingFlight>,
@@ -191,6 +196,7 @@ fn fly_to(
     frame: Res<DisplayedFrame>,
     cursor: Res<TimeCursor>,
     marked: Res<Marked>,
+    city: Option<Res<CityViewport>>,
     mut cameras: Query<(&Camera, &mut Transform, Option<&mut PanOrbitCamera>), With<CityCamera>>,
 ) {
     if let Some(last) = messages.read().last() {
@@ -198,8 +204,14 @@ fn fly_to(
     }
     let Some(flight) = pending.0 else { return };
     let Ok((camera, mut transform, panorbit)) = cameras.single_mut() else { return };
-    // The first frames have no screen size yet; the flight waits for it.
-    let Some(size) = camera.logical_viewport_size().filter(|s| s.x > 0.0 && s.y > 0.0) else { return };
+    // The screen's shape: in a workspace the city tab as last drawn (the camera's own viewport
+    // follows it a frame later), else the camera's. The first frames have none yet; the flight
+    // waits for it.
+    let size = match city.as_deref() {
+        Some(CityViewport { rect, .. }) => rect.map(|r| r.size()),
+        None => camera.logical_viewport_size(),
+    };
+    let Some(size) = size.filter(|s| s.x > 0.0 && s.y > 0.0) else { return };
     pending.0 = None;
     let (yaw, pitch) = match &panorbit {
         Some(cam) => (cam.target_yaw, cam.target_pitch.clamp(0.25, 1.4)),

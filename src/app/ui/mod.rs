@@ -16,6 +16,7 @@ pub mod timeline;
 pub mod toolbar;
 pub mod tooltip;
 pub mod tour;
+pub mod tour_target;
 pub mod workspace;
 
 use bevy::prelude::*;
@@ -59,6 +60,7 @@ impl Plugin for UiPlugin {
                 search::SearchPlugin,
                 sources::SourcesPlugin,
                 tour::TourPanePlugin,
+                tour_target::TourTargetPlugin { bring_into_view: true },
                 settings::SettingsPlugin,
                 controls::ControlsPlugin,
                 tooltip::TooltipPlugin,

@@ -9,6 +9,7 @@ use bevy_egui::egui;
 use crate::app::structures::PickedStructure;
 
 use super::describe::describe;
+use super::tour_target::TourTarget;
 use super::workspace::layouts::tabs::SELECTION;
 use super::workspace::{AddTab, ShowTab};
 use crate::app::camera::FlyTo;
@@ -16,7 +17,7 @@ use crate::app::inspect::{Selection, Target};
 use crate::app::model::CityModel;
 use crate::app::names::GroupNames;
 use crate::app::time::TimeCursor;
-use crate::app::tour::{Step, Tour};
+use crate::app::tour::{Step, Tour, strongest_first};
 
 pub struct SelectionPlugin;
 
@@ -56,12 +57,14 @@ fn show_on_select(
     }
 }
 
+#[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it touches
 fn selection_pane(
     InMut(ui): InMut<egui::Ui>,
     model: Res<CityModel>,
     names: Res<GroupNames>,
     cursor: Res<TimeCursor>,
     tour: Option<Res<Tour>>,
+    mut tour_target: ResMut<TourTarget>,
     mut selection: ResMut<Selection>,
     mut fly: MessageWriter<FlyTo>,
 ) {
@@ -80,8 +83,8 @@ fn selection_pane(
     }
     if let Target::Building(g) = target {
         let mut entries = Vec::new();
-        choice =
-            references(ui, &model, &names, cursor.current, g, point_at_references, &mut entries).or(choice);
+        let tour_target = point_at_references.then_some(&mut *tour_target);
+        choice = references(ui, &model, &names, cursor.current, g, tour_target, &mut entries).or(choice);
     }
     if ui.button("Deselect (Esc)").clicked() {
         choice = Some(Choice::Deselect);
@@ -99,14 +102,15 @@ fn selection_pane(
 }
 
 /// The "kept alive by" and "keeps alive" lists of building group `g`, largest first; what was
-/// clicked, and where each entry is (`entries`).
+/// clicked, and where each entry is (`entries`). With a tour's `target` (its step is to follow
+/// what keeps `g` alive) the list is outlined and its first entry is the target.
 fn references(
     ui: &mut egui::Ui,
     model: &CityModel,
     names: &GroupNames,
     snapshot: usize,
     g: u32,
-    highlight: bool,
+    mut target: Option<&mut TourTarget>,
     entries: &mut Vec<(u32, egui::Rect)>,
 ) -> Option<Choice> {
     let maps = model.timeline.pointers.get(snapshot)?;
@@ -115,14 +119,14 @@ fn references(
         ("kept alive by (purple):", maps.pointed_from.get(&g), INCOMING),
         ("keeps alive (green):", maps.points_to.get(&g), OUTGOING),
     ] {
-        let mut edges: Vec<(u32, u64)> = edges.cloned().unwrap_or_default();
-        edges.sort_by_key(|e| std::cmp::Reverse(e.1));
+        let edges = strongest_first(edges.cloned().unwrap_or_default());
         if edges.is_empty() {
             continue;
         }
         ui.separator();
         let title = ui.colored_label(color, title);
-        if highlight && color == INCOMING {
+        let keepers = color == INCOMING;
+        if target.is_some() && keepers {
             ui.painter().rect_stroke(
                 title.rect.expand(3.0),
                 3.0,
@@ -130,12 +134,18 @@ fn references(
                 egui::StrokeKind::Outside,
             );
         }
-        for (other, n) in edges.iter().take(6) {
+        for (i, (other, n)) in edges.iter().take(6).enumerate() {
             let name = names.get(*other);
             let name =
                 if name.is_empty() { model.timeline.groups[*other as usize].name.as_str() } else { name };
             let entry =
                 ui.button(format!("{name}  ({n} objects)")).on_hover_text(model.timeline.path_label(*other));
+            if keepers
+                && i == 0
+                && let Some(target) = target.as_deref_mut()
+            {
+                target.drawn(SELECTION, &entry, true);
+            }
             if entry.clicked() {
                 choice = Some(Choice::Go(*other));
             }
@@ -165,10 +175,8 @@ mod tests {
                 ..Default::default()
             };
             let (mut choice, mut entries) = (None, Vec::new());
-            ctx.run_ui(input, |ui| {
-                choice = references(ui, &model, &names, last, person, false, &mut entries)
-            })
-            .drop_without_applying_deltas();
+            ctx.run_ui(input, |ui| choice = references(ui, &model, &names, last, person, None, &mut entries))
+                .drop_without_applying_deltas();
             (choice, entries)
         };
         let (_, entries) = pass(Vec::new());

@@ -6,6 +6,7 @@ use bevy_egui::egui;
 use memcity_analysis::windows::{Window, WindowKind};
 
 use super::selection::HIGHLIGHT;
+use super::tour_target::TourTarget;
 use super::workspace::AddTab;
 use super::workspace::layouts::tabs::TIMELINE;
 use crate::app::model::{CityModel, LayoutSettings};
@@ -26,6 +27,7 @@ fn timeline(
     cursor: Res<TimeCursor>,
     settings: Res<LayoutSettings>,
     tour: Option<Res<Tour>>,
+    mut target: ResMut<TourTarget>,
     mut commands: MessageWriter<TimeCommand>,
 ) {
     let count = model.snapshot_count();
@@ -33,7 +35,9 @@ fn timeline(
         ui.label("No snapshot yet.");
         return;
     };
-    let point_at_play = tour.is_some_and(|t| t.step == Step::Play && t.waiting.is_none());
+    // Play, and after the fixed program opened, play again.
+    let point_at_play =
+        tour.is_some_and(|t| matches!(t.step, Step::Play | Step::Fixed) && t.waiting.is_none());
     ui.horizontal(|ui| {
         if ui.button("◀ P").clicked() {
             commands.write(TimeCommand::Step(-1));
@@ -41,6 +45,8 @@ fn timeline(
         let play = ui.button(if cursor.playing { "⏸ Space" } else { "▶ Space" });
         if point_at_play {
             ui.painter().rect_stroke(play.rect.expand(3.0), 3.0, (2.0, HIGHLIGHT), egui::StrokeKind::Outside);
+            // Space plays from anywhere: the button is shown, not given the keyboard.
+            target.drawn(TIMELINE, &play, false);
         }
         if play.clicked() {
             commands.write(TimeCommand::TogglePlay);

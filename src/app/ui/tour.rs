@@ -6,8 +6,9 @@ use bevy::prelude::*;
 use bevy_egui::egui;
 
 use super::selection::HIGHLIGHT;
+use super::tour_target::TourTarget;
 use super::workspace::layouts::tabs::TOUR;
-use super::workspace::state::LayoutCommand;
+use super::workspace::state::{LayoutCommand, apply_layout_commands};
 use super::workspace::{AddTab, TabClosed};
 use crate::app::model::CityModel;
 use crate::app::names::GroupNames;
@@ -17,7 +18,9 @@ pub struct TourPanePlugin;
 
 impl Plugin for TourPanePlugin {
     fn build(&self, app: &mut App) {
-        app.add_tab(TOUR, "Tour", tour_pane).add_systems(Update, (tour_layout, end_when_closed));
+        // A tour's first frame is drawn in the teaching layout (the camera frames for it).
+        app.add_tab(TOUR, "Tour", tour_pane)
+            .add_systems(Update, (tour_layout.before(apply_layout_commands), end_when_closed));
     }
 }
 
@@ -36,7 +39,7 @@ pub fn instructions(tour: &Tour, top: &str) -> String {
              green ones go to what it keeps alive."
         ),
         Step::KeptAlive => "The Selection pane lists what keeps it alive (purple). Click its first \
-                            entry to follow the chain towards what holds the leak."
+                            entry (or press Enter) to follow the chain towards what holds the leak."
             .into(),
         Step::Cause => {
             format!("The root cause in the program ({}):\n{}", tour.scenario.name, tour.lesson.why)
@@ -74,6 +77,7 @@ fn tour_pane(
     tour: Option<Res<Tour>>,
     model: Res<CityModel>,
     names: Res<GroupNames>,
+    mut target: ResMut<TourTarget>,
     mut commands: MessageWriter<TourCommand>,
 ) {
     let Some(tour) = &tour else {
@@ -97,7 +101,9 @@ fn tour_pane(
         ui.code(tour.lesson.code);
         ui.label("The fix:");
         ui.code(tour.lesson.fixed_code);
-        if ui.button(format!("Open the fixed program ({})", tour.lesson.fixed)).clicked() {
+        let open = ui.button(format!("Open the fixed program ({})", tour.lesson.fixed));
+        target.drawn(TOUR, &open, true);
+        if open.clicked() {
             commands.write(TourCommand::OpenFixed);
         }
     }

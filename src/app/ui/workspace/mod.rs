@@ -104,8 +104,8 @@ pub struct Workspace {
     pub dock: DockState<TabId>,
 }
 
-/// What was drawn in the last frame: each shown tab's body with its on-screen rectangle
-/// (for `--ui-state` and the tests that check nothing overlaps).
+/// What was drawn in the last frame: each shown tab's body with the rectangle that shows on
+/// screen (for `--ui-state` and the tests that check nothing overlaps).
 #[derive(Resource, Default, Clone, Debug, PartialEq)]
 pub struct DrawnTabs {
     pub tabs: Vec<(TabId, egui::Rect)>,
@@ -243,7 +243,10 @@ impl TabViewer for Viewer<'_> {
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, tab: &mut TabId) {
-        self.drawn.push((tab.clone(), ui.max_rect()));
+        // What shows of the body: a scrolling pane's window onto its content (the content's own
+        // rectangle moves as it scrolls), else the body inside its margin (the city's viewport).
+        let shown = if self.scroll_bars(tab)[1] { ui.clip_rect() } else { ui.max_rect() };
+        self.drawn.push((tab.clone(), shown));
         let Some(spec) = self.registry.get(tab) else {
             ui.label(format!("\"{}\" is not a tab of this version of memcity.", tab.0));
             return;
