@@ -20,7 +20,8 @@ pub struct Report {
     pub from: usize,
     pub to: usize,
     pub start: HeapStructures,
-    pub end: HeapStructures,
+    /// `None` for a window of one snapshot: its end is its start.
+    end: Option<HeapStructures>,
     pub window: Window,
     /// How many survivors a reader is shown (`usize::MAX`: all).
     pub top: usize,
@@ -38,22 +39,21 @@ pub fn report(
     top: usize,
 ) -> Report {
     let options = Options { deep: by == SortBy::Deep };
-    let end_heap = last.map_or(&first.heap, |l| &l.heap);
     let mut start = measure_with(&first.heap, descriptions, options);
-    // A window of one snapshot has one end, detected once.
-    let mut end = match last {
-        Some(last) => measure_with(&last.heap, descriptions, options),
-        None => start.clone(),
-    };
-    let mut ranked = window(&start, &end);
+    // A window of one snapshot has one end, detected and held once.
+    let mut end = last.map(|last| measure_with(&last.heap, descriptions, options));
+    let mut ranked = window(&start, end.as_ref().unwrap_or(&start));
     rank(&mut ranked.instances, by);
     if !options.deep {
         let shown = ranked.instances.iter().filter(|i| i.status == Status::Survived).take(top);
         let (s, e): (Vec<usize>, Vec<usize>) = shown.filter_map(|i| Some((i.start?, i.end?))).unzip();
         fill_deep(&first.heap, &mut start, &s);
-        fill_deep(end_heap, &mut end, &e);
+        if let (Some(end), Some(last)) = (end.as_mut(), last) {
+            fill_deep(&last.heap, end, &e);
+        }
         // Only the shown instances' growth changes: compared again, not the whole window.
         let (heap_growth, end_bytes) = (ranked.heap_growth, ranked.end_heap);
+        let end = end.as_ref().unwrap_or(&start);
         for i in ranked.instances.iter_mut().filter(|i| i.status == Status::Survived).take(top) {
             if let (Some(a), Some(b)) = (i.start, i.end) {
                 i.growth = Some(compare(
@@ -71,10 +71,15 @@ pub fn report(
 }
 
 impl Report {
+    /// The measurements at the window's end.
+    pub fn end(&self) -> &HeapStructures {
+        self.end.as_ref().unwrap_or(&self.start)
+    }
+
     /// The instance as measured at the end where it is alive (the end where both).
     pub fn instance(&self, i: &InstanceGrowth) -> &InstanceMeasure {
         match (i.end, i.start) {
-            (Some(e), _) => &self.end.instances[e],
+            (Some(e), _) => &self.end().instances[e],
             (None, Some(s)) => &self.start.instances[s],
             (None, None) => unreachable!("window() pairs every instance with an end"),
         }
@@ -85,7 +90,7 @@ impl Report {
     }
 
     pub fn at_end(&self, i: &InstanceGrowth) -> Option<&InstanceMeasure> {
-        i.end.map(|e| &self.end.instances[e])
+        i.end.map(|e| &self.end().instances[e])
     }
 
     pub fn with_status(&self, status: Status) -> impl Iterator<Item = &InstanceGrowth> {

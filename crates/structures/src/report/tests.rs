@@ -56,7 +56,7 @@ fn a_window_of_one_snapshot_compares_it_with_itself() {
 fn the_types_held_are_the_parts_and_the_leaves() {
     let last = snapshot(1, 4);
     let lists: Vec<u32> = report(&last, None, &builtin(), SortBy::Retained, usize::MAX)
-        .end
+        .end()
         .instances
         .iter()
         .map(|i| i.head)
