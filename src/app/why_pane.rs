@@ -12,6 +12,7 @@ use crate::app::names::GroupNames;
 use crate::app::render::retainer_arcs::RETAINER;
 use crate::app::structures::PickedStructure;
 use crate::app::time::TimeCursor;
+use crate::app::ui::style::bytes;
 use crate::app::ui::workspace::layouts::tabs::{SUSPECTS, WHY};
 use crate::app::ui::workspace::{AddTab, ShowTab};
 use crate::app::why::{Closure, Closures, LeakSuspects, PathLines, RetainerView, step_lines, target_of};
@@ -155,16 +156,4 @@ fn suspects_pane(
             }
         }
     }
-}
-
-/// Bytes in the largest unit that keeps them ≥ 1 ("12.6 MB").
-pub fn bytes(n: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "kB", "MB", "GB", "TB"];
-    let mut value = n as f64;
-    let mut unit = 0;
-    while value >= 1000.0 && unit < UNITS.len() - 1 {
-        value /= 1000.0;
-        unit += 1;
-    }
-    if unit == 0 { format!("{n} B") } else { format!("{value:.1} {}", UNITS[unit]) }
 }

@@ -222,7 +222,7 @@ impl Structures {
     /// static of the program). Linear in what it reaches, so callers ask for the instances
     /// they show.
     pub fn deep_size(&self, heap: &TypedHeap, i: usize, scratch: &mut Scratch) -> Sizes {
-        crate::measure::deep_size(heap, self.instances[i].head, &self.root, scratch)
+        deep_size(heap, self.instances[i].head, &self.root, scratch)
     }
 
     /// For every object, the instances that contain it (as a part or a leaf): the bottom-up
@@ -247,6 +247,24 @@ impl Structures {
         }
         Containers { start, list }
     }
+}
+
+/// Everything reachable from `head` that is not behind another GC root.
+pub(crate) fn deep_size(heap: &TypedHeap, head: u32, root: &[bool], scratch: &mut Scratch) -> Sizes {
+    let g = &heap.graph;
+    let mut size = Sizes::default();
+    scratch.fresh();
+    scratch.mark(head);
+    let mut stack = vec![head];
+    while let Some(o) = stack.pop() {
+        size.add(g.shallow[o as usize]);
+        for &c in g.referents(o) {
+            if !root[c as usize] && scratch.mark(c) {
+                stack.push(c);
+            }
+        }
+    }
+    size
 }
 
 /// Marks for one walk over the heap at a time: each walk starts with [`Scratch::fresh`], so no

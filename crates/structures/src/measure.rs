@@ -5,7 +5,7 @@
 use memcity_heapgraph::{RootPaths, TypedHeap, reachable, root_path};
 use rustc_hash::FxHashMap;
 
-use crate::detect::{Scratch, Sizes, Structures, detect};
+use crate::detect::{Scratch, Sizes, Structures, deep_size, detect};
 use crate::growth::Measure;
 use crate::lang::Descriptions;
 
@@ -186,24 +186,6 @@ pub fn fill_deep(heap: &TypedHeap, measured: &mut HeapStructures, which: &[usize
         let Some(instance) = measured.instances.get_mut(i) else { continue };
         instance.measure.deep = deep_size(heap, instance.head, &root, &mut scratch);
     }
-}
-
-/// Everything reachable from `head` that is not behind another GC root.
-pub(crate) fn deep_size(heap: &TypedHeap, head: u32, root: &[bool], scratch: &mut Scratch) -> Sizes {
-    let g = &heap.graph;
-    let mut size = Sizes::default();
-    scratch.fresh();
-    scratch.mark(head);
-    let mut stack = vec![head];
-    while let Some(o) = stack.pop() {
-        size.add(g.shallow[o as usize]);
-        for &c in g.referents(o) {
-            if !root[c as usize] && scratch.mark(c) {
-                stack.push(c);
-            }
-        }
-    }
-    size
 }
 
 /// An object's type name, "?" where the table has none (a reader's table must not crash us).

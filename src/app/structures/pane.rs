@@ -10,8 +10,8 @@ use super::{Analysis, MeasureStructures, Picked, PickedStructure, StructureAnaly
 use crate::app::camera::FlyTo;
 use crate::app::inspect::{Marked, Selection};
 use crate::app::model::CityModel;
+use crate::app::ui::style::bytes;
 use crate::app::why::CitySource;
-use crate::app::why_pane::bytes;
 
 /// The four growths, in the order of `Row::hgp`, with their bar colors.
 const METRICS: [(&str, SortBy, egui::Color32); 4] = [
@@ -155,7 +155,7 @@ fn chart(ui: &mut egui::Ui, measured: &Measured, chosen: Option<usize>) -> Optio
                 let title = format!("{}. {}  {}", i + 1, short_type(&row.type_name), row.path);
                 let text = egui::RichText::new(title).strong();
                 let text =
-                    if chosen == Some(i) { text.color(crate::app::ui::selection::HIGHLIGHT) } else { text };
+                    if chosen == Some(i) { text.color(crate::app::ui::style::HIGHLIGHT) } else { text };
                 ui.add(egui::Label::new(text).truncate());
                 for (m, (_, _, color)) in METRICS.iter().enumerate() {
                     bar(ui, row.hgp[m], row.growth[m], largest, *color);

@@ -11,8 +11,8 @@ use memcity_layout::partition::{Part, PartNode, icicle_rect, sunburst_sector};
 
 use super::TreeKind;
 use super::geometry::{NodeKey, icicle_hit, polar, sector_outline, sunburst_hit};
-use super::pane::Look;
-use crate::app::ui::selection::HIGHLIGHT;
+use super::look::Look;
+use crate::app::ui::style::HIGHLIGHT;
 
 /// Opacity of the global view's parts outside the drill-down branch.
 const FADED: f32 = 0.25;

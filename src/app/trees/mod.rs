@@ -6,6 +6,7 @@
 
 mod draw;
 pub mod geometry;
+mod look;
 mod pane;
 
 use bevy::prelude::*;

@@ -4,20 +4,19 @@
 
 use bevy::prelude::*;
 use bevy_egui::egui;
-use memcity_layout::frame::growth_color;
 use memcity_layout::partition::{Part, PartNode, SortBy};
 
 use super::draw::{View, draw};
 use super::geometry::NodeKey;
+use super::look::Look;
 use super::{DrillDown, TreeClicked, TreeKind, TreeParts, TreeSettings};
 use crate::app::inspect::Selection;
 use crate::app::model::{CityModel, ViewOptions};
-use crate::app::names::{GroupNames, short};
-use crate::app::why_pane::bytes;
+use crate::app::names::GroupNames;
+use crate::app::ui::style::bytes;
 
 /// The global view's share of the width (the local view takes the rest).
 const GLOBAL_SHARE: f32 = 0.4;
-const OTHER: egui::Color32 = egui::Color32::from_gray(105);
 
 #[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it reads
 pub fn tree_pane(
@@ -155,50 +154,6 @@ fn in_branch(model: &CityModel, root: u32, part: &Part) -> bool {
     match &part.node {
         PartNode::Group(g) => under(*g, root) || under(root, *g),
         PartNode::Other { parent, .. } => under(*parent, root),
-    }
-}
-
-/// What colours and names parts.
-pub struct Look<'a> {
-    model: &'a CityModel,
-    names: &'a GroupNames,
-    snapshot: usize,
-    pub selected: Option<u32>,
-    growth_color: bool,
-}
-
-impl Look<'_> {
-    fn name(&self, g: u32) -> String {
-        let name = self.names.get(g);
-        if name.is_empty() {
-            short(&self.model.timeline.groups[g as usize].name).to_string()
-        } else {
-            name.into()
-        }
-    }
-
-    pub fn label(&self, part: &Part) -> String {
-        match &part.node {
-            PartNode::Group(g) => self.name(*g),
-            PartNode::Other { groups, .. } => format!("Other ({})", groups.len()),
-        }
-    }
-
-    /// `metric` values of `groups` at the first and the current snapshot.
-    fn values(&self, groups: &[u32], metric: memcity_model::Metric) -> (u64, u64) {
-        let values = &self.model.timeline.values;
-        let sum =
-            |s: usize| values.get(s).map_or(0, |v| groups.iter().map(|&g| v.get(metric)[g as usize]).sum());
-        (sum(0), sum(self.snapshot))
-    }
-
-    /// The city's growth colour: growth since the first snapshot against what the city draws red.
-    pub fn fill(&self, part: &Part) -> egui::Color32 {
-        let PartNode::Group(g) = part.node else { return OTHER };
-        let (first, now) = self.values(&[g], self.model.layout.settings.metric);
-        let growth = (now as f64 - first as f64) / self.model.layout.full_red.max(1e-9);
-        let [r, g, b] = growth_color(if self.growth_color { growth as f32 } else { 0.0 });
-        egui::Color32::from_rgb((r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8)
     }
 }
 

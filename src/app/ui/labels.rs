@@ -6,7 +6,7 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use super::UiSystems;
-use super::selection::HIGHLIGHT;
+use super::style::HIGHLIGHT;
 use crate::app::model::{CityModel, ViewOptions};
 use crate::app::names::GroupNames;
 use crate::app::time::DisplayedFrame;

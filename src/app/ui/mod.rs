@@ -12,6 +12,7 @@ pub mod search;
 pub mod selection;
 pub mod settings;
 pub mod sources;
+pub mod style;
 pub mod timeline;
 pub mod toolbar;
 pub mod tooltip;

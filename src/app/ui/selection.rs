@@ -7,6 +7,7 @@ use bevy::prelude::*;
 use bevy_egui::egui;
 
 use crate::app::structures::PickedStructure;
+use crate::app::ui::style::HIGHLIGHT;
 
 use super::describe::describe;
 use super::tour_target::TourTarget;
@@ -29,8 +30,6 @@ impl Plugin for SelectionPlugin {
 
 pub const INCOMING: egui::Color32 = egui::Color32::from_rgb(170, 80, 230);
 pub const OUTGOING: egui::Color32 = egui::Color32::from_rgb(60, 210, 90);
-/// What a tour step points at.
-pub const HIGHLIGHT: egui::Color32 = egui::Color32::from_rgb(255, 225, 60);
 
 /// What the user chose in the pane.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -5,7 +5,7 @@ use bevy::prelude::*;
 use bevy_egui::egui;
 use memcity_analysis::windows::{Window, WindowKind};
 
-use super::selection::HIGHLIGHT;
+use super::style::HIGHLIGHT;
 use super::tour_target::TourTarget;
 use super::workspace::AddTab;
 use super::workspace::layouts::tabs::TIMELINE;

@@ -5,7 +5,7 @@
 use bevy::prelude::*;
 use bevy_egui::egui;
 
-use super::selection::HIGHLIGHT;
+use super::style::HIGHLIGHT;
 use super::tour_target::TourTarget;
 use super::workspace::layouts::tabs::TOUR;
 use super::workspace::state::{LayoutCommand, apply_layout_commands};

@@ -11,7 +11,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 use memcity_layout::frame::{footprint, height, visible};
 
 use super::UiSystems;
-use super::selection::HIGHLIGHT;
+use super::style::HIGHLIGHT;
 use super::workspace::layouts::tabs::{SELECTION, TIMELINE, TOUR};
 use super::workspace::{CITY, ShowTab, TabId};
 use crate::app::camera::FlyTo;
