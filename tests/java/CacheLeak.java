@@ -10,12 +10,16 @@ import java.util.Map;
  * cache whose key class lacks equals/hashCode, so every search misses and adds an entry, beside
  * 2,000 request handlers that each keep a small map of counters that never grows.
  *
- * <p>Usage: {@code java CacheLeak SEARCHES_PER_PHASE}. Prints {@code STARTED} and waits for a
+ * <p>Usage: {@code java CacheLeak SEARCHES_PER_PHASE [fixed]} ({@code fixed}: the key has
+ * equals/hashCode, so repeated searches hit the cache and it stops growing). Prints {@code STARTED} and waits for a
  * line on stdin; after each phase prints {@code READY <phase>} and waits again (a paused point
  * to take a dump at); {@code quit} ends it.
  */
 public class CacheLeak {
-    /** No equals/hashCode: two keys for the same search are different map keys. */
+    /** The bug's switch: {@code fixed} as the second argument gives the key equals/hashCode. */
+    static boolean FIXED = false;
+
+    /** Without FIXED no equals/hashCode: two keys for the same search are different map keys. */
     static final class SearchKey {
         final String query;
         final int page;
@@ -23,6 +27,19 @@ public class CacheLeak {
         SearchKey(String query, int page) {
             this.query = query;
             this.page = page;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!FIXED) {
+                return this == o;
+            }
+            return o instanceof SearchKey k && k.query.equals(query) && k.page == page;
+        }
+
+        @Override
+        public int hashCode() {
+            return FIXED ? query.hashCode() * 31 + page : System.identityHashCode(this);
         }
     }
 
@@ -56,6 +73,7 @@ public class CacheLeak {
 
     public static void main(String[] args) throws Exception {
         int searches = Integer.parseInt(args[0]);
+        FIXED = args.length > 1 && args[1].equals("fixed");
         for (int i = 0; i < 2000; i++) {
             HANDLERS.add(new Handler(i));
         }
