@@ -1,0 +1,47 @@
+//! The leak gate on a real Python program (docs/ci.md's recipe): the probe takes heap files of
+//! probes/python/examples/leak_sessions.py and of its fixed variant, and `memcity check` (default
+//! limits, but two steps of growth enough) fails the first and passes the second. Skipped where python3 is missing,
+//! unless CI=1 or MEMCITY_REQUIRE_PYTHON=1 (then it fails).
+
+mod common;
+use common::tools_present;
+
+use std::path::Path;
+use std::process::Command;
+
+const MEMCITY: &str = env!("CARGO_BIN_EXE_memcity");
+
+fn check(example: &str) -> (Option<i32>, String) {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::temp_dir().join(format!("memcity-check-python-{}-{example}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let status = Command::new("python3")
+        .arg(repo.join("probes/python/memcity_probe.py"))
+        .arg("--out")
+        .arg(&dir)
+        .args(["--every-ms", "100"])
+        .arg(repo.join(format!("probes/python/examples/{example}.py")))
+        .arg("3")
+        .status()
+        .unwrap();
+    assert!(status.success(), "{example}: the probe failed");
+    // A loaded machine takes fewer snapshots in the run: two steps are enough to judge.
+    let out = Command::new(MEMCITY).arg("check").arg(&dir).args(["--min-steps", "2"]).output().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    (
+        out.status.code(),
+        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)),
+    )
+}
+
+#[test]
+fn the_leaking_sessions_fail_the_gate_and_the_fixed_ones_pass() {
+    if !tools_present(&["python3"], "--version", "MEMCITY_REQUIRE_PYTHON") {
+        return;
+    }
+    let (code, out) = check("leak_sessions");
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("LEAK ") && l.contains("leak_sessions.py")), "{out}");
+    let (code, out) = check("fixed_sessions");
+    assert_eq!(code, Some(0), "{out}");
+}
