@@ -1,7 +1,8 @@
 // A Node service whose session registry only grows: every login adds a Session to the Map at
 // `registry.sessions` (a property of a global object) and nothing removes it, while 200 route
 // handlers each keep a small Map of counters that never grows. Writes a heap snapshot after each
-// round into the folder given. Usage: node sessions.js OUT_DIR ROUNDS PER_ROUND
+// round into the folder given. Usage: node sessions.js OUT_DIR ROUNDS PER_ROUND [fixed]
+// (fixed: a session ends after 100 newer logins, so the registry stops growing).
 'use strict';
 const path = require('path');
 const v8 = require('v8');
@@ -26,8 +27,11 @@ const registry = { sessions: new Map(), handlers: [] };
 globalThis.registry = registry;
 for (let r = 0; r < 200; r++) registry.handlers.push(new Handler('/route/' + r));
 
+const fixed = process.argv[5] === 'fixed';
+
 function login(id) {
   registry.sessions.set(id, new Session(id));
+  if (fixed) registry.sessions.delete(id - 100);
   // Each request touches one handler's counters: they change, but never grow.
   const handler = registry.handlers[id % registry.handlers.length];
   handler.counters.set('hits', handler.counters.get('hits') + 1);
