@@ -114,8 +114,9 @@ pub struct ObjectTable {
     pub sites: Vec<String>,
     /// Per object an index into `sites`, or [`NO_SITE`]; empty when the source has no sites.
     pub site_of: Vec<u32>,
-    /// The source's own id of each object: a trace's object id, a V8 node id, the probe's id,
-    /// an HPROF address.
+    /// The source's own id of each object: a trace's object id, a V8 node id, the probe's id;
+    /// empty for HPROF dumps, whose addresses move when the GC compacts (their objects are
+    /// known by field paths).
     pub identity: Vec<u64>,
     /// Whether `identity` names the same object in every heap of one program (trace, V8 and
     /// probe ids do; HPROF addresses move when the GC compacts).

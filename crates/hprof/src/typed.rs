@@ -51,7 +51,8 @@ pub fn typed_heap(path: &Path, layout: &Layout) -> Result<TypedDump, HprofError>
     let objects = ObjectTable {
         types,
         type_of: dump.graph.group.clone(),
-        identity: (0..dump.graph.object_count() as u64).collect(),
+        // Addresses move between dumps: no id is kept (8 bytes an object).
+        identity: Vec::new(),
         identity_stable: false,
         labels: labels.unwrap_or_default(),
         root_names,
