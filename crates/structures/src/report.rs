@@ -40,14 +40,18 @@ pub fn report(
 ) -> Report {
     let options = Options { deep: by == SortBy::Deep, leaves: false };
     let end_heap = last.map_or(&first.heap, |l| &l.heap);
-    let (start, found_at_start) = measure_detected(&first.heap, descriptions, options);
-    // A window of one snapshot has one end, detected once.
-    let (end, found_at_end) = match last {
+    let measure = |heap| measure_detected(heap, descriptions, options);
+    // The two ends side by side; a window of one snapshot has one end, detected once.
+    let ((start, found_at_start), (end, found_at_end)) = match last {
         Some(last) => {
-            let (end, found) = measure_detected(&last.heap, descriptions, options);
-            (end, Some(found))
+            let (start, (end, found)) = rayon::join(|| measure(&first.heap), || measure(&last.heap));
+            (start, (end, Some(found)))
         }
-        None => (start.clone(), None),
+        None => {
+            let start = measure(&first.heap);
+            let end = start.0.clone();
+            (start, (end, None))
+        }
     };
     let mut ranked = window(&start, &end);
     rank(&mut ranked.instances, by);
