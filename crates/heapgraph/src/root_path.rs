@@ -10,15 +10,20 @@ use crate::HeapGraph;
 use crate::objects::EdgeLabels;
 
 const NONE: u32 = u32::MAX;
+/// `via` of a root.
+const ROOT: u32 = u32::MAX - 1;
 
 /// A breadth-first tree over the heap: each reached object's parent and the edge it was
-/// reached by. Ties go to the root listed first and, below it, to the earlier edge.
+/// reached by. Ties go to the root listed first and, below it, to the earlier edge. Eight bytes
+/// per object.
 #[derive(Debug, Clone)]
-pub struct RootPaths {
+pub struct RootPaths<'g> {
     parent: Vec<u32>,
-    /// The index in `HeapGraph::edges` of the edge from the parent, `usize::MAX` for roots.
-    via: Vec<usize>,
-    reached: Vec<bool>,
+    /// Which of the parent's references leads here (its position among them), [`ROOT`] for a
+    /// root, [`NONE`] for an object not reached.
+    via: Vec<u32>,
+    /// The graph's, where each object's references start.
+    edge_start: &'g [usize],
 }
 
 /// One object on a root path and the edge that leads to it from the object before it.
@@ -29,43 +34,43 @@ pub struct PathStep {
     pub edge: Option<usize>,
 }
 
-impl RootPaths {
+impl<'g> RootPaths<'g> {
     /// Time and memory linear in the heap: one pass over the reachable objects and their edges.
-    pub fn new(g: &HeapGraph) -> RootPaths {
+    pub fn new(g: &'g HeapGraph) -> RootPaths<'g> {
         let n = g.object_count();
-        let (mut parent, mut via, mut reached) = (vec![NONE; n], vec![usize::MAX; n], vec![false; n]);
+        let (mut parent, mut via) = (vec![NONE; n], vec![NONE; n]);
         let mut queue = VecDeque::new();
         for &r in &g.roots {
-            if (r as usize) < n && !reached[r as usize] {
-                reached[r as usize] = true;
+            if (r as usize) < n && via[r as usize] == NONE {
+                via[r as usize] = ROOT;
                 queue.push_back(r);
             }
         }
         while let Some(o) = queue.pop_front() {
-            let start = g.edge_start[o as usize];
-            for (i, &t) in g.referents(o).iter().enumerate() {
-                if (t as usize) < n && !reached[t as usize] {
-                    reached[t as usize] = true;
+            // An object of more than 2³² − 2 references is named by its first ones only.
+            for (i, &t) in g.referents(o).iter().enumerate().take(ROOT as usize) {
+                if (t as usize) < n && via[t as usize] == NONE {
                     parent[t as usize] = o;
-                    via[t as usize] = start + i;
+                    via[t as usize] = i as u32;
                     queue.push_back(t);
                 }
             }
         }
-        RootPaths { parent, via, reached }
+        RootPaths { parent, via, edge_start: &g.edge_start }
     }
 
     /// The path from a root to `o`, root first; empty when `o` is not reachable.
     pub fn path(&self, o: u32) -> Vec<PathStep> {
-        if !self.reached.get(o as usize).copied().unwrap_or(false) {
+        if self.via.get(o as usize).is_none_or(|&v| v == NONE) {
             return Vec::new();
         }
         let mut steps = Vec::new();
         let mut at = o;
         loop {
-            let edge = self.via[at as usize];
-            steps.push(PathStep { object: at, edge: (edge != usize::MAX).then_some(edge) });
-            match self.parent[at as usize] {
+            let (via, parent) = (self.via[at as usize], self.parent[at as usize]);
+            let edge = (via != ROOT).then(|| self.edge_start[parent as usize] + via as usize);
+            steps.push(PathStep { object: at, edge });
+            match parent {
                 NONE => break,
                 p => at = p,
             }

@@ -58,6 +58,8 @@ pub struct Structures {
     instance_of: Vec<u32>,
     /// The GC roots: what everyone reaches, so no structure's transitive size goes past one.
     root: Vec<bool>,
+    /// The bytes of the reachable objects (what [`crate::measure::heap_bytes`] counts).
+    pub(crate) heap_bytes: u64,
 }
 
 /// Finds every structure of `descriptions` among the reachable objects of `heap`. Time linear
@@ -125,6 +127,7 @@ pub fn detect(heap: &TypedHeap, descriptions: &Descriptions) -> Structures {
         leaves,
         instance_of,
         root,
+        heap_bytes: live.iter().zip(shallow).filter(|(live, _)| **live).map(|(_, &bytes)| bytes).sum(),
     };
     for (i, &head) in heads.iter().enumerate() {
         let mut structure = Sizes::default();
@@ -268,20 +271,25 @@ pub(crate) fn deep_size(heap: &TypedHeap, head: u32, root: &[bool], scratch: &mu
 }
 
 /// Marks for one walk over the heap at a time: each walk starts with [`Scratch::fresh`], so no
-/// table is cleared between walks.
+/// table is cleared between walks. The table is made at the first walk: a scratch no walk
+/// uses costs nothing.
 #[derive(Debug, Clone)]
 pub struct Scratch {
     stamp: Vec<u32>,
     now: u32,
+    object_count: usize,
 }
 
 impl Scratch {
-    /// For a heap of `object_count` objects.
+    /// For a heap of `object_count` objects (or a smaller one).
     pub fn new(object_count: usize) -> Scratch {
-        Scratch { stamp: vec![0; object_count], now: 0 }
+        Scratch { stamp: Vec::new(), now: 0, object_count }
     }
 
     pub(crate) fn fresh(&mut self) {
+        if self.stamp.len() < self.object_count {
+            self.stamp = vec![0; self.object_count];
+        }
         self.now = self.now.wrapping_add(1);
         if self.now == 0 {
             self.stamp.fill(0);

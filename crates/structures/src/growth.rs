@@ -10,6 +10,7 @@ pub use crate::detect::Sizes;
 
 mod window;
 
+pub(crate) use window::leaf_changes;
 pub use window::{InstanceGrowth, LeafChange, SortBy, Window, growth_of, rank, window};
 
 /// What one instance measures at one end of the window.

@@ -69,10 +69,13 @@ impl HeapStructures {
 }
 
 /// Which measurements to take: the deep (transitive) size costs a walk of everything each
-/// head reaches, so a caller that ranks by another metric may skip it (it reads 0 then).
+/// head reaches, so a caller that ranks by another metric may skip it (it reads 0 then); the
+/// leaves by type cost a walk of each deep structure and strings per group, so a caller that
+/// shows a few instances may skip them (empty then) and fill in those it shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Options {
     pub deep: bool,
+    pub leaves: bool,
 }
 
 /// The most references an instance's shown path names (the middle ones become `…`).
@@ -80,14 +83,24 @@ pub const PATH_STEPS: usize = 8;
 
 /// Detects and measures every instance of `heap`, all four metrics included.
 pub fn measure(heap: &TypedHeap, descriptions: &Descriptions) -> HeapStructures {
-    measure_with(heap, descriptions, Options { deep: true })
+    measure_with(heap, descriptions, Options { deep: true, leaves: true })
 }
 
 /// [`measure`] with a choice of metrics. Time: detection (linear) plus, per instance, its deep
 /// structure and, with `deep`, everything it reaches.
 pub fn measure_with(heap: &TypedHeap, descriptions: &Descriptions, options: Options) -> HeapStructures {
+    measure_detected(heap, descriptions, options).0
+}
+
+/// [`measure_with`], also handing back what detection found, for what is filled in later
+/// ([`fill_in`]).
+pub(crate) fn measure_detected(
+    heap: &TypedHeap,
+    descriptions: &Descriptions,
+    options: Options,
+) -> (HeapStructures, Structures) {
     let structures = detect(heap, descriptions);
-    let (keys, paths) = keys(heap, &structures);
+    let (keys, paths) = keys(heap, &structures, &PathNamer::new(heap));
     let mut scratch = Scratch::new(heap.graph.object_count());
     let objects = &heap.objects;
     let instances = structures
@@ -111,11 +124,34 @@ pub fn measure_with(heap: &TypedHeap, descriptions: &Descriptions, options: Opti
                     structure: instance.structure,
                     deep_structure: instance.deep_structure,
                 },
-                leaves: leaves_by_type(heap, &structures.deep_leaves(i, &mut scratch)),
+                leaves: match options.leaves {
+                    true => leaves_by_type(heap, &structures.deep_leaves(i, &mut scratch)),
+                    false => Vec::new(),
+                },
             }
         })
         .collect();
-    HeapStructures { instances, heap_bytes: heap_bytes(heap) }
+    (HeapStructures { instances, heap_bytes: structures.heap_bytes }, structures)
+}
+
+/// Fills in the leaves of the instances at `which` of `measured` (measured without them,
+/// [`Options`]), with the deep size too where `deep`: `structures` is what detection found in
+/// `heap`, `scratch` one for a heap at least as large.
+pub(crate) fn fill_in(
+    heap: &TypedHeap,
+    structures: &Structures,
+    measured: &mut HeapStructures,
+    which: &[usize],
+    deep: bool,
+    scratch: &mut Scratch,
+) {
+    for &i in which {
+        let Some(instance) = measured.instances.get_mut(i) else { continue };
+        instance.leaves = leaves_by_type(heap, &structures.deep_leaves(i, scratch));
+        if deep {
+            instance.measure.deep = structures.deep_size(heap, i, scratch);
+        }
+    }
 }
 
 /// The bytes of the objects reachable from the GC roots.
@@ -125,28 +161,30 @@ pub fn heap_bytes(heap: &TypedHeap) -> u64 {
 }
 
 /// Each instance's identity (the head's id where ids are stable, else its root path in full)
-/// and its shown path.
-fn keys(heap: &TypedHeap, structures: &Structures) -> (Vec<InstanceKey>, Vec<String>) {
+/// and its shown path, the instances named in parallel.
+fn keys(heap: &TypedHeap, structures: &Structures, namer: &PathNamer) -> (Vec<InstanceKey>, Vec<String>) {
+    use rayon::prelude::*;
     let objects = &heap.objects;
-    let namer = PathNamer::new(heap);
-    let mut keys = Vec::with_capacity(structures.instances.len());
-    let mut shown = Vec::with_capacity(structures.instances.len());
-    for i in &structures.instances {
-        let path = namer.paths.path(i.head);
-        shown.push(namer.describe(&path, PATH_STEPS));
-        keys.push(if objects.identity_stable {
-            InstanceKey::Object(objects.identity.get(i.head as usize).copied().unwrap_or(u64::MAX))
-        } else {
-            InstanceKey::Path(namer.describe(&path, usize::MAX))
-        });
-    }
-    (keys, shown)
+    structures
+        .instances
+        .par_iter()
+        .map(|i| {
+            let (full, shown) = namer.named(i.head, !objects.identity_stable);
+            let key = match full {
+                Some(path) => InstanceKey::Path(path),
+                None => {
+                    InstanceKey::Object(objects.identity.get(i.head as usize).copied().unwrap_or(u64::MAX))
+                }
+            };
+            (key, shown)
+        })
+        .unzip()
 }
 
 /// Names objects by their shortest path from a GC root, as instances are shown.
 pub(crate) struct PathNamer<'a> {
     heap: &'a TypedHeap,
-    paths: RootPaths,
+    paths: RootPaths<'a>,
 }
 
 impl<'a> PathNamer<'a> {
@@ -158,15 +196,33 @@ impl<'a> PathNamer<'a> {
     /// How an instance with head `o` is shown (`static app.Registry.people`): at most
     /// [`PATH_STEPS`] references.
     pub(crate) fn shown(&self, o: u32) -> String {
-        self.describe(&self.paths.path(o), PATH_STEPS)
+        self.named(o, false).1
     }
 
-    fn describe(&self, path: &[memcity_heapgraph::PathStep], steps: usize) -> String {
+    /// `o`'s path in full where `full` is asked for, and as shown.
+    fn named(&self, o: u32, full: bool) -> (Option<String>, String) {
         let objects = &self.heap.objects;
-        let name_root = |o: u32| {
-            objects.root_name(o).map_or_else(|| format!("root {}", type_name(self.heap, o)), String::from)
+        let path = self.paths.path(o);
+        // `describe` names a path from its last class object on, which it finds by asking every
+        // object's name: cut there first, so that only the first object needs a name (the
+        // others are no class objects now; an unnamed one would be `root TYPE`, a string made
+        // per step).
+        let is_class = |o: u32| objects.root_name(o).is_some_and(|n| n.starts_with("class "));
+        let path = &path[path.iter().rposition(|s| is_class(s.object)).unwrap_or(0)..];
+        let first = path.first().map(|s| s.object);
+        let name_root = |o: u32| match Some(o) == first {
+            true => {
+                objects.root_name(o).map_or_else(|| format!("root {}", type_name(self.heap, o)), String::from)
+            }
+            false => String::new(),
         };
-        root_path::describe(path, &objects.labels, &name_root, steps)
+        let shown = root_path::describe(path, &objects.labels, &name_root, PATH_STEPS);
+        // A path of no more references than are shown is shown whole.
+        let full = full.then(|| match path.len() <= PATH_STEPS + 1 {
+            true => shown.clone(),
+            false => root_path::describe(path, &objects.labels, &name_root, usize::MAX),
+        });
+        (full, shown)
     }
 }
 

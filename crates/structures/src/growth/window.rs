@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap;
 
 use super::{Growth, Status, compare, pair};
 use crate::detect::Sizes;
-use crate::measure::{HeapStructures, InstanceKey, LeafKey};
+use crate::measure::{HeapStructures, InstanceKey, InstanceMeasure, LeafKey};
 
 /// One instance over the window.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,8 +63,7 @@ pub fn window(start: &HeapStructures, end: &HeapStructures) -> Window {
                 (Some(a), Some(b)) => Some(compare(&a.measure, &b.measure, heap_growth, end.heap_bytes)),
                 _ => None,
             };
-            let no_leaves: &[(LeafKey, Sizes)] = &[];
-            let leaves = leaf_changes(a.map_or(no_leaves, |a| &a.leaves), b.map_or(no_leaves, |b| &b.leaves));
+            let leaves = leaf_changes(a, b);
             InstanceGrowth { key, status, start: s, end: e, growth, leaves }
         })
         .collect();
@@ -84,12 +83,21 @@ pub fn growth_of(instance: &InstanceGrowth, by: SortBy) -> Option<i64> {
 
 /// Orders the instances by the chosen growth, the largest first; instances that did not
 /// survive go last, in their former order (the sort is stable); ties keep their order too.
+/// The keys are sorted and the instances swapped into place: no copy of them is made.
 pub fn rank(instances: &mut [InstanceGrowth], by: SortBy) {
-    instances.sort_by_key(|i| (growth_of(i, by).is_none(), std::cmp::Reverse(growth_of(i, by).unwrap_or(0))));
+    instances.sort_by_cached_key(|i| {
+        (growth_of(i, by).is_none(), std::cmp::Reverse(growth_of(i, by).unwrap_or(0)))
+    });
 }
 
-/// The leaf groups of both ends side by side, the most bytes at the end first.
-fn leaf_changes(start: &[(LeafKey, Sizes)], end: &[(LeafKey, Sizes)]) -> Vec<LeafChange> {
+/// The leaf groups of an instance at both ends side by side (none at an end where it is not
+/// alive), the most bytes at the end first.
+pub(crate) fn leaf_changes(
+    start: Option<&InstanceMeasure>,
+    end: Option<&InstanceMeasure>,
+) -> Vec<LeafChange> {
+    let no_leaves = &[][..];
+    let (start, end) = (start.map_or(no_leaves, |a| &a.leaves[..]), end.map_or(no_leaves, |b| &b.leaves[..]));
     let mut by_key: FxHashMap<&LeafKey, (Sizes, Sizes)> = FxHashMap::default();
     for (key, sizes) in start {
         by_key.entry(key).or_default().0 = *sizes;

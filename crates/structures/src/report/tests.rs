@@ -44,6 +44,33 @@ fn the_growing_list_is_ranked_first_with_its_transitive_size() {
 }
 
 #[test]
+fn the_listed_instances_have_the_leaves_of_a_whole_measurement_and_no_other_has_any() {
+    let (first, last) = (snapshot(0, 3), snapshot(4, 30));
+    let report = report(&first, Some(&last), &builtin(), SortBy::Retained, 1);
+    let whole = crate::growth::window(
+        &crate::measure::measure(&first.heap, &builtin()),
+        &crate::measure::measure(&last.heap, &builtin()),
+    );
+    let shown = report.listed()[0];
+    let measured = whole.instances.iter().find(|i| i.key == shown.key).expect("the growing list");
+    assert_eq!(shown.leaves, measured.leaves);
+    assert_eq!(shown.leaves[0].key.type_name, "app.Person");
+    assert_eq!((shown.leaves[0].start.objects, shown.leaves[0].end.objects), (3, 30));
+    assert_eq!(report.instance(shown).leaves, whole_end_leaves(&last, shown));
+    let other = report.window.instances.iter().find(|i| i.key != shown.key).expect("the small list");
+    assert!(other.leaves.is_empty() && report.instance(other).leaves.is_empty(), "not listed, not read");
+}
+
+/// The leaves a whole measurement of `snapshot` gives the instance `i` stands for.
+fn whole_end_leaves(
+    snapshot: &TypedSnapshot,
+    i: &InstanceGrowth,
+) -> Vec<(crate::measure::LeafKey, crate::Sizes)> {
+    let whole = crate::measure::measure(&snapshot.heap, &builtin());
+    whole.instances.into_iter().find(|m| m.key == i.key).expect("measured").leaves
+}
+
+#[test]
 fn a_window_of_one_snapshot_compares_it_with_itself() {
     let only = snapshot(2, 5);
     let report = report(&only, None, &builtin(), SortBy::Deep, usize::MAX);
@@ -56,7 +83,7 @@ fn a_window_of_one_snapshot_compares_it_with_itself() {
 fn the_types_held_are_the_parts_and_the_leaves() {
     let last = snapshot(1, 4);
     let lists: Vec<u32> = report(&last, None, &builtin(), SortBy::Retained, usize::MAX)
-        .end()
+        .end
         .instances
         .iter()
         .map(|i| i.head)
