@@ -29,6 +29,22 @@ pub fn app() -> App {
     app
 }
 
+/// The linked-list scenario's city at its last snapshot, with the model and time plugins and
+/// what `add` puts in (the plugin under test and the resources it needs).
+pub fn linked_list_app(settings: Settings, add: impl FnOnce(&mut App)) -> App {
+    let history = crate::input::load(crate::input::DEFAULT_INPUT).unwrap();
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins)
+        .init_resource::<ButtonInput<KeyCode>>()
+        .add_plugins(ModelPlugin { history: Arc::new(history), settings })
+        .add_plugins(TimePlugin);
+    add(&mut app);
+    let last = app.world().resource::<CityModel>().history.snapshots.len();
+    app.world_mut().resource_mut::<TimeCursor>().jump_to(last - 1, last);
+    app.update();
+    app
+}
+
 fn press(app: &mut App, key: KeyCode) {
     app.world_mut().resource_mut::<ButtonInput<KeyCode>>().press(key);
     app.update();

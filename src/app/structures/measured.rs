@@ -1,6 +1,7 @@
 //! What the Data structures tab shows of one window, taken from the analysis on its own thread:
 //! plain rows (no heap is kept), and which of the city's groups hold a picked instance.
 
+use memcity_heapgraph::Classifier;
 use memcity_model::Timeline;
 use memcity_structures::{Descriptions, LeafChange, SortBy, Status};
 
@@ -98,8 +99,11 @@ pub fn measure(specs: &[String], request: Request, descriptions: &Descriptions) 
 /// Per group of the city, whether it holds objects of one of `types`: a group of one of these
 /// types (a Type level) and every group below it.
 pub fn groups_of_types(timeline: &Timeline, types: &[String]) -> Vec<bool> {
-    let direct: Vec<bool> =
-        timeline.groups.iter().map(|g| g.role == "Type" && types.binary_search(&g.name).is_ok()).collect();
+    let direct: Vec<bool> = timeline
+        .groups
+        .iter()
+        .map(|g| g.role == Classifier::Type.role() && types.binary_search(&g.name).is_ok())
+        .collect();
     (0..timeline.groups.len())
         .map(|g| {
             let mut at = Some(g as u32);
@@ -117,7 +121,8 @@ pub fn groups_of_types(timeline: &Timeline, types: &[String]) -> Vec<bool> {
 /// The group that stands for an instance in the city: the group of its head's type, or below
 /// it the group of the head's allocation site where the city splits the type by site.
 pub fn head_group(timeline: &Timeline, type_name: &str, site: Option<&str>) -> Option<u32> {
-    let of_type = timeline.groups.iter().position(|g| g.role == "Type" && g.name == type_name)? as u32;
+    let of_type =
+        timeline.groups.iter().position(|g| g.role == Classifier::Type.role() && g.name == type_name)? as u32;
     let below: Vec<u32> = (0..timeline.groups.len() as u32)
         .filter(|&g| timeline.groups[g as usize].parent == Some(of_type))
         .collect();

@@ -9,25 +9,18 @@ use memcity_layout::Settings;
 
 use super::*;
 use crate::app::inspect::Selection;
-use crate::app::model::ModelPlugin;
 use crate::app::render::pipeline::FLAG_MARKED;
 use crate::app::render::{CityMarks, city_instances};
-use crate::app::time::{DisplayedFrame, TimeCursor, TimePlugin};
+use crate::app::tests::linked_list_app;
+use crate::app::time::DisplayedFrame;
 
 fn app() -> App {
-    let history = crate::input::load(crate::input::DEFAULT_INPUT).unwrap();
-    let mut app = App::new();
-    app.add_plugins(MinimalPlugins)
-        .init_resource::<ButtonInput<KeyCode>>()
-        .add_plugins(ModelPlugin { history: Arc::new(history), settings: Settings::default() })
-        .add_plugins(TimePlugin)
-        .init_resource::<Marked>()
-        .add_message::<RequestRedraw>()
-        .insert_resource(CitySource(vec![crate::input::DEFAULT_INPUT.to_string()]))
-        .add_plugins(StructuresPlugin);
-    app.world_mut().resource_mut::<TimeCursor>().jump_to(29, 30);
-    app.update();
-    app
+    linked_list_app(Settings::default(), |app| {
+        app.init_resource::<Marked>()
+            .add_message::<RequestRedraw>()
+            .insert_resource(CitySource(vec![crate::input::DEFAULT_INPUT.to_string()]))
+            .add_plugins(StructuresPlugin);
+    })
 }
 
 /// Asks for a measurement and runs the app until it arrives.

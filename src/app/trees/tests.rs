@@ -1,29 +1,18 @@
 //! ECS tests of the Tree tab's state on the linked-list scenario (MinimalPlugins, no GPU, no
 //! egui): the order for the whole history, drill-down, clicks, the V switch, tweening.
 
-use std::sync::Arc;
-
 use bevy::ecs::message::Messages;
 use bevy::prelude::*;
 use memcity_layout::Settings;
 
 use super::*;
-use crate::app::model::ModelPlugin;
-use crate::app::time::TimePlugin;
+use crate::app::tests::linked_list_app;
 use crate::app::ui::workspace::TabId;
 
 fn app() -> App {
-    let history = crate::input::load(crate::input::DEFAULT_INPUT).unwrap();
-    let mut app = App::new();
-    app.add_plugins(MinimalPlugins)
-        .init_resource::<ButtonInput<KeyCode>>()
-        .add_plugins(ModelPlugin { history: Arc::new(history), settings: Settings::default() })
-        .add_plugins(TimePlugin)
-        .init_resource::<Selection>()
-        .add_plugins(TreesPlugin);
-    app.world_mut().resource_mut::<TimeCursor>().jump_to(29, 30);
-    app.update();
-    app
+    linked_list_app(Settings::default(), |app| {
+        app.init_resource::<Selection>().add_plugins(TreesPlugin);
+    })
 }
 
 fn go_to(app: &mut App, snapshot: usize) {

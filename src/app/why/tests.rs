@@ -1,28 +1,17 @@
 //! ECS tests of "why is it alive?" on the linked-list scenario (MinimalPlugins, no GPU).
 
-use std::sync::Arc;
-
 use bevy::prelude::*;
 use memcity_layout::Settings;
 
 use super::*;
-use crate::app::model::ModelPlugin;
-use crate::app::time::TimePlugin;
+use crate::app::tests::linked_list_app;
 
 const CHARS: &str = "Heap#Type:char[]#Allocation Site:app.model.Person.<init>";
 
 fn app(settings: Settings) -> App {
-    let history = crate::input::load(crate::input::DEFAULT_INPUT).unwrap();
-    let mut app = App::new();
-    app.add_plugins(MinimalPlugins)
-        .init_resource::<ButtonInput<KeyCode>>()
-        .add_plugins(ModelPlugin { history: Arc::new(history), settings })
-        .add_plugins(TimePlugin)
-        .init_resource::<Selection>()
-        .add_plugins(WhyPlugin);
-    app.world_mut().resource_mut::<TimeCursor>().jump_to(29, 30);
-    app.update();
-    app
+    linked_list_app(settings, |app| {
+        app.init_resource::<Selection>().add_plugins(WhyPlugin);
+    })
 }
 
 fn select(app: &mut App, key: &str) {
