@@ -39,6 +39,8 @@ use memcity_layout::Settings;
 use memcity_model::History;
 
 use headless::{Offscreen, RenderBench, ScreenshotJob};
+use ui::workspace::ShowTab;
+use ui::workspace::layouts::tabs::TREE;
 
 /// How the app runs.
 pub enum Mode {
@@ -87,6 +89,8 @@ pub struct AppOptions {
     /// The data-structure descriptions the Data structures tab detects with (built-in and
     /// `--structures`).
     pub structures: Arc<memcity_structures::Descriptions>,
+    /// The tree view to start in (`--mode icicle|sunburst|timeline`); `None`: the city.
+    pub tree_view: Option<trees::TreeKind>,
 }
 
 pub fn run(options: AppOptions) -> anyhow::Result<()> {
@@ -175,6 +179,9 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
                 .add_plugins(trees::TreesPlugin)
                 .add_plugins(screenshot::ScreenshotKeyPlugin)
                 .add_plugins(wake::WakePlugin);
+            if let Some(kind) = options.tree_view {
+                app.insert_resource(kind).world_mut().write_message(ShowTab::named(TREE));
+            }
             if let Some(path) = shot {
                 // A capture needs frames until it is on disk.
                 app.insert_resource(bevy::winit::WinitSettings::continuous());
@@ -184,12 +191,20 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
         }
         Mode::Screenshot { path, size } => {
             let image = headless::make_offscreen(&mut app.world_mut().resource_mut::<Assets<Image>>(), size);
-            // Labels name the towers in the picture (egui draws them into the image).
             app.add_plugins(bevy_egui::EguiPlugin::default()).add_plugins((
                 ui::fonts::FontsPlugin,
-                ui::labels::LabelsPlugin,
                 ui::tour_target::TourTargetPlugin { bring_into_view: false },
             ));
+            match options.tree_view {
+                // The tree over the whole picture.
+                Some(kind) => {
+                    app.insert_resource(kind).add_plugins((trees::TreesPlugin, trees::solo::SoloTreePlugin));
+                }
+                // Labels name the towers in the picture (egui draws them into the image).
+                None => {
+                    app.add_plugins(ui::labels::LabelsPlugin);
+                }
+            }
             app.insert_resource(Offscreen(image))
                 .insert_resource(ScreenshotJob::new(path, options.ui_state, options.later_steps, 3))
                 .add_systems(PostStartup, headless::target_offscreen)

@@ -23,6 +23,10 @@ pub struct OpenArgs {
     /// Key of the group to select (shows its references); a live city or a series still loading selects it once a group has it.
     #[arg(long, value_name = "KEY")]
     pub select: Option<String>,
+    /// The view to start in (and to capture with --screenshot): the city, or the Tree tab as
+    /// an icicle, a sunburst or the timeline of small multiples.
+    #[arg(long, default_value = "city", value_parser = ["city", "icicle", "sunburst", "timeline"])]
+    pub mode: String,
     /// Camera: overview, bird (from above) or street (low over the city).
     #[arg(long, default_value = "overview", value_parser = ["overview", "bird", "street"])]
     pub view: String,
@@ -373,6 +377,12 @@ fn launch(
     };
     let tour = args.tour.as_deref().and_then(crate::app::tour::Tour::of);
     let layout = layout_choice(args.layout.as_deref())?;
+    let tree_view = match args.mode.as_str() {
+        "icicle" => Some(crate::app::trees::TreeKind::Icicle),
+        "sunburst" => Some(crate::app::trees::TreeKind::Sunburst),
+        "timeline" => Some(crate::app::trees::TreeKind::Timeline),
+        _ => None,
+    };
     // A live city that memcity feeds itself can be read again for exact closures.
     let live_source = match (&args.inspect, &args.follow) {
         (Some(_), _) => vec![crate::cli::inspect::snapshot_folder().display().to_string()],
@@ -396,6 +406,7 @@ fn launch(
         later_steps: shots.into_iter().skip(1).collect(),
         size: Some(args.size),
         layout,
+        tree_view,
         structures: std::sync::Arc::new(
             crate::cli::structures::descriptions(&args.structure.structures)?.all,
         ),

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use memcity_layout::partition::{
-    Part, PartNode, Pruning, SortBy, TreeView, icicle_rect, partition, sort_order, sunburst_sector,
-    window_scale,
+    Part, PartNode, Pruning, SortBy, TreeView, icicle_rect, levels_below, partition, sort_order,
+    sunburst_sector, window_scale,
 };
 use memcity_model::escape::xml;
 use memcity_model::{Metric, Timeline};
@@ -104,7 +104,7 @@ pub fn run(args: TreeArgs) -> Result<()> {
         Sort::End => SortBy::EndSize,
     };
     let order = sort_order(&timeline, metric, by, 0, last);
-    let levels = depth_below(&timeline, root);
+    let levels = levels_below(&timeline, root);
     let largest = window_scale(&timeline, metric, root, 0, last);
     let frames: Vec<Frame> = times
         .iter()
@@ -155,19 +155,6 @@ fn times(time: Option<usize>, times: Option<&str>, last: usize) -> Result<Vec<us
         bail!("snapshot {t}: the history has {} snapshots (0..{last})", last + 1);
     }
     Ok(list)
-}
-
-/// How many levels lie below `root` in the union tree.
-fn depth_below(timeline: &Timeline, root: u32) -> u32 {
-    let base = timeline.groups[root as usize].depth;
-    let mut deepest = base;
-    let mut pending = vec![root];
-    while let Some(g) = pending.pop() {
-        let group = &timeline.groups[g as usize];
-        deepest = deepest.max(group.depth);
-        pending.extend(&group.children);
-    }
-    (deepest - base).max(1)
 }
 
 /// A part's key, parent key (none for the shown root), name and whether it is "Other".

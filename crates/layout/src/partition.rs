@@ -184,6 +184,20 @@ pub fn window_scale(timeline: &Timeline, metric: Metric, root: u32, from: usize,
         .unwrap_or(0)
 }
 
+/// How many levels lie below `root` in the union tree (at least one, so a leaf shows as a
+/// column or ring of its own).
+pub fn levels_below(timeline: &Timeline, root: u32) -> u32 {
+    let base = timeline.groups[root as usize].depth;
+    let mut deepest = base;
+    let mut pending = vec![root];
+    while let Some(g) = pending.pop() {
+        let group = &timeline.groups[g as usize];
+        deepest = deepest.max(group.depth);
+        pending.extend(&group.children);
+    }
+    (deepest - base).max(1)
+}
+
 /// A part as an icicle's rectangle in a `width × height` view showing `levels + 1` columns:
 /// levels are columns from the left, extents run down. `[x0, y0, x1, y1]`.
 pub fn icicle_rect(part: &Part, levels: u32, width: f64, height: f64) -> [f64; 4] {

@@ -9,7 +9,7 @@ use egui::epaint::{Galley, TextShape};
 use egui::text::{LayoutJob, TextFormat, TextWrapping};
 use memcity_layout::partition::{Part, PartNode, icicle_rect, sunburst_sector};
 
-use super::TreeKind;
+use super::Shape;
 use super::geometry::{NodeKey, icicle_hit, polar, sector_outline, sunburst_hit};
 use super::look::Look;
 use crate::app::ui::style::HIGHLIGHT;
@@ -18,11 +18,11 @@ use crate::app::ui::style::HIGHLIGHT;
 const FADED: f32 = 0.25;
 const TEXT: egui::Color32 = egui::Color32::from_gray(15);
 
-/// How one view is drawn: which kind with how many levels below its root, which parts are on
+/// How one view is drawn: which shape with how many levels below its root, which parts are on
 /// the highlighted branch (the rest faded; `None`: all), and a node to outline (hovered in the
 /// other view).
 pub struct View<'a> {
-    pub kind: TreeKind,
+    pub shape: Shape,
     pub levels: u32,
     pub faded: Option<&'a dyn Fn(&Part) -> bool>,
     pub also: Option<NodeKey>,
@@ -46,27 +46,27 @@ pub fn draw(
     let pos = |p: [f64; 2]| egui::pos2(p[0] as f32, p[1] as f32);
     let hovered = response.hover_pos().and_then(|at| {
         let (x, y) = (f64::from(at.x), f64::from(at.y));
-        match view.kind {
-            TreeKind::Icicle => {
+        match view.shape {
+            Shape::Icicle => {
                 icicle_hit(parts, view.levels, w, h, [x - f64::from(rect.min.x), y - f64::from(rect.min.y)])
             }
-            TreeKind::Sunburst => sunburst_hit(parts, view.levels, radius, [x - center[0], y - center[1]]),
+            Shape::Sunburst => sunburst_hit(parts, view.levels, radius, [x - center[0], y - center[1]]),
         }
     });
     let outline = |p: &Part| -> Vec<egui::Pos2> {
-        match view.kind {
-            TreeKind::Icicle => {
+        match view.shape {
+            Shape::Icicle => {
                 let r = screen_rect(rect, icicle_rect(p, view.levels, w, h));
                 vec![r.left_top(), r.right_top(), r.right_bottom(), r.left_bottom()]
             }
-            TreeKind::Sunburst => sector_outline(center, sunburst_sector(p, view.levels, radius), 0.05)
+            Shape::Sunburst => sector_outline(center, sunburst_sector(p, view.levels, radius), 0.05)
                 .into_iter()
                 .map(pos)
                 .collect(),
         }
     };
-    match view.kind {
-        TreeKind::Icicle => {
+    match view.shape {
+        Shape::Icicle => {
             for p in parts {
                 let r = screen_rect(rect, icicle_rect(p, view.levels, w, h));
                 let fill = look.fill(p).gamma_multiply(alpha(p));
@@ -79,7 +79,7 @@ pub fn draw(
                 }
             }
         }
-        TreeKind::Sunburst => {
+        Shape::Sunburst => {
             let mut mesh = egui::Mesh::default();
             for p in parts {
                 sector_mesh(

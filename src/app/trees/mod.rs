@@ -2,12 +2,17 @@
 //! local view (the drill-down root and two levels below it, unscaled) beside the global view
 //! (the whole tree, scaled by default), on the city's metric, time, selection and growth
 //! colour. One sort order for the whole history keeps nodes in place while time steps, and
-//! parts tween to their new extents. V (or the menu bar) switches City → Icicle → Sunburst.
+//! parts tween to their new extents. The timeline (timeline.rs) shows small multiples of the
+//! tree at pinned times above the heap's chart. V (or the menu bar) switches City → Icicle →
+//! Sunburst → Timeline.
 
 mod draw;
 pub mod geometry;
 mod look;
 mod pane;
+pub mod solo;
+pub mod timeline;
+mod timeline_pane;
 
 use bevy::prelude::*;
 use bevy::window::RequestRedraw;
@@ -39,6 +44,9 @@ impl Plugin for TreesPlugin {
             .init_resource::<TreeOrder>()
             .init_resource::<TreeParts>()
             .init_resource::<PendingFlight>()
+            .init_resource::<timeline::Pinned>()
+            .init_resource::<timeline::Multiples>()
+            .add_message::<timeline::TogglePin>()
             .init_resource::<DrawnTabs>()
             .init_resource::<UiFocus>()
             .add_message::<TreeClicked>()
@@ -49,19 +57,50 @@ impl Plugin for TreesPlugin {
             .add_tab(TREE, "Tree", pane::tree_pane)
             .add_systems(
                 Update,
-                (cycle_view_key, cycle_view, apply_clicks, fly_to_clicked, update_order, update_parts)
+                (
+                    cycle_view_key,
+                    cycle_view,
+                    apply_clicks,
+                    fly_to_clicked,
+                    update_order,
+                    update_parts,
+                    timeline::toggle_pins,
+                    timeline::update_multiples,
+                )
                     .chain(),
             )
             .add_systems(Last, redraw_while_tweening);
     }
 }
 
-/// Which tree the tab draws.
+/// What the tab shows: the local and global view as an icicle or a sunburst, or the timeline of
+/// small multiples.
 #[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum TreeKind {
     #[default]
     Icicle,
     Sunburst,
+    Timeline,
+}
+
+/// How one tree is drawn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Shape {
+    #[default]
+    Icicle,
+    Sunburst,
+}
+
+impl TreeKind {
+    /// The shape its trees are drawn in (the timeline's small multiples take the setting's).
+    pub fn shape(self, settings: &TreeSettings) -> Shape {
+        match self {
+            TreeKind::Icicle => Shape::Icicle,
+            TreeKind::Sunburst => Shape::Sunburst,
+            TreeKind::Timeline => settings.multiples,
+        }
+    }
 }
 
 /// The tab's own settings (the metric is the city's).
@@ -69,13 +108,20 @@ pub enum TreeKind {
 pub struct TreeSettings {
     pub sort: SortBy,
     pub pruning: Pruning,
-    /// Whether the global view is scaled to the window's largest heap.
+    /// Whether the global view and the timeline's trees are scaled to the window's largest heap.
     pub scaled: bool,
+    /// The shape of the timeline's small multiples.
+    pub multiples: Shape,
 }
 
 impl Default for TreeSettings {
     fn default() -> Self {
-        TreeSettings { sort: SortBy::Growth, pruning: Pruning::default(), scaled: true }
+        TreeSettings {
+            sort: SortBy::Growth,
+            pruning: Pruning::default(),
+            scaled: true,
+            multiples: Shape::Icicle,
+        }
     }
 }
 
@@ -111,7 +157,7 @@ pub struct TreeClicked {
     pub select: bool,
 }
 
-/// Switch to the next view: City → Icicle → Sunburst → City.
+/// Switch to the next view: City → Icicle → Sunburst → Timeline → City.
 #[derive(Message, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CycleView;
 
@@ -181,7 +227,7 @@ fn cycle_view_key(keys: Res<ButtonInput<KeyCode>>, focus: Res<UiFocus>, mut cycl
 }
 
 /// The next view after what was drawn last: the tree tab hidden → the icicle; the icicle →
-/// the sunburst; the sunburst → the city (or the icicle where the city is beside it).
+/// the sunburst → the timeline → the city (or the icicle where the city is beside it).
 fn cycle_view(
     mut cycles: MessageReader<CycleView>,
     drawn: Res<DrawnTabs>,
@@ -193,8 +239,9 @@ fn cycle_view(
         let next = match (shown(TREE), *kind) {
             (false, _) => Some(TreeKind::Icicle),
             (true, TreeKind::Icicle) => Some(TreeKind::Sunburst),
-            (true, TreeKind::Sunburst) if shown(CITY) => Some(TreeKind::Icicle),
-            (true, TreeKind::Sunburst) => None,
+            (true, TreeKind::Sunburst) => Some(TreeKind::Timeline),
+            (true, TreeKind::Timeline) if shown(CITY) => Some(TreeKind::Icicle),
+            (true, TreeKind::Timeline) => None,
         };
         match next {
             Some(next) => {
@@ -321,11 +368,12 @@ fn show(
 /// The window rests when idle: a tween must still run to its end.
 fn redraw_while_tweening(
     parts: Res<TreeParts>,
+    multiples: Res<timeline::Multiples>,
     time: Res<Time<Real>>,
     mut redraw: MessageWriter<RequestRedraw>,
 ) {
     let now = time.elapsed_secs_f64();
-    if parts.local.moving(now) || parts.global.moving(now) {
+    if parts.local.moving(now) || parts.global.moving(now) || multiples.current.moving(now) {
         redraw.write(RequestRedraw);
     }
 }

@@ -9,10 +9,13 @@ use memcity_layout::partition::{Part, PartNode, SortBy};
 use super::draw::{View, draw};
 use super::geometry::NodeKey;
 use super::look::Look;
-use super::{DrillDown, TreeClicked, TreeKind, TreeParts, TreeSettings};
+use super::timeline::{Multiples, Pinned, TogglePin};
+use super::timeline_pane::{Writers, timeline_body};
+use super::{DrillDown, Shape, TreeClicked, TreeKind, TreeParts, TreeSettings};
 use crate::app::inspect::Selection;
 use crate::app::model::{CityModel, ViewOptions};
 use crate::app::names::GroupNames;
+use crate::app::time::TimeCommand;
 use crate::app::ui::style::bytes;
 
 /// The global view's share of the width (the local view takes the rest).
@@ -23,11 +26,12 @@ pub fn tree_pane(
     InMut(ui): InMut<egui::Ui>,
     model: Res<CityModel>,
     names: Res<GroupNames>,
-    parts: Res<TreeParts>,
+    (parts, multiples, pinned): (Res<TreeParts>, Res<Multiples>, Res<Pinned>),
     (mut kind, mut settings): (ResMut<TreeKind>, ResMut<TreeSettings>),
     (selection, options, drill): (Res<Selection>, Res<ViewOptions>, Res<DrillDown>),
     time: Res<Time<Real>>,
     mut clicks: MessageWriter<TreeClicked>,
+    (mut pins, mut moves): (MessageWriter<TogglePin>, MessageWriter<TimeCommand>),
 ) {
     controls(ui, &mut kind, &mut settings);
     let look = Look {
@@ -41,13 +45,18 @@ pub fn tree_pane(
     if drill.root.is_some() && parts.root == 0 {
         ui.label("The drilled-into group is not in this city: showing the heap.");
     }
+    let now = time.elapsed_secs_f64();
+    if *kind == TreeKind::Timeline {
+        let out = Writers { clicks: &mut clicks, pins: &mut pins, time: &mut moves };
+        timeline_body(ui, &look, settings.multiples, &multiples, &pinned, now, out);
+        return;
+    }
     let (area, _) =
         ui.allocate_exact_size(ui.available_size().max(egui::vec2(80.0, 80.0)), egui::Sense::hover());
     let gap = 10.0;
     let local_width = (area.width() - gap) * (1.0 - GLOBAL_SHARE);
     let local_rect = egui::Rect::from_min_size(area.min, egui::vec2(local_width, area.height()));
     let global_rect = egui::Rect::from_min_max(egui::pos2(local_rect.max.x + gap, area.min.y), area.max);
-    let now = time.elapsed_secs_f64();
     let (local, global) = (parts.local.at(now), parts.global.at(now));
     let root = parts.root;
     let caption = |ui: &mut egui::Ui, rect: egui::Rect, text: &str| {
@@ -63,11 +72,12 @@ pub fn tree_pane(
     let local_rect = caption(ui, local_rect, "drill-down: click a branch to open it, its root to step up");
     let scaled = if settings.scaled { "scaled to the largest heap" } else { "unscaled" };
     let global_rect = caption(ui, global_rect, &format!("the whole heap, {scaled}"));
-    let view = View { kind: *kind, levels: parts.local.levels, faded: None, also: None };
+    let shape = kind.shape(&settings);
+    let view = View { shape, levels: parts.local.levels, faded: None, also: None };
     let (response, hovered) = draw(ui, local_rect, &local, &view, &look, "memcity_tree_local");
     let branch = |p: &Part| in_branch(&model, root, p);
     let also = hovered.map(|i| NodeKey::of(&local[i].node));
-    let view = View { kind: *kind, levels: parts.global.levels, faded: Some(&branch), also };
+    let view = View { shape, levels: parts.global.levels, faded: Some(&branch), also };
     let (global_response, global_hovered) =
         draw(ui, global_rect, &global, &view, &look, "memcity_tree_global");
     for (response, hovered, parts) in
@@ -87,8 +97,20 @@ fn controls(ui: &mut egui::Ui, kind: &mut TreeKind, settings: &mut TreeSettings)
     ui.horizontal_wrapped(|ui| {
         ui.selectable_value(kind, TreeKind::Icicle, "Icicle");
         ui.selectable_value(kind, TreeKind::Sunburst, "Sunburst");
-        ui.label("(V)").on_hover_text("V switches City → Icicle → Sunburst");
+        ui.selectable_value(kind, TreeKind::Timeline, "Timeline");
+        ui.label("(V)").on_hover_text("V switches City → Icicle → Sunburst → Timeline");
         ui.separator();
+        if *kind == TreeKind::Timeline {
+            egui::ComboBox::from_id_salt("memcity_tree_multiples")
+                .selected_text(match s.multiples {
+                    Shape::Icicle => "trees: icicles",
+                    Shape::Sunburst => "trees: sunbursts",
+                })
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut s.multiples, Shape::Icicle, "icicles");
+                    ui.selectable_value(&mut s.multiples, Shape::Sunburst, "sunbursts");
+                });
+        }
         let name = |by: SortBy| match by {
             SortBy::Growth => "growth",
             SortBy::StartSize => "size at the start",
@@ -108,8 +130,10 @@ fn controls(ui: &mut egui::Ui, kind: &mut TreeKind, settings: &mut TreeSettings)
         ui.add(egui::DragValue::new(&mut share).range(10.0..=100.0).suffix(" %"))
             .on_hover_text("children in order until they hold this share of their branch");
         s.pruning.share = share / 100.0;
-        ui.checkbox(&mut s.scaled, "global view scaled")
-            .on_hover_text("the whole view stands for the largest heap of the history, so growth shows");
+        ui.checkbox(&mut s.scaled, "scaled").on_hover_text(
+            "the global view and the timeline's trees stand for the largest heap of the history, \
+                 so growth shows",
+        );
     });
     if s != *settings {
         *settings = s;
@@ -164,7 +188,7 @@ fn groups_of(part: &Part) -> Vec<u32> {
     }
 }
 
-fn tooltip(ui: &mut egui::Ui, look: &Look, part: &Part) {
+pub(super) fn tooltip(ui: &mut egui::Ui, look: &Look, part: &Part) {
     use memcity_model::Metric::{Bytes, Objects};
     let model = look.model;
     let groups = groups_of(part);

@@ -5,6 +5,7 @@ use bevy::ecs::message::Messages;
 use bevy::prelude::*;
 use memcity_layout::Settings;
 
+use super::timeline::{Multiples, Pinned, TogglePin};
 use super::*;
 use crate::app::tests::linked_list_app;
 use crate::app::ui::workspace::TabId;
@@ -161,7 +162,7 @@ fn drawn(app: &mut App, tabs: &[&str]) {
 }
 
 #[test]
-fn v_switches_city_icicle_sunburst_unless_a_text_box_has_the_keyboard() {
+fn v_switches_city_icicle_sunburst_timeline_unless_a_text_box_has_the_keyboard() {
     let mut app = app();
     *app.world_mut().resource_mut::<TreeKind>() = TreeKind::Sunburst;
     drawn(&mut app, &[CITY]);
@@ -170,9 +171,86 @@ fn v_switches_city_icicle_sunburst_unless_a_text_box_has_the_keyboard() {
     drawn(&mut app, &[TREE]);
     assert_eq!(press_v(&mut app), [ShowTab::named(TREE)]);
     assert_eq!(*app.world().resource::<TreeKind>(), TreeKind::Sunburst);
+    assert_eq!(press_v(&mut app), [ShowTab::named(TREE)]);
+    assert_eq!(*app.world().resource::<TreeKind>(), TreeKind::Timeline);
     assert_eq!(press_v(&mut app), [ShowTab::named(CITY)]);
+    // With the city beside the tree tab, V goes round the tree views.
+    drawn(&mut app, &[CITY, TREE]);
+    assert_eq!(press_v(&mut app), [ShowTab::named(TREE)]);
+    assert_eq!(*app.world().resource::<TreeKind>(), TreeKind::Icicle);
     app.world_mut().resource_mut::<UiFocus>().keyboard = true;
     drawn(&mut app, &[CITY]);
     assert_eq!(press_v(&mut app), []);
-    assert_eq!(*app.world().resource::<TreeKind>(), TreeKind::Sunburst);
+    assert_eq!(*app.world().resource::<TreeKind>(), TreeKind::Icicle);
+}
+
+fn pin(app: &mut App, snapshot: usize) {
+    app.world_mut().write_message(TogglePin(snapshot));
+    app.update();
+}
+
+fn shown(app: &App) -> Vec<usize> {
+    app.world().resource::<Multiples>().snapshots.clone()
+}
+
+#[test]
+fn the_timeline_shows_the_pinned_trees_in_time_order_and_always_the_current_one() {
+    let mut app = app();
+    let leak_start = {
+        let model = app.world().resource::<CityModel>();
+        let leak = model.windows.iter().find(|w| w.kind == memcity_analysis::windows::WindowKind::Leak);
+        leak.expect("the linked list leaks").first
+    };
+    assert_eq!(shown(&app), [0, leak_start, 29], "it opens on the start, the leak's start and now");
+    pin(&mut app, 0);
+    pin(&mut app, leak_start);
+    assert_eq!(shown(&app), [29], "the current time's tree, nothing pinned");
+    pin(&mut app, 20);
+    pin(&mut app, 3);
+    assert_eq!(shown(&app), [3, 20, 29]);
+    go_to(&mut app, 10);
+    assert_eq!(shown(&app), [3, 10, 20], "the current one moves with the time, the pins stay");
+    pin(&mut app, 20);
+    assert_eq!(shown(&app), [3, 10], "a second click unpins");
+    pin(&mut app, 10);
+    go_to(&mut app, 12);
+    assert_eq!(shown(&app), [3, 10, 12], "a pinned current time stays when time moves on");
+    let multiples = app.world().resource::<Multiples>();
+    let now = app.world().resource::<Time<Real>>().elapsed_secs_f64();
+    let model = app.world().resource::<CityModel>();
+    for (i, &s) in multiples.snapshots.iter().enumerate() {
+        let parts = multiples.parts(i, now + TWEEN_SECONDS);
+        assert_eq!(
+            parts[0].value, model.timeline.values[s].objects[0],
+            "multiple {i} is snapshot {s}'s tree"
+        );
+    }
+}
+
+#[test]
+fn the_timeline_trees_are_scaled_to_the_largest_heap_and_follow_the_drill_down() {
+    let mut app = app();
+    *app.world_mut().resource_mut::<Pinned>() = Pinned { times: [5].into(), chosen: true };
+    let (heaps, largest) = {
+        let model = app.world().resource::<CityModel>();
+        let heaps: Vec<u64> = [5, 29].iter().map(|&s| model.timeline.values[s].objects[0]).collect();
+        (heaps, model.timeline.values.iter().map(|v| v.objects[0]).max().unwrap())
+    };
+    assert!(heaps[0] < heaps[1], "the linked list grows: {heaps:?}");
+    let ends = |app: &App| {
+        let multiples = app.world().resource::<Multiples>();
+        (0..2).map(|i| multiples.parts(i, f64::INFINITY)[0].end).collect::<Vec<f64>>()
+    };
+    let scaled = ends(&app);
+    for (end, heap) in scaled.iter().zip(&heaps) {
+        assert!((end - *heap as f64 / largest as f64).abs() < 1e-9, "{scaled:?} {heaps:?} of {largest}");
+    }
+    app.world_mut().resource_mut::<TreeSettings>().scaled = false;
+    app.update();
+    assert_eq!(ends(&app), [1.0, 1.0], "unscaled, each tree fills its view");
+    let g = branch(&app);
+    click(&mut app, PartNode::Group(g), false);
+    let multiples = app.world().resource::<Multiples>();
+    assert_eq!(multiples.root, g);
+    assert!(multiples.parts(0, f64::INFINITY).iter().all(|p| p.depth > 0 || p.node == PartNode::Group(g)));
 }

@@ -7,6 +7,7 @@
 pub mod controls;
 pub mod describe;
 pub mod fonts;
+pub mod heap_chart;
 pub mod labels;
 pub mod search;
 pub mod selection;

@@ -113,3 +113,19 @@ fn icicles_put_levels_in_columns_and_sunbursts_in_rings() {
     assert_eq!((r0, r1), (30.0, 60.0));
     assert!((a0 - std::f64::consts::FRAC_PI_2).abs() < 1e-12 && (a1 - std::f64::consts::PI).abs() < 1e-12);
 }
+
+#[test]
+fn levels_below_count_the_union_tree_under_a_group_and_a_leaf_still_gets_one() {
+    let t = timeline(&[&[("A", 1)], &[("A", 2), ("B", 1)]]);
+    assert_eq!(levels_below(&t, 0), 1);
+    assert_eq!(levels_below(&t, group(&t, "B")), 1, "a leaf shows as a column of its own");
+    let mut deep = heap(&[("A", 1)]);
+    deep.children[0].children.push(Node::leaf("Heap#A#site", "site", "Allocation Site", 1, 10));
+    let t = Timeline::new(&History {
+        format: memcity_model::FORMAT.into(),
+        metric_names: Default::default(),
+        snapshots: vec![Snapshot::new(0, deep)],
+    });
+    assert_eq!(levels_below(&t, 0), 2);
+    assert_eq!(levels_below(&t, group(&t, "A")), 1);
+}
