@@ -210,3 +210,31 @@ fn headless_screenshots_name_the_top_growers() {
     let white = shot.count(|p| p.iter().all(|&c| c >= 245));
     assert!(white > 150, "labels in the picture ({white} white pixels)");
 }
+
+/// Rows of column `x` from `y0` to `y1` that `pred` holds for.
+fn rows(shot: &Shot, x: u32, y0: u32, y1: u32, pred: impl Fn([u8; 3]) -> bool) -> usize {
+    (y0..y1).filter(|&y| pred(shot.at(x, y))).count()
+}
+
+#[test]
+fn screenshots_show_the_tree_views_with_mode() {
+    let args = |mode: &'static str| ["data/sample-leak.json", "--time", "7", "--size", "640x360", "--mode", mode];
+    let Some(city) = screenshot(&args("city"), &out("mode-city")) else { return };
+    let icicle = screenshot(&args("icicle"), &out("mode-icicle")).unwrap();
+    // The icicle's root (the heap, grown: red) is the local view's first column, top to bottom.
+    let root_column = |shot: &Shot| rows(shot, 20, 80, 350, is_red);
+    assert!(root_column(&icicle) > 200, "icicle: {} red rows at the left", root_column(&icicle));
+    assert!(root_column(&city) < 100, "the city is no icicle: {} red rows", root_column(&city));
+    let sunburst = screenshot(&args("sunburst"), &out("mode-sunburst")).unwrap();
+    // The local sunburst's middle disc is the heap: red across its middle row.
+    let disc = (150..230).filter(|&x| is_red(sunburst.at(x, 210))).count();
+    assert!(disc > 60, "sunburst: {disc} red pixels across the middle");
+    assert!(rows(&sunburst, 20, 80, 350, is_red) < 100, "no icicle column in the sunburst");
+    let timeline = screenshot(&args("timeline"), &out("mode-timeline")).unwrap();
+    // The heap's chart along the bottom: its orange line; above it the first snapshot's tree
+    // (pinned at the start) and the current one.
+    let line = (0..640).filter(|&x| (250..360).any(|y| is_orange(timeline.at(x, y)))).count();
+    assert!(line > 400, "timeline: the heap's line crosses the chart ({line} columns)");
+    let trees = (0..640).filter(|&x| (60..240).any(|y| is_red(timeline.at(x, y)))).count();
+    assert!(trees > 150, "timeline: red trees above the chart ({trees} columns)");
+}
