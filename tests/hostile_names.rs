@@ -3,6 +3,8 @@
 //! and no byte below 0x20 but newline and tab reaches stdout or stderr; the city JSON cannot
 //! close a script element.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -89,4 +91,22 @@ fn hostile_names_are_escaped_in_every_output() {
     assert!(!text.contains('<') && !text.contains('>'), "no raw markup in the city JSON");
     let value: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert!(value.to_string().contains(MARKUP), "the name reads back whole");
+}
+
+#[test]
+fn tree_exports_show_hostile_names_as_text() {
+    let snapshot = snapshot();
+    let (svg, html) = (temp("tree.svg"), temp("tree.html"));
+    for out in [&svg, &html] {
+        let run = memcity(&["tree", snapshot.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        assert_clean("tree", &run);
+    }
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert!(!picture.contains(MARKUP) && picture.contains("&lt;/script&gt;&lt;img"), "escaped in the SVG");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(!page.contains(MARKUP) && !page.contains("<img"), "no raw markup in the page's data");
+    let Some(dom) = common::chromium_dom(&html, "") else { return };
+    assert!(!dom.contains("id=\"pwned\""), "the name never became an element");
+    assert!(dom.contains("&lt;/script&gt;&lt;img id=pwned"), "it reads as text in the drawn tree");
 }

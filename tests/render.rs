@@ -218,7 +218,8 @@ fn rows(shot: &Shot, x: u32, y0: u32, y1: u32, pred: impl Fn([u8; 3]) -> bool) -
 
 #[test]
 fn screenshots_show_the_tree_views_with_mode() {
-    let args = |mode: &'static str| ["data/sample-leak.json", "--time", "7", "--size", "640x360", "--mode", mode];
+    let args =
+        |mode: &'static str| ["data/sample-leak.json", "--time", "7", "--size", "640x360", "--mode", mode];
     let Some(city) = screenshot(&args("city"), &out("mode-city")) else { return };
     let icicle = screenshot(&args("icicle"), &out("mode-icicle")).unwrap();
     // The icicle's root (the heap, grown: red) is the local view's first column, top to bottom.

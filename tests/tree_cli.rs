@@ -2,6 +2,8 @@
 //! their parent in proportion, no overlap, one order over time, scaled extents in proportion to
 //! the heap), escaped SVG, and bad input in one line.
 
+mod common;
+
 use std::process::Command;
 
 use serde_json::Value;
@@ -99,10 +101,60 @@ fn bad_input_is_one_line() {
     };
     let out = std::env::temp_dir().join("memcity-tree-bad.json");
     let out = out.to_str().unwrap();
-    refused(&["scenario:linked-list", "--out", "/tmp/x.png"], "give a .json or .svg file");
+    refused(&["scenario:linked-list", "--out", "/tmp/x.png"], "give a .json, .svg or .html file");
     refused(&["scenario:linked-list", "--drill", "Heap#Nope", "--out", out], "--drill Heap#Nope");
     refused(&["scenario:linked-list", "--times", "0,99", "--out", out], "snapshot 99");
     refused(&["scenario:linked-list", "--times", "0,x", "--out", out], "`x`");
     refused(&["scenario:linked-list", "--children", "0", "--out", out], "--children 0");
     refused(&["scenario:linked-list", "--out", "/nonexistent/dir/t.json"], "--out");
+}
+
+fn page(args: &[&str], name: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("memcity-tree-{}-{name}", std::process::id()));
+    let run = Command::new(MEMCITY).arg("tree").args(args).arg("--out").arg(&path).output().unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    path
+}
+
+/// How often `needle` occurs in the element with `id` (up to its closing tag `end`).
+fn count_in(dom: &str, id: &str, end: &str, needle: &str) -> usize {
+    let start = dom.find(&format!("id=\"{id}\"")).unwrap_or_else(|| panic!("no #{id}"));
+    let body = &dom[start..start + dom[start..].find(end).unwrap()];
+    body.matches(needle).count()
+}
+
+#[test]
+fn the_html_page_is_self_contained_and_explores_time_drill_down_and_the_timeline() {
+    let html = page(&["scenario:linked-list", "--kind", "icicle"], "page.html");
+    let text = std::fs::read_to_string(&html).unwrap();
+    // Nothing is fetched: no sources, no links, no URL but the SVG namespace; the page says so.
+    assert!(!text.contains("src=") && !text.contains("href=") && !text.contains("url("), "fetches nothing");
+    assert!(!text.contains("https:"), "no secure URL either");
+    assert_eq!(text.matches("http:").count(), text.matches("http://www.w3.org/2000/svg").count());
+    assert!(text.contains("default-src 'none'"));
+    // The same frames as the JSON export: all 30 times for the slider.
+    let json = tree(&["scenario:linked-list", "--times", "all"], "all.json");
+    assert_eq!(text.matches("\"time\":").count(), json["frames"].as_array().unwrap().len());
+    let drill = "Heap#Type:char[]";
+    let fragment = "time=12&drill=Heap%23Type%3Achar%5B%5D&pin=3,20";
+    let Some(dom) = common::chromium_dom(&html, fragment) else { return };
+    let _ = std::fs::remove_file(&html);
+    // The view shows the drilled-into branch at snapshot 12: as many parts as the JSON export's
+    // nodes under it, the root first.
+    let frame = &json["frames"][12]["nodes"];
+    let mut under = vec![drill.to_string()];
+    for n in frame.as_array().unwrap() {
+        if n["parent"].as_str().is_some_and(|p| under.iter().any(|u| u == p)) {
+            under.push(n["key"].as_str().unwrap().to_string());
+        }
+    }
+    assert!(under.len() > 3, "{under:?}");
+    assert_eq!(count_in(&dom, "view", "</svg>", "class=\"node"), under.len(), "the drilled branch's parts");
+    assert!(dom.contains("disabled=\"\">char[]</button>"), "the path ends at the drilled group");
+    // Three small multiples (snapshots 3 and 20 pinned, 12 now), a point per snapshot.
+    assert_eq!(count_in(&dom, "multiples", "</section>", "<figure"), 3);
+    assert!(dom.contains("snapshot 12 · ") && dom.contains("(now)"));
+    assert_eq!(count_in(&dom, "chart", "</svg>", "class=\"point\""), 30);
+    // The linked list's leak window is marked on the chart.
+    assert!(count_in(&dom, "chart", "</svg>", "<title>leak: snapshots") >= 1);
 }

@@ -24,6 +24,8 @@ pub mod structure_city;
 mod structures;
 mod trace;
 mod tree;
+mod tree_html;
+mod tree_svg;
 mod why;
 mod windows;
 

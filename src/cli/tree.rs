@@ -1,16 +1,16 @@
 //! `memcity tree`: the icicle or sunburst of a history at some of its times, without a window,
-//! as JSON (every node's place) or one standalone SVG picture (the times side by side). The
-//! layout is the app's Tree tab's (`memcity_layout::partition`).
+//! as JSON (every node's place), one standalone SVG picture (the times side by side) or one
+//! self-contained HTML page to explore (tree_html.rs). The layout is the app's Tree tab's
+//! (`memcity_layout::partition`), the colour the city's growth colour.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
+use memcity_layout::frame::growth_color;
 use memcity_layout::partition::{
     Part, PartNode, Pruning, SortBy, TreeView, icicle_rect, levels_below, partition, sort_order,
     sunburst_sector, window_scale,
 };
-use memcity_model::escape::xml;
 use memcity_model::{Metric, Timeline};
 use serde_json::{Value, json};
 
@@ -21,7 +21,7 @@ pub struct TreeArgs {
     pub inputs: Vec<String>,
     #[arg(long, value_enum, default_value_t = Kind::Icicle)]
     pub kind: Kind,
-    /// One snapshot (default: the last).
+    /// One snapshot (default: the last; for HTML, all).
     #[arg(long, value_name = "I", conflicts_with = "times")]
     pub time: Option<usize>,
     /// Several snapshots, `I,J,…`, or `all`.
@@ -40,7 +40,7 @@ pub struct TreeArgs {
     /// Children kept per branch before the rest is merged into "Other".
     #[arg(long, default_value_t = 9, value_name = "N")]
     pub children: usize,
-    /// Where to write: FILE.json or FILE.svg.
+    /// Where to write: FILE.json, FILE.svg or FILE.html.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
 }
@@ -65,17 +65,37 @@ pub enum MetricArg {
 }
 
 /// One time's partition.
-struct Frame {
-    time: usize,
-    heap: u64,
-    parts: Vec<Part>,
+pub struct Frame {
+    pub time: usize,
+    pub heap: u64,
+    pub parts: Vec<Part>,
+}
+
+/// The frames of one export and what placing and colouring their parts needs.
+pub struct Trees {
+    pub timeline: Timeline,
+    pub metric: Metric,
+    pub kind: Kind,
+    pub levels: u32,
+    pub root: u32,
+    pub frames: Vec<Frame>,
+    /// Growth that the city draws full red (its growth colour scale).
+    pub full_red: f64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Json,
+    Svg,
+    Html,
 }
 
 pub fn run(args: TreeArgs) -> Result<()> {
-    let svg = match args.out.extension().and_then(|e| e.to_str()) {
-        Some("json") => false,
-        Some("svg") => true,
-        _ => bail!("--out {}: give a .json or .svg file", args.out.display()),
+    let format = match args.out.extension().and_then(|e| e.to_str()) {
+        Some("json") => Format::Json,
+        Some("svg") => Format::Svg,
+        Some("html") => Format::Html,
+        _ => bail!("--out {}: give a .json, .svg or .html file", args.out.display()),
     };
     crate::cli::paths::check_output_file(&args.out, "--out")?;
     if args.children == 0 {
@@ -87,13 +107,33 @@ pub fn run(args: TreeArgs) -> Result<()> {
     }
     let timeline = Timeline::new(&history);
     let last = history.snapshots.len() - 1;
-    let times = times(args.time, args.times.as_deref(), last)?;
+    // A page to explore gets every time for its slider unless told otherwise.
+    let all = (format == Format::Html && args.time.is_none() && args.times.is_none()).then_some("all");
+    let times = times(args.time, args.times.as_deref().or(all), last)?;
     let root = match &args.drill {
         Some(key) => {
             timeline.group(key).ok_or_else(|| anyhow::anyhow!("--drill {key}: no group has this key"))?
         }
         None => 0,
     };
+    let trees = lay_out(&args, timeline, root, &times);
+    let text = match format {
+        Format::Svg => crate::cli::tree_svg::picture(&trees),
+        Format::Json => {
+            let json = json!({"kind": kind_name(args.kind), "metric": metric_name(args.metric),
+                              "sort": format!("{:?}", args.sort).to_lowercase(), "scaled": args.scaled,
+                              "frames": trees.frames.iter().map(|f| frame_json(&trees, f, false)).collect::<Vec<_>>()});
+            serde_json::to_string_pretty(&json)? + "\n"
+        }
+        Format::Html => crate::cli::tree_html::page(&trees, &history, &args)?,
+    };
+    std::fs::write(&args.out, text).map_err(|e| anyhow::anyhow!("--out {}: {e}", args.out.display()))?;
+    say!("wrote {} frame(s) to {}", trees.frames.len(), args.out.display());
+    Ok(())
+}
+
+/// Every asked-for time's partition below `root`, in one sort order for the whole history.
+fn lay_out(args: &TreeArgs, timeline: Timeline, root: u32, times: &[usize]) -> Trees {
     let metric = match args.metric {
         MetricArg::Objects => Metric::Objects,
         MetricArg::Bytes => Metric::Bytes,
@@ -103,36 +143,35 @@ pub fn run(args: TreeArgs) -> Result<()> {
         Sort::Start => SortBy::StartSize,
         Sort::End => SortBy::EndSize,
     };
+    let last = timeline.values.len() - 1;
     let order = sort_order(&timeline, metric, by, 0, last);
     let levels = levels_below(&timeline, root);
     let largest = window_scale(&timeline, metric, root, 0, last);
-    let frames: Vec<Frame> = times
+    let pruning = Pruning { max_children: args.children, ..Pruning::default() };
+    let frames = times
         .iter()
         .map(|&time| {
             let value = timeline.values[time].get(metric)[root as usize];
             let scale = if args.scaled { largest } else { value };
-            let pruning = Pruning { max_children: args.children, ..Pruning::default() };
             let view = TreeView { metric, order: &order, pruning, root, levels, scale };
             Frame { time, heap: value, parts: partition(&timeline, &view, time) }
         })
         .collect();
-    let text = if svg {
-        picture(&timeline, args.kind, levels, &frames)
-    } else {
-        let json = json!({"kind": kind_name(args.kind), "metric": format!("{:?}", args.metric).to_lowercase(),
-                          "sort": format!("{:?}", args.sort).to_lowercase(), "scaled": args.scaled,
-                          "frames": frames.iter().map(|f| frame_json(&timeline, metric, args.kind, levels, root, f)).collect::<Vec<_>>()});
-        serde_json::to_string_pretty(&json)? + "\n"
-    };
-    std::fs::write(&args.out, text).map_err(|e| anyhow::anyhow!("--out {}: {e}", args.out.display()))?;
-    say!("wrote {} frame(s) to {}", frames.len(), args.out.display());
-    Ok(())
+    let city = memcity_layout::layout(&timeline, &memcity_layout::Settings { metric, ..Default::default() });
+    Trees { timeline, metric, kind: args.kind, levels, root, frames, full_red: city.full_red }
 }
 
-fn kind_name(kind: Kind) -> &'static str {
+pub fn kind_name(kind: Kind) -> &'static str {
     match kind {
         Kind::Icicle => "icicle",
         Kind::Sunburst => "sunburst",
+    }
+}
+
+pub fn metric_name(metric: MetricArg) -> &'static str {
+    match metric {
+        MetricArg::Objects => "objects",
+        MetricArg::Bytes => "bytes",
     }
 }
 
@@ -157,142 +196,88 @@ fn times(time: Option<usize>, times: Option<&str>, last: usize) -> Result<Vec<us
     Ok(list)
 }
 
-/// A part's key, parent key (none for the shown root), name and whether it is "Other".
-fn identity(timeline: &Timeline, root: u32, part: &Part) -> (String, Option<String>, String, bool) {
-    let key = |g: u32| timeline.groups[g as usize].key.clone();
+/// The groups a part stands for.
+fn groups_of(part: &Part) -> Vec<u32> {
     match &part.node {
-        PartNode::Group(g) => {
-            let parent = timeline.groups[*g as usize].parent.filter(|_| *g != root).map(key);
-            (key(*g), parent, timeline.groups[*g as usize].name.clone(), false)
-        }
-        PartNode::Other { parent, groups } => (
-            format!("{}#(other)", key(*parent)),
-            Some(key(*parent)),
-            format!("Other ({})", groups.len()),
-            true,
-        ),
+        PartNode::Group(g) => vec![*g],
+        PartNode::Other { groups, .. } => groups.clone(),
     }
 }
 
-fn frame_json(
-    timeline: &Timeline,
-    metric: Metric,
-    kind: Kind,
-    levels: u32,
-    root: u32,
-    frame: &Frame,
-) -> Value {
-    let first = timeline.values[0].get(metric);
+impl Trees {
+    /// A part's key, parent key (none for the shown root), name and whether it is "Other".
+    pub fn identity(&self, part: &Part) -> (String, Option<String>, String, bool) {
+        let groups = &self.timeline.groups;
+        let key = |g: u32| groups[g as usize].key.clone();
+        match &part.node {
+            PartNode::Group(g) => {
+                let parent = groups[*g as usize].parent.filter(|_| *g != self.root).map(key);
+                (key(*g), parent, groups[*g as usize].name.clone(), false)
+            }
+            PartNode::Other { parent, groups } => (
+                format!("{}#(other)", key(*parent)),
+                Some(key(*parent)),
+                format!("Other ({})", groups.len()),
+                true,
+            ),
+        }
+    }
+
+    /// The sum of `metric` over a part's groups at `time`.
+    pub fn value_at(&self, part: &Part, metric: Metric, time: usize) -> u64 {
+        let values = self.timeline.values[time].get(metric);
+        groups_of(part).iter().map(|&g| values[g as usize]).sum()
+    }
+
+    /// Growth since the first snapshot, in the export's metric.
+    pub fn growth(&self, part: &Part) -> i64 {
+        part.value as i64 - self.value_at(part, self.metric, 0) as i64
+    }
+
+    /// The city's growth colour (gray → orange → red), "Other" in dark gray, as `#rrggbb`.
+    pub fn fill(&self, part: &Part) -> String {
+        if matches!(part.node, PartNode::Other { .. }) {
+            return "#696969".into();
+        }
+        let [r, g, b] = growth_color((self.growth(part) as f64 / self.full_red.max(1e-9)) as f32);
+        let byte = |c: f32| (c * 255.0).round() as u8;
+        format!("#{:02x}{:02x}{:02x}", byte(r), byte(g), byte(b))
+    }
+}
+
+/// A frame as JSON (docs/design.md, "Tree views"); `rich` adds what a page shows on hover
+/// (objects, bytes) and its colour.
+pub fn frame_json(trees: &Trees, frame: &Frame, rich: bool) -> Value {
     let nodes: Vec<Value> = frame
         .parts
         .iter()
         .map(|part| {
-            let (key, parent, name, other) = identity(timeline, root, part);
-            let growth = match &part.node {
-                PartNode::Group(g) => part.value as i64 - first[*g as usize] as i64,
-                PartNode::Other { groups, .. } => {
-                    part.value as i64 - groups.iter().map(|g| first[*g as usize]).sum::<u64>() as i64
-                }
-            };
+            let (key, parent, name, other) = trees.identity(part);
             let mut node = json!({"key": key, "parent": parent, "name": name, "depth": part.depth,
-                                  "value": part.value, "growth": growth, "other": other});
-            match kind {
+                                  "value": part.value, "growth": trees.growth(part), "other": other});
+            match trees.kind {
                 Kind::Icicle => {
-                    let [x0, y0, x1, y1] = icicle_rect(part, levels, 1.0, 1.0);
+                    let [x0, y0, x1, y1] = icicle_rect(part, trees.levels, 1.0, 1.0);
                     node["x0"] = json!(x0);
                     node["x1"] = json!(x1);
                     node["y0"] = json!(y0);
                     node["y1"] = json!(y1);
                 }
                 Kind::Sunburst => {
-                    let [r0, r1, a0, a1] = sunburst_sector(part, levels, 1.0);
+                    let [r0, r1, a0, a1] = sunburst_sector(part, trees.levels, 1.0);
                     node["a0"] = json!(a0);
                     node["a1"] = json!(a1);
                     node["r0"] = json!(r0);
                     node["r1"] = json!(r1);
                 }
             }
+            if rich {
+                node["objects"] = json!(trees.value_at(part, Metric::Objects, frame.time));
+                node["bytes"] = json!(trees.value_at(part, Metric::Bytes, frame.time));
+                node["fill"] = json!(trees.fill(part));
+            }
             node
         })
         .collect();
     json!({"time": frame.time, "heap": frame.heap, "nodes": nodes})
-}
-
-const SIZE: f64 = 400.0;
-
-/// The frames side by side, each `SIZE` square, labelled with their time and the names that fit.
-fn picture(timeline: &Timeline, kind: Kind, levels: u32, frames: &[Frame]) -> String {
-    let width = SIZE * frames.len() as f64 + 20.0 * (frames.len() as f64 - 1.0);
-    let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"10\">\n",
-        SIZE + 20.0
-    );
-    for (i, frame) in frames.iter().enumerate() {
-        let left = i as f64 * (SIZE + 20.0);
-        let _ = writeln!(
-            svg,
-            "<g transform=\"translate({left},20)\">\n<text x=\"0\" y=\"-6\" font-size=\"12\">snapshot {}</text>",
-            frame.time
-        );
-        for part in &frame.parts {
-            let (_, _, raw, other) = identity(timeline, u32::MAX, part);
-            let fill = if other {
-                "#999"
-            } else {
-                ["#c0392b", "#e67e22", "#f1c40f", "#95a5a6"][part.depth as usize % 4]
-            };
-            let name = xml(&raw);
-            match kind {
-                Kind::Icicle => {
-                    let [x0, y0, x1, y1] = icicle_rect(part, levels, SIZE, SIZE);
-                    let _ = writeln!(
-                        svg,
-                        "<rect x=\"{x0:.1}\" y=\"{y0:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{fill}\" stroke=\"#fff\"><title>{name}: {}</title></rect>",
-                        x1 - x0,
-                        y1 - y0,
-                        part.value
-                    );
-                    if y1 - y0 > 12.0 {
-                        // About 6 px a character at this size: cut to the column, then escape.
-                        let fits = ((x1 - x0 - 6.0) / 6.0).max(0.0) as usize;
-                        let label = xml(&raw.chars().take(fits).collect::<String>()).into_owned();
-                        let _ = writeln!(
-                            svg,
-                            "<text x=\"{:.1}\" y=\"{:.1}\">{label}</text>",
-                            x0 + 3.0,
-                            y0 + 11.0
-                        );
-                    }
-                }
-                Kind::Sunburst => {
-                    let [r0, r1, a0, a1] = sunburst_sector(part, levels, SIZE / 2.0);
-                    let _ = writeln!(
-                        svg,
-                        "<path d=\"{}\" fill=\"{fill}\" stroke=\"#fff\"><title>{name}: {}</title></path>",
-                        sector_path(SIZE / 2.0, r0, r1, a0, a1),
-                        part.value
-                    );
-                }
-            }
-        }
-        svg.push_str("</g>\n");
-    }
-    svg.push_str("</svg>\n");
-    svg
-}
-
-/// An SVG path for the ring sector `r0..r1`, `a0..a1` (clockwise from 12 o'clock) around `c, c`.
-/// A sector over half a turn is drawn as two halves: an arc whose ends meet (a full ring) draws
-/// nothing.
-fn sector_path(c: f64, r0: f64, r1: f64, a0: f64, a1: f64) -> String {
-    if a1 - a0 > std::f64::consts::PI {
-        let mid = (a0 + a1) / 2.0;
-        return format!("{} {}", sector_path(c, r0, r1, a0, mid), sector_path(c, r0, r1, mid, a1));
-    }
-    let point = |r: f64, a: f64| (c + r * a.sin(), c - r * a.cos());
-    let ((x0, y0), (x1, y1)) = (point(r1, a0), point(r1, a1));
-    let ((x2, y2), (x3, y3)) = (point(r0, a1), point(r0, a0));
-    format!(
-        "M{x0:.2},{y0:.2} A{r1:.2},{r1:.2} 0 0 1 {x1:.2},{y1:.2} L{x2:.2},{y2:.2} A{r0:.2},{r0:.2} 0 0 0 {x3:.2},{y3:.2} Z"
-    )
 }

@@ -33,6 +33,22 @@ pub fn run(command: &mut Command) -> String {
     String::from_utf8(output.stdout).unwrap()
 }
 
+/// The DOM of a page after its scripts ran, as headless Chromium dumps it; `None` (skipped)
+/// where chromium is missing and not required.
+pub fn chromium_dom(page: &std::path::Path, fragment: &str) -> Option<String> {
+    if !tools_present(&["chromium"], "--version", "MEMCITY_REQUIRE_CHROMIUM") {
+        return None;
+    }
+    let profile = std::env::temp_dir().join(format!("memcity-dom-profile-{}", std::process::id()));
+    let url = format!("file://{}#{fragment}", page.canonicalize().unwrap().display());
+    let dom = run(Command::new("chromium")
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(url)
+        .stderr(Stdio::null()));
+    Some(dom)
+}
+
 /// The node with `key` in a tree.
 pub fn find<'a>(node: &'a memcity_model::Node, key: &str) -> Option<&'a memcity_model::Node> {
     if node.key == key {
