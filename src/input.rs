@@ -107,11 +107,16 @@ fn read_trace_file_into(path: &Path, binary: bool, sink: &mut impl OpSink) -> Re
     }
 }
 
-/// Several inputs at once: one of any kind, or any number of heap dumps and folders of them
-/// (one snapshot per dump).
+/// Several inputs at once: one of any kind, or any number of heap dumps, V8 heap snapshots or
+/// the probe's heap files and folders of them (one snapshot per file).
 pub fn load_all(specs: &[String], progress: &(dyn Fn(u64, u64) + Sync)) -> Result<History> {
     match specs {
         [one] => load_with_progress(one, progress),
+        // The probe's heap files (or folders of them), named one by one.
+        _ if specs.iter().all(|s| memcity_heapfile::is_heap_input(Path::new(s))) => {
+            let paths: Vec<std::path::PathBuf> = specs.iter().map(std::path::PathBuf::from).collect();
+            Ok(memcity_heapfile::import(&paths, &memcity_heapfile::default_grouping())?)
+        }
         _ => match series(&specs.iter().map(std::path::PathBuf::from).collect::<Vec<_>>())? {
             Series::Snapshots(paths) => {
                 Ok(memcity_v8::import(&paths, &memcity_v8::default_grouping(), progress)?)

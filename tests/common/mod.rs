@@ -5,6 +5,8 @@
 
 use std::process::{Command, Stdio};
 
+pub mod trees;
+
 /// Whether every tool runs here. Where one is missing the test skips with a note, unless CI=1
 /// or `require_env` is set: then a missing tool is a failure.
 pub fn tools_present(tools: &[&str], version_arg: &str, require_env: &str) -> bool {
