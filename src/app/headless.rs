@@ -141,6 +141,8 @@ pub struct RenderBench {
     pub last: Option<Instant>,
     pub times_ms: Vec<f64>,
     pub seen: usize,
+    /// What else was drawn, for the summary (the tree views' parts).
+    pub detail: String,
 }
 
 /// Steps time every frame (so every frame has new building data) and records frame times.
@@ -184,9 +186,10 @@ impl RenderBench {
             .copied()
             .unwrap_or(0.0);
         format!(
-            "bench-render{}: {} buildings, {} frames at {}x{}: mean {mean:.2} ms, p95 {p95:.2} ms, {:.2} FPS",
+            "bench-render{}: {} buildings{}, {} frames at {}x{}: mean {mean:.2} ms, p95 {p95:.2} ms, {:.2} FPS",
             if self.baseline { " (baseline: one entity + material per building)" } else { "" },
             self.buildings,
+            self.detail,
             sorted.len(),
             self.size.0,
             self.size.1,

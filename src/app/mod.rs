@@ -148,9 +148,12 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
         }
     }
     let baseline = matches!(options.mode, Mode::Bench { baseline: true, .. });
+    // A tree view's benchmark measures the tab alone, as the window shows it over the city's
+    // tab (the city's camera is off while its tab is hidden).
+    let tree_bench = matches!(options.mode, Mode::Bench { .. }) && options.tree_view.is_some();
     if baseline {
         app.add_plugins(baseline::BaselinePlugin);
-    } else {
+    } else if !tree_bench {
         app.add_plugins(render::CityRenderPlugin);
     }
     if let Some(server) = options.listen {
@@ -212,6 +215,20 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
         }
         Mode::Bench { frames, size, baseline, buildings } => {
             let image = headless::make_offscreen(&mut app.world_mut().resource_mut::<Assets<Image>>(), size);
+            if let Some(kind) = options.tree_view {
+                // Every node of the tree shown: the worst case of the tab.
+                app.add_plugins(bevy_egui::EguiPlugin::default())
+                    .add_plugins((ui::fonts::FontsPlugin, trees::TreesPlugin, trees::solo::SoloTreePlugin))
+                    .insert_resource(kind)
+                    .insert_resource(trees::TreeSettings::every_node())
+                    .add_systems(
+                        PostStartup,
+                        trees::solo::draw_with_a_camera_of_its_own.after(headless::target_offscreen),
+                    )
+                    .add_systems(Last, trees::solo::count_parts.before(headless::bench_step));
+                app.world_mut().resource_mut::<bevy_egui::EguiGlobalSettings>().auto_create_primary_context =
+                    false;
+            }
             app.insert_resource(Offscreen(image))
                 .insert_resource(RenderBench {
                     frames,
@@ -222,6 +239,7 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
                     last: None,
                     times_ms: Vec::new(),
                     seen: 0,
+                    detail: String::new(),
                 })
                 .add_systems(PostStartup, headless::target_offscreen)
                 .add_systems(Last, headless::bench_step);

@@ -114,6 +114,13 @@ pub struct TreeSettings {
     pub multiples: Shape,
 }
 
+impl TreeSettings {
+    /// No pruning: every node of the tree is drawn (`--bench-render --mode …`).
+    pub fn every_node() -> TreeSettings {
+        TreeSettings { pruning: Pruning { share: 1.0, max_children: usize::MAX }, ..Default::default() }
+    }
+}
+
 impl Default for TreeSettings {
     fn default() -> Self {
         TreeSettings {
