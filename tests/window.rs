@@ -162,3 +162,35 @@ fn typing_in_the_search_box_moves_neither_time_nor_the_camera() {
     let _ = app.wait();
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--mode sunburst` in a window: the Tree tab in front of the city (which is not drawn at all)
+/// and captured once the workspace is laid out.
+#[test]
+fn a_window_starts_in_the_tree_view_asked_for() {
+    let Some(x) = xvfb() else { return };
+    let dir = std::env::temp_dir().join(format!("memcity-window-mode-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (png, state) = (dir.join("sunburst.png"), dir.join("sunburst.json"));
+    let o = Command::new(env!("CARGO_BIN_EXE_memcity"))
+        .args(["data/sample-leak.json", "--layout", "default", "--mode", "sunburst", "--window"])
+        .args(["--size", "900x560", "--screenshot"])
+        .arg(&png)
+        .arg("--ui-state")
+        .arg(&state)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("DISPLAY", &x.display)
+        .env("MEMCITY_CONFIG_DIR", dir.join("config"))
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    if no_renderer(&o) {
+        return;
+    }
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(png_size(&png), (900, 560));
+    let state: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    let panes: Vec<&str> =
+        state["panes"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert!(panes.contains(&"tree") && !panes.contains(&"city"), "the tree in front of the city: {panes:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -15,7 +15,7 @@ use bevy::render::view::screenshot::{Screenshot, save_to_disk};
 use crate::app::render::{CityDrawn, PipelinesIdle};
 use crate::app::time::{TimeCommand, TimeCursor};
 use crate::app::tour::TourReplay;
-use crate::app::viewport::CityCamera;
+use crate::app::viewport::{CityCamera, CityViewport};
 use crate::app::wake::gliding;
 use bevy_panorbit_camera::PanOrbitCamera;
 
@@ -86,6 +86,7 @@ pub fn screenshot(
     idle: Res<PipelinesIdle>,
     offscreen: Option<Res<Offscreen>>,
     replaying: Option<Res<TourReplay>>,
+    viewport: Option<Res<CityViewport>>,
     cameras: Query<&PanOrbitCamera>,
     mut exit: MessageWriter<AppExit>,
 ) {
@@ -95,8 +96,11 @@ pub fn screenshot(
         exit.write(AppExit::error());
         return;
     }
-    // A tour step replayed, the camera arrived where the step sent it.
-    let ready = drawn.0.load(Ordering::Relaxed) && replaying.is_none() && !cameras.iter().any(gliding);
+    // A tour step replayed, the camera arrived where the step sent it; a window whose city tab
+    // is behind another (`--mode icicle`) draws no city to wait for.
+    let city_hidden = viewport.is_some_and(|v| !v.shown);
+    let drawn = city_hidden || drawn.0.load(Ordering::Relaxed);
+    let ready = drawn && replaying.is_none() && !cameras.iter().any(gliding);
     if !ready || (!job.requested && !idle.0.load(Ordering::Relaxed)) {
         return;
     }

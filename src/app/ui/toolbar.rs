@@ -25,7 +25,7 @@ impl Plugin for ToolbarPlugin {
 pub enum MenuChoice {
     Show(TabId),
     Layout(LayoutCommand),
-    /// City → Icicle → Sunburst (V).
+    /// City → Icicle → Sunburst → Timeline (V).
     CycleView,
 }
 
@@ -101,8 +101,9 @@ pub fn menu_bar(
             }
             buttons.push((id, button.rect));
         }
-        let views = ui.button("City ▸ Icicle ▸ Sunburst (V)");
-        if views.on_hover_text("the city, then the tree as an icicle, then as a sunburst").clicked() {
+        let views = ui.button("City ▸ Icicle ▸ Sunburst ▸ Timeline (V)");
+        let hint = "the city, then the tree as an icicle, as a sunburst, then the timeline of small trees";
+        if views.on_hover_text(hint).clicked() {
             choice = Some(MenuChoice::CycleView);
         }
         ui.separator();
