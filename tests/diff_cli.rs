@@ -2,19 +2,12 @@
 //! bad input refused in one line.
 
 mod common;
+use common::refused;
 use common::run;
 
 use std::process::Command;
 
 const MEMCITY: &str = env!("CARGO_BIN_EXE_memcity");
-
-fn refused(args: &[&str], needle: &str) {
-    let out = Command::new(MEMCITY).args(args).output().unwrap();
-    assert!(!out.status.success(), "{args:?} succeeded");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains(needle), "{args:?}: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
-}
 
 #[test]
 fn the_fix_shows_as_the_leaking_groups_shrinking() {

@@ -1,6 +1,9 @@
 //! Hostile and impossible input through the CLI: every refusal is one clear line and a non-zero
 //! exit, before any work starts and without blocking; deep valid trees go through end to end.
 
+mod common;
+use common::refused;
+
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -29,18 +32,6 @@ fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("memcity-hostile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir.join(name)
-}
-
-/// Asserts a refusal: non-zero exit and one line of error containing `needle`.
-fn refused(args: &[&str], needle: &str) {
-    let o = memcity(args);
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success(), "{args:?} succeeded");
-    assert!(stderr.contains(needle), "{args:?}: {stderr}");
-    assert!(
-        stderr.trim().lines().count() == 1 || stderr.starts_with("error: invalid value"),
-        "{args:?}: not one line: {stderr}"
-    );
 }
 
 #[test]

@@ -4,6 +4,7 @@
 //! every refusal is one line.
 
 mod common;
+use common::refused;
 use common::{buildings, find};
 
 use std::path::PathBuf;
@@ -33,15 +34,6 @@ fn city(args: &[&str], name: &str) -> History {
     let o = memcity(&all);
     assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
     memcity_model::load_path(&out).unwrap()
-}
-
-fn refused(args: &[&str], needle: &str) {
-    let o = memcity(args);
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success(), "{args:?} succeeded");
-    assert!(stderr.contains(needle), "{args:?}: {stderr}");
-    let clap = stderr.starts_with("error: invalid value");
-    assert!(clap || stderr.trim_end().lines().count() == 1, "{args:?}: not one line: {stderr}");
 }
 
 const LIST: &str = "java.util.LinkedList static app.model.Registry.people";

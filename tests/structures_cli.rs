@@ -2,6 +2,9 @@
 //! instance comes first by retained HGP, named by the field that holds it, and every fixed
 //! program's structures come out as non-growth; bad descriptions and windows are one-line errors.
 
+mod common;
+use common::refused;
+
 use std::process::{Command, Output};
 
 use serde_json::Value;
@@ -17,14 +20,6 @@ fn report(args: &[&str]) -> Value {
     let out = memcity(&all);
     assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn refused(args: &[&str], needle: &str) {
-    let out = memcity(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{args:?} succeeded");
-    assert!(stderr.contains(needle), "{args:?}: {stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
 }
 
 /// The scenario's top instance: its type, identity, retained HGP and pattern.

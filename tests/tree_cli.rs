@@ -62,13 +62,7 @@ fn the_svg_is_one_picture_with_escaped_names() {
 
 #[test]
 fn bad_input_is_one_line() {
-    let refused = |args: &[&str], needle: &str| {
-        let out = Command::new(MEMCITY).arg("tree").args(args).output().unwrap();
-        assert!(!out.status.success(), "{args:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(needle), "{args:?}: {err}");
-        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
-    };
+    let refused = |args: &[&str], needle: &str| common::refused(&[&["tree"], args].concat(), needle);
     let out = std::env::temp_dir().join("memcity-tree-bad.json");
     let out = out.to_str().unwrap();
     refused(&["scenario:linked-list", "--out", "/tmp/x.png"], "give a .json, .svg or .html file");

@@ -51,6 +51,17 @@ pub fn chromium_dom(page: &std::path::Path, fragment: &str) -> Option<String> {
     Some(dom)
 }
 
+/// Asserts that memcity refuses `args`: it fails, with one line on stderr that contains `needle`
+/// (clap's own usage errors, which add a hint line, excepted).
+pub fn refused(args: &[&str], needle: &str) {
+    let out = Command::new(env!("CARGO_BIN_EXE_memcity")).args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} succeeded");
+    assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    let clap = stderr.starts_with("error: invalid value");
+    assert!(clap || stderr.trim_end().lines().count() == 1, "{args:?}: not one line: {stderr}");
+}
+
 /// The node with `key` in a tree.
 pub fn find<'a>(node: &'a memcity_model::Node, key: &str) -> Option<&'a memcity_model::Node> {
     if node.key == key {
