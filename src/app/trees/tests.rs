@@ -5,7 +5,7 @@ use bevy::ecs::message::Messages;
 use bevy::prelude::*;
 use memcity_layout::Settings;
 
-use super::timeline::{Multiples, Pinned, TogglePin};
+use super::timeline::{Multiples, Pinned, TogglePin, default_pins};
 use super::*;
 use crate::app::tests::linked_list_app;
 use crate::app::ui::workspace::TabId;
@@ -201,9 +201,11 @@ fn the_timeline_shows_the_pinned_trees_in_time_order_and_always_the_current_one(
         let leak = model.windows.iter().find(|w| w.kind == memcity_analysis::windows::WindowKind::Leak);
         leak.expect("the linked list leaks").first
     };
-    assert_eq!(shown(&app), [0, leak_start, 29], "it opens on the start, the leak's start and now");
-    pin(&mut app, 0);
-    pin(&mut app, leak_start);
+    let opening: std::collections::BTreeSet<usize> = [0, leak_start, 29].into();
+    assert_eq!(shown(&app), opening.into_iter().collect::<Vec<_>>(), "the start, the leak's start, now");
+    for s in default_pins(app.world().resource::<CityModel>()) {
+        pin(&mut app, s);
+    }
     assert_eq!(shown(&app), [29], "the current time's tree, nothing pinned");
     pin(&mut app, 20);
     pin(&mut app, 3);
@@ -231,6 +233,7 @@ fn the_timeline_shows_the_pinned_trees_in_time_order_and_always_the_current_one(
 fn the_timeline_trees_are_scaled_to_the_largest_heap_and_follow_the_drill_down() {
     let mut app = app();
     *app.world_mut().resource_mut::<Pinned>() = Pinned { times: [5].into(), chosen: true };
+    app.update();
     let (heaps, largest) = {
         let model = app.world().resource::<CityModel>();
         let heaps: Vec<u64> = [5, 29].iter().map(|&s| model.timeline.values[s].objects[0]).collect();
