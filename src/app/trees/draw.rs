@@ -10,13 +10,17 @@ use egui::text::{LayoutJob, TextFormat, TextWrapping};
 use memcity_layout::partition::{Part, PartNode, icicle_rect, sunburst_sector};
 
 use super::Shape;
-use super::geometry::{NodeKey, icicle_hit, polar, sector_outline, sunburst_hit};
+use std::f64::consts::TAU;
+
+use super::geometry::{NodeKey, icicle_hit, polar, runs, sector_outline, sunburst_hit};
 use super::look::Look;
 use crate::app::ui::style::HIGHLIGHT;
 
 /// Opacity of the global view's parts outside the drill-down branch.
 const FADED: f32 = 0.25;
 const TEXT: egui::Color32 = egui::Color32::from_gray(15);
+/// Parts thinner than this many pixels are drawn merged with their neighbours (`runs`).
+const MIN_PX: f64 = 1.0;
 
 /// How one view is drawn: which shape with how many levels below its root, which parts are on
 /// the highlighted branch (the rest faded; `None`: all), and a node to outline (hovered in the
@@ -70,9 +74,17 @@ pub fn draw(
             // One mesh without anti-aliased edges: thousands of parts tessellate and rasterise
             // in a fraction of the time of a shape each.
             let mut mesh = egui::Mesh::default();
-            for p in parts {
-                let r = screen_rect(rect, icicle_rect(p, view.levels, w, h));
-                mesh.add_colored_rect(r.shrink(0.5), look.fill(p).gamma_multiply(alpha(p)));
+            for run in runs(parts, h, MIN_PX) {
+                let p = &parts[run.part];
+                let r = screen_rect(
+                    rect,
+                    icicle_rect(&Part { start: run.start, end: run.end, ..p.clone() }, view.levels, w, h),
+                );
+                let r = egui::Rect::from_min_max(
+                    r.min + egui::vec2(0.5, 0.0),
+                    r.max - egui::vec2(0.5, 0.5 * r.height().min(1.0)),
+                );
+                mesh.add_colored_rect(r, look.fill(p).gamma_multiply(alpha(p)));
             }
             painter.add(egui::Shape::mesh(mesh));
             for p in parts {
@@ -87,13 +99,14 @@ pub fn draw(
         }
         Shape::Sunburst => {
             let mut mesh = egui::Mesh::default();
-            for p in parts {
-                sector_mesh(
-                    &mut mesh,
-                    center,
-                    sunburst_sector(p, view.levels, radius),
-                    look.fill(p).gamma_multiply(alpha(p)),
+            for run in runs(parts, TAU * radius, MIN_PX) {
+                let p = &parts[run.part];
+                let sector = sunburst_sector(
+                    &Part { start: run.start, end: run.end, ..p.clone() },
+                    view.levels,
+                    radius,
                 );
+                sector_mesh(&mut mesh, center, sector, look.fill(p).gamma_multiply(alpha(p)));
             }
             painter.add(egui::Shape::mesh(mesh));
             for p in parts {

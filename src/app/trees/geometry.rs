@@ -92,6 +92,42 @@ pub fn sector_outline(center: [f64; 2], sector: [f64; 4], step: f64) -> Vec<[f64
     points
 }
 
+/// A stretch of one level drawn as one piece: `start..end` along the value axis (fractions), in
+/// the colour of `parts[part]`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Run {
+    pub depth: u32,
+    pub start: f64,
+    pub end: f64,
+    pub part: usize,
+}
+
+/// What to draw of `parts` (in partition order: by level, then along the axis) when the whole
+/// axis is `axis_px` pixels long: a part thinner than `min_px` merges with the neighbours it
+/// touches on its level until the run is that thick, coloured as its largest part; thicker parts
+/// stand alone. A level of thousands of slivers then costs as many pieces as it has pixels, and
+/// no stretch of them vanishes.
+pub fn runs(parts: &[Part], axis_px: f64, min_px: f64) -> Vec<Run> {
+    let min = min_px / axis_px.max(1e-9);
+    let mut runs: Vec<Run> = Vec::with_capacity(parts.len());
+    for (i, p) in parts.iter().enumerate() {
+        if let Some(last) = runs.last_mut()
+            && last.depth == p.depth
+            && (p.start - last.end).abs() < 1e-9
+            && last.end - last.start < min
+            && p.end - p.start < min
+        {
+            if p.end - p.start > parts[last.part].end - parts[last.part].start {
+                last.part = i;
+            }
+            last.end = p.end;
+            continue;
+        }
+        runs.push(Run { depth: p.depth, start: p.start, end: p.end, part: i });
+    }
+    runs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,6 +169,31 @@ mod tests {
         assert_eq!(sunburst_hit(&parts, 2, 90.0, [70.0, 1.0]), None, "just past 0.25 at depth 2");
         assert_eq!(sunburst_hit(&parts, 2, 90.0, [70.0, -20.0]), Some(3));
         assert_eq!(sunburst_hit(&parts, 2, 90.0, [95.0, 0.0]), None, "outside");
+    }
+
+    #[test]
+    fn slivers_merge_into_runs_a_pixel_thick_and_thick_parts_stand_alone() {
+        let mut parts = vec![part(PartNode::Group(0), 0, 0.0, 1.0)];
+        // 1000 slivers of 0.1 px on a 200 px axis, a 20 px part, a gap, one more sliver.
+        for i in 0..1000 {
+            let start = i as f64 * 0.0005;
+            parts.push(part(PartNode::Group(i + 1), 1, start, start + 0.0005));
+        }
+        parts.push(part(PartNode::Group(2000), 1, 0.5, 0.6));
+        parts.push(part(PartNode::Group(2001), 1, 0.7, 0.7005));
+        let runs = runs(&parts, 200.0, 1.0);
+        assert_eq!(runs[0], Run { depth: 0, start: 0.0, end: 1.0, part: 0 });
+        let slivers: Vec<&Run> = runs.iter().filter(|r| r.depth == 1 && r.end <= 0.5 + 1e-9).collect();
+        assert!((90..=100).contains(&slivers.len()), "100 px of slivers in 1 px runs: {}", slivers.len());
+        assert!(slivers.windows(2).all(|w| (w[0].end - w[1].start).abs() < 1e-9), "no gap between runs");
+        assert_eq!(slivers[0].start, 0.0);
+        assert!((slivers.last().unwrap().end - 0.5).abs() < 1e-9);
+        let rest: Vec<(f64, f64, usize)> = runs
+            .iter()
+            .filter(|r| r.start >= 0.5 - 1e-9 && r.depth == 1)
+            .map(|r| (r.start, r.end, r.part))
+            .collect();
+        assert_eq!(rest, [(0.5, 0.6, 1001), (0.7, 0.7005, 1002)], "thick parts and lone slivers as they are");
     }
 
     #[test]
