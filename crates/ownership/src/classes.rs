@@ -10,6 +10,7 @@
 //! - what a large string dominates (its characters) belongs to the string's pseudo class;
 //! - an array of at least [`Options::large_bytes`], or a string retaining that much, is a
 //!   pseudo class of its type;
+//! - a class object (HPROF's `class LeakApp`, which holds the statics) is its class;
 //! - anything else is its type.
 
 use memcity_heapgraph::{DominatorTree, TypeKind, TypedHeap, VIRTUAL_ROOT};
@@ -92,6 +93,7 @@ pub fn base_nodes(
                 };
                 nodes.collection(t, referrer)
             }
+            None if stands_for_a_class(heap, o) => nodes.class_object(o),
             None => match large(heap, tree, o, t, options) {
                 Some(string) => nodes.pseudo(t, string),
                 None => nodes.of_type[t as usize],
@@ -223,6 +225,23 @@ impl<'h> Nodes<'h> {
         });
         self.parts.insert((t, head), node);
         node
+    }
+
+    /// A class object is a node of its own, named by its class (`class LeakApp`): its statics
+    /// are the class's, and as one node `java.lang.Class` would tie every class that holds
+    /// another, through its statics, into one cycle.
+    fn class_object(&mut self, o: u32) -> u32 {
+        let objects = &self.heap.objects;
+        let name = objects.root_name(o).unwrap_or_default().to_string();
+        self.add(BaseNode {
+            kind: Kind::Class,
+            type_index: objects.type_of[o as usize],
+            key: format!("class object\u{1f}{name}"),
+            name,
+            referrer: None,
+            collection: None,
+            absorbs: false,
+        })
     }
 
     fn pseudo(&mut self, t: u32, string: bool) -> u32 {

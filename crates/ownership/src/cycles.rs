@@ -1,9 +1,11 @@
-//! Cycles of the class graph (docs/ownership.md, "Cycles"). Its edges are what the objects of
-//! one base node hold of another: every reference, except those back to an object that
-//! dominates the referrer (a session's reference to its manager, a child's to its parent: the
-//! owner is held anyway), and every dominator tree edge, so the ownership tree never meets a
-//! class node below itself. Strongly connected base nodes — one whose objects hold objects of
-//! its own node included, as a linked list's nodes do — become one cycle node.
+//! Cycles of the class graph (docs/ownership.md, "Cycles"). Its edges are ownership: base
+//! node A → B where an object of A is the immediate dominator of an object of B. References
+//! that own nothing — to a shared string, to a cache elsewhere, a session's to its manager — are
+//! no edges: taken as edges they tie a real heap's framework classes into one cycle of
+//! thousands. One reference does count: to an object of the same type and base node that does
+//! not dominate the referrer (a linked list's node to the next), a loop. Strongly connected
+//! base nodes — a loop included — become one cycle node; since every dominator tree edge is a
+//! class graph edge, the ownership tree never meets a class node below itself.
 
 use memcity_heapgraph::{DominatorTree, TypedHeap, VIRTUAL_ROOT};
 use rustc_hash::FxHashSet;
@@ -39,7 +41,7 @@ pub fn components(
 
 /// The class graph's edges between distinct base nodes, as sorted adjacency (`(from, to)`
 /// pairs, deduplicated), and per node whether it holds its own kind: an object of its own type
-/// (a large string holding its characters, which belong to it, is no cycle).
+/// (a large string owning its characters, which belong to it, is no cycle).
 fn class_edges(
     heap: &TypedHeap,
     tree: &DominatorTree,
@@ -74,10 +76,13 @@ fn class_edges(
         if d != VIRTUAL_ROOT {
             edge((of_object[d as usize], d), a, &mut looped);
         }
-        for &c in g.referents(o) {
-            if !dominates(c, o) {
-                edge(a, (of_object[c as usize], c), &mut looped);
-            }
+        if looped[a.0 as usize] {
+            continue;
+        }
+        let ty = type_of[o as usize];
+        let same = |&c: &u32| of_object[c as usize] == a.0 && type_of[c as usize] == ty && !dominates(c, o);
+        if g.referents(o).iter().any(same) {
+            looped[a.0 as usize] = true;
         }
     }
     let mut edges: Vec<(u32, u32)> = seen.into_iter().map(|k| ((k >> 32) as u32, k as u32)).collect();

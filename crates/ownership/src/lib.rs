@@ -9,7 +9,9 @@
 
 pub mod classes;
 pub mod cycles;
+pub mod layout;
 pub mod series;
+pub mod text;
 pub mod tree;
 
 pub use series::{Series, Snapshot};
