@@ -7,13 +7,15 @@
 //! - a collection is split by what refers to it: its immediate dominator's type — the
 //!   collection's type where the dominator is a part of one, the class where it is a class
 //!   object (a static field) — or the root's name where a root holds it;
-//! - what a large string dominates (its characters) belongs to the string's pseudo class;
+//! - an object's own storage (referenced by a field with the empty name: a Python object's
+//!   attribute dict) and what a large string dominates (its characters) belong to their
+//!   owner's node;
 //! - an array of at least [`Options::large_bytes`], or a string retaining that much, is a
 //!   pseudo class of its type;
 //! - a class object (HPROF's `class LeakApp`, which holds the statics) is its class;
 //! - anything else is its type.
 
-use memcity_heapgraph::{DominatorTree, TypeKind, TypedHeap, VIRTUAL_ROOT};
+use memcity_heapgraph::{DominatorTree, Label, TypeKind, TypedHeap, VIRTUAL_ROOT};
 use memcity_structures::CollectionTypes;
 use rustc_hash::FxHashMap;
 
@@ -65,6 +67,7 @@ pub fn base_nodes(
     options: &Options,
 ) -> BaseNodes {
     let mut nodes = Nodes::new(heap);
+    let storage = own_storage(heap);
     let mut of_object = vec![NO_NODE; heap.graph.object_count()];
     for &o in &tree.preorder {
         let d = tree.idom[o as usize];
@@ -76,7 +79,7 @@ pub fn base_nodes(
                 Some(head) if collections.is_part(nodes.list[head as usize].type_index, t) => {
                     Some(nodes.part(t, head))
                 }
-                _ if owner.absorbs => Some(b),
+                _ if owner.absorbs || storage.get(o as usize).copied().unwrap_or(false) => Some(b),
                 _ => None,
             }
         });
@@ -88,7 +91,8 @@ pub fn base_nodes(
                     Some(b) => match nodes.list[b as usize].collection {
                         Some(head) => Referrer::Type(nodes.list[head as usize].type_index),
                         None if stands_for_a_class(heap, d) => Referrer::Named(d),
-                        None => Referrer::Type(heap.objects.type_of[d as usize]),
+                        // The owner's type: its own storage (an attribute dict) is the owner.
+                        None => Referrer::Type(nodes.list[b as usize].type_index),
                     },
                 };
                 nodes.collection(t, referrer)
@@ -101,6 +105,21 @@ pub fn base_nodes(
         };
     }
     BaseNodes { nodes: nodes.list, of_object }
+}
+
+/// The objects that are another's own storage, referenced by a field with the empty name (a
+/// Python object's attribute dict holds its fields): they belong to their owner's node.
+fn own_storage(heap: &TypedHeap) -> Vec<bool> {
+    let labels = &heap.objects.labels;
+    let Some(hidden) = labels.names.iter().position(String::is_empty) else { return Vec::new() };
+    let hidden = Label::field(hidden as u32);
+    let mut storage = vec![false; heap.graph.object_count()];
+    for (&target, &label) in heap.graph.edges.iter().zip(&labels.of_edge) {
+        if label == hidden {
+            storage[target as usize] = true;
+        }
+    }
+    storage
 }
 
 /// Whether `o` is a large array (`Some(false)`) or a large string (`Some(true)`).

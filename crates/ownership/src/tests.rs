@@ -1,4 +1,4 @@
-use memcity_heapgraph::{HeapGraph, ObjectTable, ObjectType, TypeKind, TypedHeap};
+use memcity_heapgraph::{EdgeLabels, HeapGraph, Label, ObjectTable, ObjectType, TypeKind, TypedHeap};
 use memcity_structures::builtin;
 
 use super::*;
@@ -282,6 +282,27 @@ fn large_arrays_and_strings_are_pseudo_classes() {
     assert_eq!(named("byte[]").self_bytes, 64, "the small string's characters stay plain");
     let none = ownership(&b.heap(), &builtin(), &Options { large_bytes: u64::MAX });
     assert!(none.classes.iter().all(|c| c.kind != Kind::Pseudo));
+}
+
+#[test]
+fn an_objects_own_storage_is_the_objects_and_splits_what_it_holds_by_the_object() {
+    // Python: a session's attribute dict (an empty-named reference) holds its roles list.
+    let mut b = Builder::default();
+    let roles = b.object("builtins.list", 56, &[]);
+    let attributes = b.object("builtins.dict (attributes)", 100, &[roles]);
+    let session = b.object("__main__.Session", 48, &[attributes]);
+    b.root(session, None);
+    let mut heap = b.heap();
+    heap.objects.labels = EdgeLabels {
+        names: vec![String::new(), "roles".into()],
+        of_edge: vec![Label::field(1), Label::field(0)],
+    };
+    let own = own(&heap);
+    assert_conserved(&own);
+    let session = &own.tree[1];
+    assert_eq!(own.class_of(1).name, "__main__.Session");
+    assert_eq!((session.objects, session.self_bytes), (2, 148), "the attribute dict is the session's");
+    assert_eq!(own.class_of(session.children[0]).full_name(), "builtins.list in __main__.Session");
 }
 
 #[test]
