@@ -131,9 +131,8 @@ fn history_bar(svg: &mut String, series: &Series, time: usize, rect: [f64; 4]) {
     let marks = layout::time_marks(&times);
     let largest = heaps.iter().copied().max().unwrap_or(0);
     let y = |m: f64| y0 + (y1 - y0) * m;
-    for (i, &mark) in marks.iter().enumerate() {
-        let top = if i == 0 { y0 } else { y((marks[i - 1] + mark) / 2.0) };
-        let bottom = if i + 1 == marks.len() { y1 } else { y((mark + marks[i + 1]) / 2.0) };
+    for (i, (top, bottom)) in layout::bands(&marks).into_iter().enumerate() {
+        let (top, bottom) = (y(top), y(bottom));
         let [r, g, b] = layout::heap_shade(heaps[i], largest);
         let _ = writeln!(
             svg,

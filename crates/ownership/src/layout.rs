@@ -128,6 +128,18 @@ pub fn time_marks(times_ms: &[u64]) -> Vec<f64> {
         .collect()
 }
 
+/// Each snapshot's band of the history bar, `(top, bottom)` in `0..=1`: from halfway to the
+/// mark before to halfway to the mark after (the ends to the bar's ends).
+pub fn bands(marks: &[f64]) -> Vec<(f64, f64)> {
+    (0..marks.len())
+        .map(|i| {
+            let top = if i == 0 { 0.0 } else { (marks[i - 1] + marks[i]) / 2.0 };
+            let bottom = if i + 1 == marks.len() { 1.0 } else { (marks[i] + marks[i + 1]) / 2.0 };
+            (top, bottom)
+        })
+        .collect()
+}
+
 /// The snapshot a click at `at` (`0..=1` along the bar) picks: the nearest mark.
 pub fn nearest_mark(marks: &[f64], at: f64) -> Option<usize> {
     (0..marks.len()).min_by(|&a, &b| (marks[a] - at).abs().total_cmp(&(marks[b] - at).abs()))
@@ -199,6 +211,7 @@ mod tests {
         assert_eq!(time_marks(&[1000, 2000, 5000]), [0.0, 0.25, 1.0]);
         assert_eq!(time_marks(&[0, 0, 0]), [0.0, 0.5, 1.0]);
         assert_eq!(nearest_mark(&[0.0, 0.25, 1.0], 0.3), Some(1));
+        assert_eq!(bands(&[0.0, 0.25, 1.0]), [(0.0, 0.125), (0.125, 0.625), (0.625, 1.0)]);
         assert!(heap_shade(100, 100)[2] < heap_shade(10, 100)[2]);
         let line = sparkline(&[0, 50, 100], [0.0, 0.0, 10.0, 10.0]);
         assert_eq!(line, [[0.0, 10.0], [5.0, 5.0], [10.0, 0.0]]);

@@ -35,7 +35,9 @@ pub fn details(own: &Ownership, t: u32) -> Vec<String> {
     let node = &own.tree[t as usize];
     let class = own.class_of(t);
     let share = |b: u64| if own.heap_bytes == 0 { 0.0 } else { 100.0 * b as f64 / own.heap_bytes as f64 };
-    let mut lines = vec![class.full_name(), format!("{} · {} objects", class.kind.name(), node.objects)];
+    let objects =
+        if node.objects == 1 { "1 object".to_string() } else { format!("{} objects", node.objects) };
+    let mut lines = vec![class.full_name(), format!("{} · {objects}", class.kind.name())];
     lines.push(format!(
         "self {} · owns {} ({:.1} % of the heap)",
         bytes(node.self_bytes),
