@@ -11,8 +11,10 @@ use memcity_analysis::trace::{MAGIC, OpSink, is_binary_trace, read_binary_into, 
 use memcity_analysis::{Grouping, Trace, default_grouping};
 use memcity_model::History;
 
+mod ownership;
 mod typed;
 
+pub use ownership::extend_series;
 pub use typed::{Snapshots, Visit, each_typed_heap, trace_file_heaps, trace_heaps, typed_heaps};
 
 /// Every input memcity reads, in words: the Open pane's hint and the help of `memcity [INPUT]`.

@@ -1,7 +1,7 @@
 //! Names from someone else's heap are shown, never obeyed: a V8 snapshot whose constructors are
 //! named with terminal escapes and HTML goes through `import`, `why`, `windows` and `layout`,
 //! and no byte below 0x20 but newline and tab reaches stdout or stderr; the city JSON cannot
-//! close a script element.
+//! close a script element, nor the ownership SVG hold markup.
 
 mod common;
 
@@ -91,6 +91,22 @@ fn hostile_names_are_escaped_in_every_output() {
     assert!(!text.contains('<') && !text.contains('>'), "no raw markup in the city JSON");
     let value: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert!(value.to_string().contains(MARKUP), "the name reads back whole");
+    // The ownership picture names the classes, escaped.
+    let svg = temp("ownership.svg");
+    let out = memcity(&[
+        "ownership",
+        snapshot.to_str().unwrap(),
+        "--min-share",
+        "0",
+        "--out",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_clean("ownership", &out);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(!text.contains(MARKUP) && !text.contains("<img"), "no raw markup in the SVG");
+    assert!(text.contains("&lt;img id=pwned"), "the name is shown escaped");
+    assert!(!text.contains('\u{1b}'), "no terminal escape in the SVG");
 }
 
 #[test]

@@ -10,6 +10,7 @@ pub mod live;
 pub mod load;
 pub mod model;
 pub mod names;
+pub mod ownership;
 pub mod render;
 pub mod screenshot;
 pub mod structures;
@@ -180,6 +181,7 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
                 .add_plugins(structures::StructuresPlugin)
                 .insert_resource(structures::StructureDescriptions(options.structures.clone()))
                 .add_plugins(trees::TreesPlugin)
+                .add_plugins(ownership::OwnershipPlugin)
                 .add_plugins(screenshot::ScreenshotKeyPlugin)
                 .add_plugins(wake::WakePlugin);
             if let Some(kind) = options.tree_view {

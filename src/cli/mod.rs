@@ -14,6 +14,8 @@ pub mod import;
 pub mod inspect;
 pub mod layout;
 pub mod open;
+mod ownership;
+mod ownership_svg;
 pub mod paths;
 mod push;
 pub mod record;
@@ -74,6 +76,9 @@ pub enum Command {
     Check(check::CheckArgs),
     /// The icicle or sunburst of a history at some of its times, as JSON or SVG (no window).
     Tree(tree::TreeArgs),
+    /// Which classes own the heap: the ownership tree of a snapshot, as JSON or SVG
+    /// (docs/ownership.md).
+    Ownership(ownership::OwnershipArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -93,6 +98,7 @@ pub fn main() -> ExitCode {
         Some(Command::Structures(args)) => structures::run(args),
         Some(Command::Diff(args)) => diff::run(args),
         Some(Command::Tree(args)) => tree::run(args),
+        Some(Command::Ownership(args)) => ownership::run(args),
         Some(Command::Check(args)) => match check::run(args) {
             Ok(true) => return ExitCode::SUCCESS,
             Ok(false) => return ExitCode::from(1),

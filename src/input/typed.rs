@@ -22,6 +22,8 @@ pub enum Snapshots {
         to: Option<usize>,
     },
     All,
+    /// Every snapshot from this index on (a live input's new ones).
+    From(usize),
 }
 
 /// Handed each typed heap in the series' order; an error stops the reading.
@@ -43,6 +45,15 @@ pub fn typed_heaps(specs: &[String], from: Option<usize>, to: Option<usize>) -> 
 /// their objects), V8 heap snapshots or heap files — in the series' order, handing each to
 /// `visit` before the next is read, so no more than one is held at a time.
 pub fn each_typed_heap(specs: &[String], which: Snapshots, layout: &Layout, visit: &mut Visit) -> Result<()> {
+    if let Snapshots::From(first) = which {
+        // A replay goes through the earlier GCs anyway; dumps and files skip them unread.
+        let mut later = |s: TypedSnapshot| if s.index < first { Ok(()) } else { visit(s) };
+        return each_typed_heap_of(specs, which, layout, &mut later);
+    }
+    each_typed_heap_of(specs, which, layout, visit)
+}
+
+fn each_typed_heap_of(specs: &[String], which: Snapshots, layout: &Layout, visit: &mut Visit) -> Result<()> {
     let all = |check: fn(&Path) -> bool| !specs.is_empty() && specs.iter().all(|s| check(Path::new(s)));
     match specs {
         [spec] if spec.starts_with("scenario:") => {
@@ -51,18 +62,27 @@ pub fn each_typed_heap(specs: &[String], which: Snapshots, layout: &Layout, visi
             trace_heaps(trace, spec, which, visit)
         }
         [spec] if is_trace(Path::new(spec)) => match which {
-            Snapshots::All => trace_file_heaps(Path::new(spec), visit),
+            Snapshots::All | Snapshots::From(_) => trace_file_heaps(Path::new(spec), visit),
             Snapshots::Window { .. } => trace_heaps(read_trace_file(Path::new(spec))?, spec, which, visit),
         },
         _ if all(is_heap_dumps) => dump_heaps(specs, which, layout, visit),
         _ if all(memcity_v8::is_snapshots) => snapshot_heaps(specs, which, visit),
         _ if all(memcity_heapfile::is_heap_input) => heap_file_heaps(specs, which, visit),
+        [spec, ..] if specs.iter().any(|s| is_empty_folder(Path::new(s))) => {
+            let empty = specs.iter().find(|s| is_empty_folder(Path::new(s))).unwrap_or(spec);
+            anyhow::bail!("{empty}: the folder is empty: no heap dump, heap snapshot or heap file in it")
+        }
         [spec, ..] => anyhow::bail!(
-            "{spec}: data structures are found in traces, scenarios, HPROF heap dumps, V8 heap \
-             snapshots and heap files (.mcheap) only; this input carries groups, not objects"
+            "{spec}: single objects (what data structures and ownership are found in) are read from \
+             traces, scenarios, HPROF heap dumps, V8 heap snapshots and heap files (.mcheap) only; \
+             this input carries groups, not objects"
         ),
         [] => anyhow::bail!("no input given"),
     }
+}
+
+fn is_empty_folder(path: &Path) -> bool {
+    std::fs::read_dir(path).is_ok_and(|mut entries| entries.next().is_none())
 }
 
 /// The replay that hands out typed heaps: it groups nothing itself.
@@ -173,6 +193,7 @@ fn window(from: Option<usize>, to: Option<usize>, count: usize, what: &str) -> R
 fn picked(which: Snapshots, count: usize, what: &str) -> Result<Vec<usize>> {
     Ok(match which {
         Snapshots::All => (0..count).collect(),
+        Snapshots::From(first) => (first..count).collect(),
         Snapshots::Window { from, to } => match window(from, to, count, what)? {
             (from, to) if from == to => vec![from],
             (from, to) => vec![from, to],

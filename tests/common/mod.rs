@@ -258,3 +258,65 @@ impl Png {
             .count()
     }
 }
+
+/// Checks an ownership tree as `memcity ownership --out FILE.json` writes it: every node owns
+/// its self bytes plus its children's (so it needs `--min-share 0`), the root the heap, every
+/// node has the documented fields and no other, fractions lie in (0, 1]. Returns the nodes,
+/// parents before children.
+pub fn ownership_nodes(doc: &serde_json::Value) -> Vec<&serde_json::Value> {
+    let root = &doc["root"];
+    assert_eq!(root["kind"], "root");
+    assert_eq!(root["owned_bytes"], doc["heap_bytes"], "the root owns the heap");
+    let mut nodes = Vec::new();
+    let mut pending = vec![root];
+    while let Some(node) = pending.pop() {
+        let u = |k: &str| node[k].as_u64().unwrap_or_else(|| panic!("{k} of {node}"));
+        let children = node["children"].as_array().unwrap();
+        let below: u64 = children.iter().map(|c| c["owned_bytes"].as_u64().unwrap()).sum();
+        assert_eq!(u("owned_bytes"), u("self_bytes") + below, "conserved at {}", node["name"]);
+        let fraction = node["fraction"].as_f64().unwrap();
+        assert!(fraction > 0.0 && fraction <= 1.0 + 1e-9, "{fraction}");
+        assert!(node["growth_bytes"].is_i64() && node["new_objects"].is_u64() && node["objects"].is_u64());
+        let kind = node["kind"].as_str().unwrap();
+        assert!(["root", "class", "collection", "cycle", "pseudo"].contains(&kind), "{kind}");
+        let mut fields: Vec<&str> = node.as_object().unwrap().keys().map(String::as_str).collect();
+        fields.sort_unstable();
+        let mut expected = vec![
+            "children",
+            "fraction",
+            "growth_bytes",
+            "kind",
+            "name",
+            "new_objects",
+            "objects",
+            "owned_bytes",
+            "self_bytes",
+        ];
+        match kind {
+            "collection" => expected.push("referrer"),
+            "cycle" => {
+                expected.push("members");
+                if node.get("referrer").is_some() {
+                    expected.push("referrer");
+                }
+            }
+            _ => {}
+        }
+        expected.sort_unstable();
+        assert_eq!(fields, expected, "the fields of {}", node["name"]);
+        nodes.push(node);
+        pending.extend(children);
+    }
+    nodes
+}
+
+/// Runs `memcity ownership ARGS --out FILE.json` and returns the document.
+pub fn ownership_json(args: &[&str]) -> serde_json::Value {
+    static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let out = std::env::temp_dir().join(format!("memcity-ownership-{}-{n}.json", std::process::id()));
+    run(Command::new(env!("CARGO_BIN_EXE_memcity")).arg("ownership").args(args).arg("--out").arg(&out));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    serde_json::from_str(&text).unwrap()
+}

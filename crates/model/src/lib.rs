@@ -12,6 +12,7 @@ pub mod limits;
 pub mod meta;
 pub mod read;
 pub mod synthetic;
+pub mod units;
 pub mod validate;
 pub mod write;
 

@@ -10,8 +10,10 @@ use memcity_heapgraph::{TypedHeap, dominators, reachable};
 
 use crate::lang::Descriptions;
 
+mod collections;
 mod plan;
 
+pub use collections::CollectionTypes;
 use plan::{INTERNAL, NONE, OUTSIDE, Plan};
 pub use plan::{Warning, unmatched};
 

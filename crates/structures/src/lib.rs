@@ -16,7 +16,7 @@ pub mod report;
 
 pub use city::{CityBuilder, Keep, Membership, Unsupported, View};
 pub use detect::Sizes;
-pub use detect::{Instance, Scratch, Structures, Warning, detect, unmatched};
+pub use detect::{CollectionTypes, Instance, Scratch, Structures, Warning, detect, unmatched};
 pub use growth::{
     Delta, Growth, InstanceGrowth, LeafChange, Measure, Pattern, SortBy, Status, Window, compare, growth_of,
     pair, rank, window,

@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use bevy_egui::egui;
 use egui::epaint::{Galley, TextShape};
-use egui::text::{LayoutJob, TextFormat, TextWrapping};
 use memcity_layout::partition::{Part, PartNode, icicle_rect, sunburst_sector};
 
 use super::Shape;
@@ -14,7 +13,7 @@ use std::f64::consts::TAU;
 
 use super::geometry::{NodeKey, icicle_hit, polar, runs, sector_outline, sunburst_hit};
 use super::look::Look;
-use crate::app::ui::style::HIGHLIGHT;
+use crate::app::ui::style::{HIGHLIGHT, one_line};
 
 /// Opacity of the global view's parts outside the drill-down branch.
 const FADED: f32 = 0.25;
@@ -204,13 +203,7 @@ fn sector_label(
     painter.add(TextShape::new(pos, g, TEXT).with_angle_and_anchor(angle, egui::Align2::CENTER_CENTER));
 }
 
-/// `text` on one line cut to `width`, or nothing where not even a few letters fit.
+/// `text` on one line cut to `width` in the tree's label colour, faded by `alpha`.
 fn label(ui: &egui::Ui, text: String, width: f32, alpha: f32) -> Option<Arc<Galley>> {
-    if width < 20.0 {
-        return None;
-    }
-    let format = TextFormat::simple(egui::FontId::proportional(11.0), TEXT.gamma_multiply(alpha));
-    let mut job = LayoutJob::single_section(text, format);
-    job.wrap = TextWrapping::truncate_at_width(width);
-    Some(ui.painter().layout_job(job))
+    one_line(ui, text, width, TEXT.gamma_multiply(alpha))
 }

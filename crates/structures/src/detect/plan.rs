@@ -72,6 +72,19 @@ impl Plan {
         self.rows.get(r as usize).map(Vec::as_slice)
     }
 
+    /// The row of what objects of type `t` may point to, by its index.
+    pub(super) fn row_index(&self, t: u32) -> Option<usize> {
+        self.row_of.get(t as usize).filter(|&&r| r != NONE).map(|&r| r as usize)
+    }
+
+    pub(super) fn row_at(&self, r: usize) -> &[u8] {
+        &self.rows[r]
+    }
+
+    pub(super) fn row_count(&self) -> usize {
+        self.rows.len()
+    }
+
     pub(super) fn pointed(&self, row: Option<&[u8]>, t: u32) -> u8 {
         row.and_then(|r| r.get(t as usize).copied()).unwrap_or(OUTSIDE)
     }

@@ -20,6 +20,7 @@ pub mod tabs {
     pub const TIMELINE: &str = "timeline";
     pub const STRUCTURES: &str = "structures";
     pub const TREE: &str = "tree";
+    pub const OWNERSHIP: &str = "ownership";
 }
 
 use tabs::*;
@@ -33,7 +34,7 @@ const TIMELINE_SHARE: f32 = 0.2;
 
 /// City large, panes in a column on the right, the timeline along the bottom.
 pub fn default_layout() -> DockState<TabId> {
-    let mut dock = DockState::new(ids(&[CITY, TREE]));
+    let mut dock = DockState::new(ids(&[CITY, TREE, OWNERSHIP]));
     let tree = dock.main_surface_mut();
     let [city, _timeline] = tree.split_below(NodeIndex::root(), 1.0 - TIMELINE_SHARE, ids(&[TIMELINE]));
     let [_city, right] = tree.split_right(city, 0.68, ids(&[SELECTION, STRUCTURES, SEARCH, OPEN, SETTINGS]));
@@ -44,7 +45,7 @@ pub fn default_layout() -> DockState<TabId> {
 /// For teaching: the Tour at full height on the left, the city beside it with the Selection
 /// and "Why is it alive?" to its right, the timeline under the city.
 pub fn teaching_layout() -> DockState<TabId> {
-    let mut dock = DockState::new(ids(&[CITY, TREE]));
+    let mut dock = DockState::new(ids(&[CITY, TREE, OWNERSHIP]));
     let tree = dock.main_surface_mut();
     // A left split's fraction is the left (new) node's share, whatever the docs say.
     let [rest, _tour] = tree.split_left(NodeIndex::root(), 0.27, ids(&[TOUR]));

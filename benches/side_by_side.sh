@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# A memcity command against a plain `memcity import INPUT… --out FILE` of the same input (README,
+# "Data structures", "Ownership"), each with its default settings, in turns (import, command,
+# import, …) after one warm-up run of each, so that both see the same machine and the same page
+# cache. Per command: wall, user + system CPU and peak RSS (of /usr/bin/time), as minimum,
+# median and maximum; then the ratio command / import of each pair's wall and CPU, likewise.
+# Usage: benches/side_by_side.sh MEMCITY COMMAND [ARG…] -- INPUT…
+#   runs `MEMCITY COMMAND INPUT… ARG…`, where @OUT@ in an ARG stands for a scratch folder, e.g.
+#   benches/side_by_side.sh target/release/memcity ownership --out @OUT@/o.json -- tomcat/*.hprof
+# RUNS=5 by default; MEMCITY is a release binary, e.g. target/release/memcity after
+# `cargo build --release --no-default-features`.
+set -euo pipefail
+memcity=$1
+shift
+command=()
+while [ $# -gt 0 ] && [ "$1" != -- ]; do
+    command+=("$1")
+    shift
+done
+[ $# -gt 1 ] || { echo "usage: $0 MEMCITY COMMAND [ARG…] -- INPUT…" >&2; exit 2; }
+shift
+inputs=("$@")
+runs=${RUNS:-5}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+name=${command[0]}
+extra=()
+for arg in "${command[@]:1}"; do
+    extra+=("${arg//@OUT@/$out}")
+done
+
+# One run of A (the command) or B (the import): "wall cpu peak_kib" appended to $out/$1.
+run() {
+    local what=$1
+    case "$what" in
+    A) set -- "$memcity" "$name" "${inputs[@]}" "${extra[@]}" ;;
+    B) set -- "$memcity" import "${inputs[@]}" --out "$out/history.json" ;;
+    esac
+    /usr/bin/time -f "%e %U %S %M" -o "$out/time" "$@" >"$out/stdout" 2>"$out/stderr" || {
+        echo "$*: failed:" >&2
+        cat "$out/stderr" >&2
+        exit 1
+    }
+    awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$out/time" >>"$out/$what"
+}
+
+run B
+run A
+: >"$out/A"
+: >"$out/B"
+for _ in $(seq "$runs"); do
+    run B
+    run A
+done
+
+# min, median and max of column $2 of file $1, each scaled by $3.
+stats() {
+    cut -d' ' -f"$2" "$1" | sort -g | awk -v k="$3" '{ v[NR] = $1 * k }
+        END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+              printf "%10.2f %10.2f %10.2f", v[1], m, v[NR] }'
+}
+
+printf '%d runs each of\n  A: %s %s %s %s\n  B: %s import %s --out FILE\n' \
+    "$runs" "$memcity" "$name" "${inputs[*]}" "${command[*]:1}" "$memcity" "${inputs[*]}"
+printf '%-22s %10s %10s %10s\n' "" min median max
+for what in A B; do
+    label=$([ "$what" = A ] && echo "$name" || echo import)
+    printf '%-22s %s\n' "$label wall s" "$(stats "$out/$what" 1 1)"
+    printf '%-22s %s\n' "$label cpu s" "$(stats "$out/$what" 2 1)"
+    printf '%-22s %s\n' "$label peak MiB" "$(stats "$out/$what" 3 0.0009765625)"
+done
+paste -d' ' "$out/A" "$out/B" | awk '{ print $1 / $4, $2 / $5 }' >"$out/ratio"
+printf '%-22s %s\n' "ratio wall A/B" "$(stats "$out/ratio" 1 1)"
+printf '%-22s %s\n' "ratio cpu A/B" "$(stats "$out/ratio" 2 1)"
