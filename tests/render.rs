@@ -239,3 +239,14 @@ fn screenshots_show_the_tree_views_with_mode() {
     let trees = (0..640).filter(|&x| (60..240).any(|y| is_red(timeline.at(x, y)))).count();
     assert!(trees > 150, "timeline: red trees above the chart ({trees} columns)");
 }
+
+/// `--mode ownership` waits for the Ownership tab to read the input again, then captures it:
+/// the root's block (the GC roots, owning the heap: green, small own size) runs down the left.
+#[test]
+fn the_ownership_view_is_captured_once_read() {
+    let args = ["scenario:linked-list", "--size", "640x360", "--mode", "ownership"];
+    let Some(shot) = screenshot(&args, &out("mode-ownership")) else { return };
+    let green = |p: [u8; 3]| p[1] > 150 && p[0] < 120 && p[2] < 130;
+    let root = rows(&shot, 40, 60, 330, green);
+    assert!(root > 200, "the root's green block down the left: {root} rows");
+}

@@ -15,6 +15,7 @@ use bevy::render::view::screenshot::{Screenshot, save_to_disk};
 use crate::app::render::{CityDrawn, PipelinesIdle};
 use crate::app::time::{TimeCommand, TimeCursor};
 use crate::app::tour::TourReplay;
+use crate::app::ui::workspace::TabBusy;
 use crate::app::viewport::{CityCamera, CityViewport};
 use crate::app::wake::gliding;
 use bevy_panorbit_camera::PanOrbitCamera;
@@ -87,6 +88,7 @@ pub fn screenshot(
     offscreen: Option<Res<Offscreen>>,
     replaying: Option<Res<TourReplay>>,
     viewport: Option<Res<CityViewport>>,
+    busy: Option<Res<TabBusy>>,
     cameras: Query<&PanOrbitCamera>,
     mut exit: MessageWriter<AppExit>,
 ) {
@@ -100,7 +102,7 @@ pub fn screenshot(
     // is behind another (`--mode icicle`) draws no city to wait for.
     let city_hidden = viewport.is_some_and(|v| !v.shown);
     let drawn = city_hidden || drawn.0.load(Ordering::Relaxed);
-    let ready = drawn && replaying.is_none() && !cameras.iter().any(gliding);
+    let ready = drawn && replaying.is_none() && !cameras.iter().any(gliding) && !busy.is_some_and(|b| b.0);
     if !ready || (!job.requested && !idle.0.load(Ordering::Relaxed)) {
         return;
     }

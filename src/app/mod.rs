@@ -13,6 +13,7 @@ pub mod names;
 pub mod ownership;
 pub mod render;
 pub mod screenshot;
+pub mod solo;
 pub mod structures;
 #[cfg(test)]
 mod tests;
@@ -41,7 +42,7 @@ use memcity_model::History;
 
 use headless::{Offscreen, RenderBench, ScreenshotJob};
 use ui::workspace::ShowTab;
-use ui::workspace::layouts::tabs::TREE;
+use ui::workspace::layouts::tabs::{OWNERSHIP, TREE};
 
 /// How the app runs.
 pub enum Mode {
@@ -90,8 +91,28 @@ pub struct AppOptions {
     /// The data-structure descriptions the Data structures tab detects with (built-in and
     /// `--structures`).
     pub structures: Arc<memcity_structures::Descriptions>,
-    /// The tree view to start in (`--mode icicle|sunburst|timeline`); `None`: the city.
-    pub tree_view: Option<trees::TreeKind>,
+    /// The view to start in (`--mode`).
+    pub start_view: StartView,
+}
+
+/// The view a run starts in: the city, a tree view or the ownership display.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StartView {
+    #[default]
+    City,
+    Tree(trees::TreeKind),
+    Ownership,
+}
+
+impl StartView {
+    /// The tab that shows it, other than the city's.
+    fn tab(self) -> Option<&'static str> {
+        match self {
+            StartView::City => None,
+            StartView::Tree(_) => Some(TREE),
+            StartView::Ownership => Some(OWNERSHIP),
+        }
+    }
 }
 
 pub fn run(options: AppOptions) -> anyhow::Result<()> {
@@ -151,7 +172,7 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
     let baseline = matches!(options.mode, Mode::Bench { baseline: true, .. });
     // A tree view's benchmark measures the tab alone, as the window shows it over the city's
     // tab (the city's camera is off while its tab is hidden).
-    let tree_bench = matches!(options.mode, Mode::Bench { .. }) && options.tree_view.is_some();
+    let tree_bench = matches!((&options.mode, options.start_view), (Mode::Bench { .. }, StartView::Tree(_)));
     if baseline {
         app.add_plugins(baseline::BaselinePlugin);
     } else if !tree_bench {
@@ -184,8 +205,11 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
                 .add_plugins(ownership::OwnershipPlugin)
                 .add_plugins(screenshot::ScreenshotKeyPlugin)
                 .add_plugins(wake::WakePlugin);
-            if let Some(kind) = options.tree_view {
-                app.insert_resource(kind).world_mut().write_message(ShowTab::named(TREE));
+            if let StartView::Tree(kind) = options.start_view {
+                app.insert_resource(kind);
+            }
+            if let Some(tab) = options.start_view.tab() {
+                app.world_mut().write_message(ShowTab::named(tab));
             }
             if let Some(path) = shot {
                 // A capture needs frames until it is on disk.
@@ -200,15 +224,22 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
                 ui::fonts::FontsPlugin,
                 ui::tour_target::TourTargetPlugin { bring_into_view: false },
             ));
-            match options.tree_view {
-                // The tree over the whole picture.
-                Some(kind) => {
-                    app.insert_resource(kind).add_plugins((trees::TreesPlugin, trees::solo::SoloTreePlugin));
+            // A tab's view over the whole picture; the city with labels naming its towers (egui
+            // draws them into the image).
+            match options.start_view {
+                StartView::Tree(kind) => {
+                    app.insert_resource(kind).add_plugins(trees::TreesPlugin);
                 }
-                // Labels name the towers in the picture (egui draws them into the image).
-                None => {
+                StartView::Ownership => {
+                    app.add_plugins(ownership::OwnershipPlugin)
+                        .insert_resource(structures::StructureDescriptions(options.structures.clone()));
+                }
+                StartView::City => {
                     app.add_plugins(ui::labels::LabelsPlugin);
                 }
+            }
+            if let Some(tab) = options.start_view.tab() {
+                app.add_plugins(solo::SoloTabPlugin(tab));
             }
             app.insert_resource(Offscreen(image))
                 .insert_resource(ScreenshotJob::new(path, options.ui_state, options.later_steps, 3))
@@ -217,17 +248,17 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
         }
         Mode::Bench { frames, size, baseline, buildings } => {
             let image = headless::make_offscreen(&mut app.world_mut().resource_mut::<Assets<Image>>(), size);
-            if let Some(kind) = options.tree_view {
+            if let StartView::Tree(kind) = options.start_view {
                 // Every node of the tree shown: the worst case of the tab.
                 app.add_plugins(bevy_egui::EguiPlugin::default())
-                    .add_plugins((ui::fonts::FontsPlugin, trees::TreesPlugin, trees::solo::SoloTreePlugin))
+                    .add_plugins((ui::fonts::FontsPlugin, trees::TreesPlugin, solo::SoloTabPlugin(TREE)))
                     .insert_resource(kind)
                     .insert_resource(trees::TreeSettings::every_node())
                     .add_systems(
                         PostStartup,
-                        trees::solo::draw_with_a_camera_of_its_own.after(headless::target_offscreen),
+                        solo::draw_with_a_camera_of_its_own.after(headless::target_offscreen),
                     )
-                    .add_systems(Last, trees::solo::count_parts.before(headless::bench_step));
+                    .add_systems(Last, trees::count_parts.before(headless::bench_step));
                 app.world_mut().resource_mut::<bevy_egui::EguiGlobalSettings>().auto_create_primary_context =
                     false;
             }

@@ -23,9 +23,9 @@ pub struct OpenArgs {
     /// Key of the group to select (shows its references); a live city or a series still loading selects it once a group has it.
     #[arg(long, value_name = "KEY")]
     pub select: Option<String>,
-    /// The view to start in (and to capture with --screenshot): the city, or the Tree tab as
-    /// an icicle, a sunburst or the timeline of small multiples.
-    #[arg(long, default_value = "city", value_parser = ["city", "icicle", "sunburst", "timeline"])]
+    /// The view to start in (and to capture with --screenshot): the city, the Tree tab as an
+    /// icicle, a sunburst or the timeline of small multiples, or the Ownership tab.
+    #[arg(long, default_value = "city", value_parser = ["city", "icicle", "sunburst", "timeline", "ownership"])]
     pub mode: String,
     /// Camera: overview, bird (from above) or street (low over the city).
     #[arg(long, default_value = "overview", value_parser = ["overview", "bird", "street"])]
@@ -126,6 +126,9 @@ pub fn run(args: OpenArgs) -> Result<()> {
     // clap's `requires` is not enforced on these flattened arguments.
     if args.tab.is_some() && args.connect.is_none() {
         bail!("--tab picks a tab of an AntTracks server: give --connect ws://HOST:PORT too");
+    }
+    if args.bench_render && args.mode == "ownership" {
+        bail!("--bench-render --mode ownership: the benchmark draws the city or a tree view");
     }
     if args.bench_render && args.screenshot.is_some() {
         bail!("--bench-render and --screenshot cannot be combined");
@@ -377,11 +380,13 @@ fn launch(
     };
     let tour = args.tour.as_deref().and_then(crate::app::tour::Tour::of);
     let layout = layout_choice(args.layout.as_deref())?;
-    let tree_view = match args.mode.as_str() {
-        "icicle" => Some(crate::app::trees::TreeKind::Icicle),
-        "sunburst" => Some(crate::app::trees::TreeKind::Sunburst),
-        "timeline" => Some(crate::app::trees::TreeKind::Timeline),
-        _ => None,
+    use crate::app::{StartView, trees::TreeKind};
+    let start_view = match args.mode.as_str() {
+        "icicle" => StartView::Tree(TreeKind::Icicle),
+        "sunburst" => StartView::Tree(TreeKind::Sunburst),
+        "timeline" => StartView::Tree(TreeKind::Timeline),
+        "ownership" => StartView::Ownership,
+        _ => StartView::City,
     };
     // A live city that memcity feeds itself can be read again for exact closures.
     let live_source = match (&args.inspect, &args.follow) {
@@ -406,7 +411,7 @@ fn launch(
         later_steps: shots.into_iter().skip(1).collect(),
         size: Some(args.size),
         layout,
-        tree_view,
+        start_view,
         structures: std::sync::Arc::new(
             crate::cli::structures::descriptions(&args.structure.structures)?.all,
         ),

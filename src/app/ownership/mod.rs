@@ -16,8 +16,8 @@ use memcity_ownership::{Options, Series};
 use crate::app::live::LiveServer;
 use crate::app::model::CityModel;
 use crate::app::structures::StructureDescriptions;
-use crate::app::ui::workspace::AddTab;
 use crate::app::ui::workspace::layouts::tabs::OWNERSHIP;
+use crate::app::ui::workspace::{AddTab, TabBusy};
 use crate::app::why::CitySource;
 
 pub struct OwnershipPlugin;
@@ -30,9 +30,10 @@ impl Plugin for OwnershipPlugin {
             .init_resource::<CitySource>()
             .add_message::<ReadOwnership>()
             .add_message::<OwnershipClicked>()
+            .init_resource::<TabBusy>()
             .add_message::<RequestRedraw>()
             .add_tab(OWNERSHIP, "Ownership", pane::ownership_pane)
-            .add_systems(Update, (start_reading, receive_series, apply_clicks).chain())
+            .add_systems(Update, (start_reading, receive_series, apply_clicks, report_busy).chain())
             .add_systems(Last, redraw_while_reading);
     }
 }
@@ -92,6 +93,22 @@ impl OwnershipView {
             Some(p) if self.focus != Some(p) => self.back.push(self.focus.replace(p)),
             _ => self.focus = self.back.pop().unwrap_or(None),
         }
+    }
+}
+
+/// Busy from the tab's first ask until the series covers the city (or reading failed).
+fn report_busy(
+    mut asked: MessageReader<ReadOwnership>,
+    mut wanted: Local<bool>,
+    model: Res<CityModel>,
+    analysis: Res<OwnershipAnalysis>,
+    mut busy: ResMut<TabBusy>,
+) {
+    *wanted |= asked.read().count() > 0;
+    let covered = analysis.series(model.city).is_some_and(|s| s.snapshots().len() >= model.snapshot_count());
+    let now = TabBusy(*wanted && analysis.failed.is_none() && (analysis.is_reading() || !covered));
+    if *busy != now {
+        *busy = now;
     }
 }
 

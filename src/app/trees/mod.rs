@@ -10,7 +10,6 @@ mod draw;
 pub mod geometry;
 mod look;
 mod pane;
-pub mod solo;
 pub mod timeline;
 mod timeline_pane;
 
@@ -383,6 +382,22 @@ fn redraw_while_tweening(
     if parts.local.moving(now) || parts.global.moving(now) || multiples.current.moving(now) {
         redraw.write(RequestRedraw);
     }
+}
+
+/// Tells the render benchmark how many parts the tab draws.
+pub fn count_parts(
+    kind: Res<TreeKind>,
+    parts: Res<TreeParts>,
+    multiples: Res<timeline::Multiples>,
+    mut bench: ResMut<crate::app::headless::RenderBench>,
+) {
+    let drawn = match *kind {
+        TreeKind::Timeline => {
+            multiples.pinned.iter().map(Vec::len).sum::<usize>() + multiples.current.to.len()
+        }
+        _ => parts.local.to.len() + parts.global.to.len(),
+    };
+    bench.detail = format!(", {drawn} tree parts drawn ({kind:?})", kind = *kind);
 }
 
 #[cfg(test)]

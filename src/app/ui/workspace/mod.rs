@@ -83,6 +83,11 @@ impl AddTab for App {
     }
 }
 
+/// Whether a tab on show is still computing what it shows (reading the input again on a
+/// thread): a capture waits for it.
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TabBusy(pub bool);
+
 /// Asks the workspace to show a tab: opened where it belongs if closed, brought to the front
 /// of its group.
 #[derive(Message, Clone, Debug, PartialEq, Eq)]
