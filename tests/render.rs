@@ -250,3 +250,39 @@ fn the_ownership_view_is_captured_once_read() {
     let root = rows(&shot, 40, 60, 330, green);
     assert!(root > 200, "the root's green block down the left: {root} rows");
 }
+
+/// `--bench-render --mode icicle`: the Tree tab with every node of the synthetic tree drawn while
+/// time steps, its parts counted in the summary; the ownership view is no benchmark.
+#[test]
+fn the_tree_benchmark_draws_every_node() {
+    let o = Command::new(env!("CARGO_BIN_EXE_memcity"))
+        .args([
+            "--bench-render",
+            "--buildings",
+            "500",
+            "--frames",
+            "3",
+            "--size",
+            "160x90",
+            "--mode",
+            "icicle",
+        ])
+        .env("RUST_LOG", "error")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    if o.status.code() == Some(2) && stderr.contains("the renderer stopped") {
+        assert!(std::env::var_os("MEMCITY_REQUIRE_VULKAN").is_none(), "{stderr}");
+        return;
+    }
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{stderr}");
+    let parts: usize = stdout
+        .split(" tree parts drawn (Icicle)")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no part count: {stdout}"));
+    assert!(parts > 500 + 8, "every leaf and branch of both views: {parts}");
+    common::refused(&["--bench-render", "--mode", "ownership"], "--bench-render --mode ownership");
+}
