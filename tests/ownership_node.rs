@@ -5,10 +5,7 @@
 //! Skipped where node is missing, unless CI=1 or MEMCITY_REQUIRE_NODE=1 (then it fails).
 
 mod common;
-use common::{ownership_json, ownership_nodes, run, tools_present};
-
-use std::path::Path;
-use std::process::Command;
+use common::{ownership_json, ownership_nodes, tools_present};
 
 #[test]
 fn the_sessions_own_the_growth_of_a_node_heap() {
@@ -17,9 +14,7 @@ fn the_sessions_own_the_growth_of_a_node_heap() {
     }
     let dir = std::env::temp_dir().join(format!("memcity-ownership-node-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/js/sessions.js");
-    let written = run(Command::new("node").arg(script).arg(&dir).args(["3", "5000"]));
+    let written = common::node_session_rounds(&dir, 3, 5000);
     assert_eq!(written.lines().count(), 3, "{written}");
 
     let doc = ownership_json(&[dir.to_str().unwrap(), "--min-share", "0"]);
@@ -46,7 +41,10 @@ fn the_sessions_own_the_growth_of_a_node_heap() {
         nodes.iter().filter(|n| n["name"] == "Map" && n["referrer"] == "Handler").collect();
     assert_eq!(counters.len(), 1);
     assert_eq!(counters[0]["objects"], 200);
-    assert_eq!(counters[0]["growth_bytes"], 0);
+    // Their tables may be rebuilt by the engine between snapshots (a few bytes a map), never
+    // grown with the sessions.
+    let counter_growth = counters[0]["growth_bytes"].as_i64().unwrap();
+    assert!(counter_growth.abs() * 20 < growth, "the counters stay put: {counter_growth} against {growth}");
     assert_eq!(counters[0]["new_objects"], 0);
     // The registry's Map is split from theirs (a plain object's Map, where the engine's own
     // objects own each other in one cycle: docs/ownership.md).

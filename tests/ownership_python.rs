@@ -6,10 +6,7 @@
 //! Skipped where python3 is missing, unless CI=1 or MEMCITY_REQUIRE_PYTHON=1 (then it fails).
 
 mod common;
-use common::{ownership_json, ownership_nodes, run, tools_present};
-
-use std::path::Path;
-use std::process::Command;
+use common::{ownership_json, ownership_nodes, tools_present};
 
 #[test]
 fn the_class_attributes_dict_owns_the_sessions() {
@@ -18,14 +15,7 @@ fn the_class_attributes_dict_owns_the_sessions() {
     }
     let dir = std::env::temp_dir().join(format!("memcity-ownership-python-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let written = run(Command::new("python3")
-        .arg(repo.join("probes/python/memcity_probe.py"))
-        .arg("--out")
-        .arg(&dir)
-        .args(["--no-fork", "--every-ms", "600000"])
-        .arg(repo.join("tests/python/session_registry.py"))
-        .args(["3", "5000"]));
+    let written = common::python_session_rounds(&dir, 3, 5000);
     // The three rounds' snapshots (the probe also takes one at the start and one at exit).
     let files: Vec<&str> = written.lines().collect();
     assert_eq!(files.len(), 3, "{written}");

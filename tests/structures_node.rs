@@ -8,7 +8,6 @@
 mod common;
 use common::{run, tools_present};
 
-use std::path::Path;
 use std::process::Command;
 
 const MEMCITY: &str = env!("CARGO_BIN_EXE_memcity");
@@ -20,9 +19,7 @@ fn the_growing_session_map_is_one_map_among_hundreds() {
     }
     let dir = std::env::temp_dir().join(format!("memcity-structures-node-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/js/sessions.js");
-    let written = run(Command::new("node").arg(script).arg(&dir).args(["3", "5000"]));
+    let written = common::node_session_rounds(&dir, 3, 5000);
     let snapshots: Vec<&str> = written.lines().collect();
     assert_eq!(snapshots.len(), 3, "{written}");
 

@@ -8,7 +8,6 @@
 mod common;
 use common::{run, tools_present};
 
-use std::path::Path;
 use std::process::Command;
 
 const MEMCITY: &str = env!("CARGO_BIN_EXE_memcity");
@@ -20,16 +19,7 @@ fn the_growing_session_dict_is_one_dict_among_hundreds() {
     }
     let dir = std::env::temp_dir().join(format!("memcity-structures-python-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-    // In the program's own process (--no-fork), so each snapshot is written when it returns;
-    // GC points take none within the run.
-    let written = run(Command::new("python3")
-        .arg(repo.join("probes/python/memcity_probe.py"))
-        .arg("--out")
-        .arg(&dir)
-        .args(["--no-fork", "--every-ms", "600000"])
-        .arg(repo.join("tests/python/session_registry.py"))
-        .args(["3", "5000"]));
+    let written = common::python_session_rounds(&dir, 3, 5000);
     let files: Vec<&str> = written.lines().collect();
     assert_eq!(files.len(), 3, "{written}");
     let bytes = std::fs::read(files[0]).unwrap();

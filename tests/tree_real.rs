@@ -68,8 +68,7 @@ fn a_node_snapshot_series_as_an_icicle() {
         return;
     }
     let dir = temp("node");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/js/sessions.js");
-    let written = run(Command::new("node").arg(script).arg(&dir).args(["3", "3000"]));
+    let written = common::node_session_rounds(&dir, 3, 3000);
     let snapshots: Vec<&str> = written.lines().collect();
     assert_eq!(snapshots.len(), 3, "{written}");
     check_series(&snapshots, &dir, 3);
@@ -81,15 +80,8 @@ fn a_python_heap_file_series_as_an_icicle() {
         return;
     }
     let dir = temp("python");
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let heaps = dir.join("heaps");
-    let written = run(Command::new("python3")
-        .arg(repo.join("probes/python/memcity_probe.py"))
-        .arg("--out")
-        .arg(&heaps)
-        .args(["--no-fork", "--every-ms", "600000"])
-        .arg(repo.join("tests/python/session_registry.py"))
-        .args(["3", "3000"]));
+    let written = common::python_session_rounds(&heaps, 3, 3000);
     let files: Vec<&str> = written.lines().collect();
     assert_eq!(files.len(), 3, "{written}");
     check_series(&files, &dir, 3);

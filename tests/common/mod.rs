@@ -62,6 +62,28 @@ pub fn refused(args: &[&str], needle: &str) {
     assert!(clap || stderr.trim_end().lines().count() == 1, "{args:?}: not one line: {stderr}");
 }
 
+/// The heap files of tests/python/session_registry.py run under the probe in its own process
+/// (`--no-fork`, so each is written when the round returns): one per round, `sessions` more
+/// sessions a round. Its output, one path a line.
+pub fn python_session_rounds(dir: &std::path::Path, rounds: u32, sessions: u32) -> String {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    run(Command::new("python3")
+        .arg(repo.join("probes/python/memcity_probe.py"))
+        .arg("--out")
+        .arg(dir)
+        .args(["--no-fork", "--every-ms", "600000"])
+        .arg(repo.join("tests/python/session_registry.py"))
+        .args([rounds.to_string(), sessions.to_string()]))
+}
+
+/// The V8 heap snapshots of tests/js/sessions.js, one a round, written into `dir`. Its output,
+/// one path a line.
+pub fn node_session_rounds(dir: &std::path::Path, rounds: u32, sessions: u32) -> String {
+    std::fs::create_dir_all(dir).unwrap();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/js/sessions.js");
+    run(Command::new("node").arg(script).arg(dir).args([rounds.to_string(), sessions.to_string()]))
+}
+
 /// The node with `key` in a tree.
 pub fn find<'a>(node: &'a memcity_model::Node, key: &str) -> Option<&'a memcity_model::Node> {
     if node.key == key {
