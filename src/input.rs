@@ -11,6 +11,7 @@ use memcity_analysis::trace::{MAGIC, OpSink, is_binary_trace, read_binary_into, 
 use memcity_analysis::{Grouping, Trace, default_grouping};
 use memcity_model::History;
 
+pub mod compare;
 mod ownership;
 mod typed;
 

@@ -16,6 +16,11 @@ use crate::app::model::LoadHistory;
 #[derive(Message, Clone, Debug)]
 pub struct OpenInput(pub Vec<String>);
 
+/// Load two runs (`memcity --compare`'s BEFORE and AFTER) in the background and show them as
+/// one city.
+#[derive(Message, Clone, Debug)]
+pub struct CompareInputs(pub [String; 2]);
+
 /// The running load, if any, and how the last one ended.
 #[derive(Resource, Default)]
 pub struct Loading {
@@ -23,6 +28,9 @@ pub struct Loading {
     /// The last failure, shown until the next load starts.
     pub error: Option<String>,
 }
+
+/// How a load tells its progress: bytes done and total.
+type Report = dyn Fn(u64, u64) + Sync;
 
 struct Job {
     spec: String,
@@ -48,17 +56,35 @@ impl Loading {
     }
 
     fn start(&mut self, specs: Vec<String>) {
-        let spec = specs.join(" ");
+        let inputs = specs.clone();
+        self.start_with(specs.join(" "), inputs, move |report| crate::input::load_all(&specs, report));
+    }
+
+    /// Loads two runs as one pair; the city gets no source (its keys are the pair's).
+    fn start_compare(
+        [before, after]: [String; 2],
+    ) -> impl FnOnce(&Report) -> anyhow::Result<memcity_model::History> + Send + 'static {
+        move |_| crate::input::compare::pair(&before, &after)
+    }
+
+    /// Runs `load` on its own thread, `spec` naming it in the UI and `specs` becoming the city's
+    /// source once loaded.
+    fn start_with(
+        &mut self,
+        spec: String,
+        specs: Vec<String>,
+        load: impl FnOnce(&Report) -> anyhow::Result<memcity_model::History> + Send + 'static,
+    ) {
         let progress = Arc::new((AtomicU64::new(0), AtomicU64::new(0)));
         let (send, result) = channel();
         let for_thread = progress.clone();
-        let inputs = specs.clone();
+        let inputs = specs;
         let spawned = std::thread::Builder::new().name("memcity-load".into()).spawn(move || {
-            let report = |done: u64, total: u64| {
+            let report = move |done: u64, total: u64| {
                 for_thread.1.store(total, Ordering::Relaxed);
                 for_thread.0.store(done, Ordering::Relaxed);
             };
-            let loaded = crate::input::load_all(&specs, &report).map_err(|e| format!("{e:#}"));
+            let loaded = load(&report).map_err(|e| format!("{e:#}"));
             let _ = send.send(loaded);
         });
         self.error = None;
@@ -84,7 +110,8 @@ impl Plugin for LoadPlugin {
         app.init_resource::<Loading>()
             .init_resource::<crate::app::why::CitySource>()
             .add_message::<OpenInput>()
-            .add_systems(PreUpdate, (start_loads, finish_load).chain());
+            .add_message::<CompareInputs>()
+            .add_systems(PreUpdate, (start_loads, start_compares, finish_load).chain());
     }
 }
 
@@ -96,6 +123,22 @@ fn start_loads(mut opens: MessageReader<OpenInput>, mut loading: ResMut<Loading>
         let specs: Vec<String> = specs.iter().map(|s| s.trim().to_string()).collect();
         match crate::input::check_all(&specs) {
             Ok(()) => loading.start(specs),
+            Err(e) => loading.error = Some(format!("{e:#}")),
+        }
+    }
+}
+
+fn start_compares(mut compares: MessageReader<CompareInputs>, mut loading: ResMut<Loading>) {
+    if let Some(CompareInputs(runs)) = compares.read().last()
+        && !loading.is_busy()
+    {
+        let runs = runs.clone().map(|s| s.trim().to_string());
+        match crate::input::check_all(&runs[..1]).and_then(|_| crate::input::check_all(&runs[1..])) {
+            Ok(()) => loading.start_with(
+                format!("{} against {}", runs[1], runs[0]),
+                Vec::new(),
+                Loading::start_compare(runs),
+            ),
             Err(e) => loading.error = Some(format!("{e:#}")),
         }
     }

@@ -32,7 +32,11 @@ pub fn app() -> App {
 /// The linked-list scenario's city at its last snapshot, with the model and time plugins and
 /// what `add` puts in (the plugin under test and the resources it needs).
 pub fn linked_list_app(settings: Settings, add: impl FnOnce(&mut App)) -> App {
-    let history = crate::input::load(crate::input::DEFAULT_INPUT).unwrap();
+    history_app(crate::input::load(crate::input::DEFAULT_INPUT).unwrap(), settings, add)
+}
+
+/// The model and time of `history`, with `add`'s plugins, at its last snapshot.
+pub fn history_app(history: memcity_model::History, settings: Settings, add: impl FnOnce(&mut App)) -> App {
     let mut app = App::new();
     app.add_plugins(MinimalPlugins)
         .init_resource::<ButtonInput<KeyCode>>()

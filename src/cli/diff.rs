@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use memcity_model::diff::{Counts, GroupChange, diff};
 use memcity_model::{History, Snapshot};
 use serde_json::{Value, json};
@@ -33,8 +33,8 @@ pub fn run(args: DiffArgs) -> Result<()> {
     if let Some(path) = &args.json {
         crate::cli::paths::check_output_file(path, "--json")?;
     }
-    let before = load(&args.before)?;
-    let after = load(&args.after)?;
+    let before = crate::input::compare::load_run(&args.before)?;
+    let after = crate::input::compare::load_run(&args.after)?;
     let (a, b) = (pick(&before, args.at_before, "--at-before")?, pick(&after, args.at_after, "--at-after")?);
     let changes = diff(&a.tree, &b.tree);
     if let Some(path) = &args.json {
@@ -57,14 +57,6 @@ pub fn run(args: DiffArgs) -> Result<()> {
     let unchanged = changes.iter().filter(|c| c.before == c.after).count();
     say!("{} groups, {unchanged} unchanged", changes.len());
     Ok(())
-}
-
-fn load(spec: &str) -> Result<History> {
-    let history = crate::input::load_all(&[spec.to_string()], &|_, _| {})?;
-    if history.snapshots.is_empty() {
-        bail!("{spec}: the input has no snapshot");
-    }
-    Ok(history)
 }
 
 /// The snapshot `at` of `history`, or its last.

@@ -39,6 +39,10 @@ pub struct SettingsArgs {
     /// gray) or relative to the strongest grower (the paper's: it is always red).
     #[arg(long, default_value = "heap")]
     pub growth: GrowthScale,
+    /// With --compare: two cities side by side on one ground (sides), or the after run alone
+    /// coloured by what each group has more than before at the same time (difference).
+    #[arg(long, default_value = "sides", value_name = "sides|difference")]
+    pub compare_view: memcity_layout::CompareView,
 }
 
 impl SettingsArgs {
@@ -56,6 +60,7 @@ impl SettingsArgs {
             solid: self.solid,
             opacity: self.opacity,
             growth: self.growth,
+            compare: self.compare_view,
             ..Settings::default()
         })
     }

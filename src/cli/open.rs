@@ -17,6 +17,11 @@ pub struct OpenArgs {
     /// offscreen; needs a display (e.g. Xvfb).
     #[arg(long, requires = "screenshot")]
     pub window: bool,
+    /// Two runs in one city: BEFORE and AFTER (each any INPUT) laid out alike, side by side or
+    /// as one city coloured by their difference (--compare-view); time steps both.
+    #[arg(long, num_args = 2, value_names = ["BEFORE", "AFTER"],
+          conflicts_with_all = ["inputs", "connect", "listen", "inspect", "follow", "tour", "bench_render"])]
+    pub compare: Option<Vec<String>>,
     /// Snapshot to show first (0-based).
     #[arg(long, value_name = "I")]
     pub time: Option<usize>,
@@ -137,6 +142,16 @@ pub fn run(args: OpenArgs) -> Result<()> {
         bail!("--bench-render needs --buildings and --frames of at least 1");
     }
     let interactive = args.screenshot.is_none() && !args.bench_render;
+    if let Some(runs) = &args.compare {
+        if by_structures_wanted(&args)? {
+            bail!("--structure-view groups the objects of an INPUT: it cannot be combined with --compare");
+        }
+        let history = crate::input::compare::pair(&runs[0], &runs[1])?;
+        crate::input::compare::check_time(args.time, &history)?;
+        let mut args = args;
+        args.select = args.select.map(|key| crate::input::compare::select_key(&history, key));
+        return launch(args, history, settings, None, None, Vec::new());
+    }
     let specs = if let Some(name) = &args.tour {
         tour_scenario(name)?;
         vec![format!("scenario:{name}")]
@@ -150,7 +165,7 @@ pub fn run(args: OpenArgs) -> Result<()> {
     // again for the app).
     crate::cli::structures::descriptions(&args.structure.structures)?;
     // In the app, --structures alone feeds the Data structures tab.
-    let by_structures = args.structure.structure_view.is_some() && args.structure.wanted(None)?;
+    let by_structures = by_structures_wanted(&args)?;
     let no_input = args.inputs.is_empty();
     if by_structures
         && (args.bench_render
@@ -231,6 +246,11 @@ pub fn run(args: OpenArgs) -> Result<()> {
     let from_inputs = !args.bench_render && args.connect.is_none() && background.is_none() && !by_structures;
     let source = if from_inputs && !history.snapshots.is_empty() { specs } else { Vec::new() };
     launch(args, history, settings, background, listen, source)
+}
+
+/// Whether the city is grouped by data structures (`--structure-view` with structures wanted).
+fn by_structures_wanted(args: &OpenArgs) -> Result<bool> {
+    Ok(args.structure.structure_view.is_some() && args.structure.wanted(None)?)
 }
 
 /// `--step N` or `A-B`: the first and last step.

@@ -5,6 +5,7 @@
 
 use std::process::{Command, Stdio};
 
+pub mod shots;
 pub mod trees;
 
 /// Whether every tool runs here. Where one is missing the test skips with a note, unless CI=1

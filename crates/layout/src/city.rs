@@ -6,6 +6,7 @@
 use memcity_model::{Metric, Timeline};
 use rayon::prelude::*;
 
+use crate::compare::{CompareView, after_side, shared_max, twins};
 use crate::squarify::{Rect, squarify};
 
 /// How a value becomes an area.
@@ -74,6 +75,9 @@ pub struct Settings {
     /// What growth colors are relative to.
     #[serde(default)]
     pub growth: GrowthScale,
+    /// How two compared runs are shown (only a pair history has two).
+    #[serde(default)]
+    pub compare: CompareView,
 }
 
 impl Default for Settings {
@@ -87,6 +91,7 @@ impl Default for Settings {
             opacity: 0.4,
             pinned: Default::default(),
             growth: GrowthScale::Heap,
+            compare: CompareView::Sides,
         }
     }
 }
@@ -139,6 +144,9 @@ pub struct CityLayout {
     pub groups: Vec<u32>,
     pub inv_max_value: Vec<f32>,
     pub values: Vec<Vec<f32>>,
+    /// Per snapshot and building, what its growth is measured against when not against its
+    /// first snapshot: in a difference city, its twin's value in the before run (else empty).
+    pub reference: Vec<Vec<f32>>,
     /// The largest positive overall growth among buildings (1 where none grows).
     pub max_growth: f64,
     /// The growth drawn full red: `max_growth`, or in [`GrowthScale::Heap`] at least
@@ -181,11 +189,23 @@ pub fn relayout(timeline: &Timeline, settings: &Settings, previous: &CityLayout)
 }
 
 fn layout_in_order(timeline: &Timeline, settings: &Settings, rank: Option<&[u32]>) -> CityLayout {
-    let max = timeline.max.get(settings.metric);
+    let twins = twins(timeline);
+    let shared;
+    let max = match &twins {
+        Some(twins) => {
+            shared = shared_max(timeline, twins, settings.metric);
+            &shared[..]
+        }
+        None => timeline.max.get(settings.metric),
+    };
     let n = timeline.groups.len();
     let mapped: Vec<f64> = max.iter().map(|&v| settings.area.map(v as f64)).collect();
     let mut kept = kept_children(timeline, &mapped, settings.children);
     keep_pinned(timeline, &settings.pinned, &mut kept);
+    let difference = twins.is_some() && settings.compare == CompareView::Difference;
+    if difference && let Some(after) = after_side(timeline) {
+        kept[0] = vec![after];
+    }
     if let Some(rank) = rank {
         // Stable sort: new groups (rank NONE) keep their largest-first order at the end.
         kept.iter_mut().for_each(|c| c.sort_by_key(|&g| rank[g as usize]));
@@ -200,6 +220,7 @@ fn layout_in_order(timeline: &Timeline, settings: &Settings, rank: Option<&[u32]
         groups: Vec::new(),
         inv_max_value: Vec::new(),
         values: Vec::new(),
+        reference: Vec::new(),
         max_growth: 1.0,
         full_red: 1.0,
         placed: Vec::new(),
@@ -226,6 +247,21 @@ fn layout_in_order(timeline: &Timeline, settings: &Settings, rank: Option<&[u32]
             city.groups.iter().map(|&g| metric[g as usize] as f32).collect()
         })
         .collect();
+    if let (true, Some(twins)) = (difference, &twins) {
+        city.reference = timeline
+            .values
+            .par_iter()
+            .map(|v| {
+                let metric = v.get(settings.metric);
+                city.groups
+                    .iter()
+                    .map(|&g| {
+                        twins.get(g as usize).and_then(|&t| metric.get(t as usize)).map_or(0.0, |&v| v as f32)
+                    })
+                    .collect()
+            })
+            .collect();
+    }
     mark_solid(timeline, &mut city);
     city
 }
@@ -320,19 +356,30 @@ pub fn peak_heap(timeline: &Timeline, metric: Metric) -> f64 {
 
 /// The `solid` strongest positive overall growers are solid; `max_growth` is the largest.
 fn mark_solid(timeline: &Timeline, city: &mut CityLayout) {
-    let growth = timeline.growth.get(city.settings.metric);
-    let mut growers: Vec<usize> =
-        (0..city.buildings.len()).filter(|&b| growth[city.buildings[b].group as usize] > 0).collect();
-    growers.sort_by_key(|&b| {
-        (std::cmp::Reverse(growth[city.buildings[b].group as usize]), city.buildings[b].group)
-    });
-    city.max_growth = growers.first().map_or(1.0, |&b| growth[city.buildings[b].group as usize] as f64);
+    let growth = building_growth(timeline, city);
+    let mut growers: Vec<usize> = (0..city.buildings.len()).filter(|&b| growth[b] > 0).collect();
+    growers.sort_by_key(|&b| (std::cmp::Reverse(growth[b]), city.buildings[b].group));
+    city.max_growth = growers.first().map_or(1.0, |&b| growth[b] as f64);
     city.full_red = match city.settings.growth {
         GrowthScale::Relative => city.max_growth,
         GrowthScale::Heap => city.max_growth.max(RED_HEAP_SHARE * peak_heap(timeline, city.settings.metric)),
     };
     for &b in growers.iter().take(city.settings.solid) {
         city.buildings[b].solid = true;
+    }
+}
+
+/// Each building's overall growth: last snapshot minus first, or in a difference city minus its
+/// reference at the last snapshot.
+fn building_growth(timeline: &Timeline, city: &CityLayout) -> Vec<i64> {
+    match (city.reference.last(), city.values.last()) {
+        (Some(reference), Some(last)) => {
+            last.iter().zip(reference).map(|(&a, &b)| a as i64 - b as i64).collect()
+        }
+        _ => {
+            let growth = timeline.growth.get(city.settings.metric);
+            city.buildings.iter().map(|b| growth[b.group as usize]).collect()
+        }
     }
 }
 
@@ -359,6 +406,7 @@ impl CityLayout {
             groups: Vec::new(),
             inv_max_value: Vec::new(),
             values: Vec::new(),
+            reference: Vec::new(),
             max_growth: 1.0,
             full_red: 1.0,
             placed: Vec::new(),

@@ -29,7 +29,9 @@ const CHUNK: usize = 16 * 1024;
 /// Computes the frame of `snapshot`.
 pub fn frame(city: &CityLayout, snapshot: usize) -> Frame {
     let mut states = vec![BuildingState::default(); city.buildings.len()];
-    let (Some(cur), Some(first)) = (city.values.get(snapshot), city.values.first()) else {
+    // Growth against the first snapshot, or in a difference city against the before run.
+    let first = city.reference.get(snapshot).or(city.values.first());
+    let (Some(cur), Some(first)) = (city.values.get(snapshot), first) else {
         return Frame { states };
     };
     let sqrt_area = city.settings.area == AreaMode::Sqrt;

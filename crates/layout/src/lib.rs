@@ -2,6 +2,7 @@
 //! setting), per-snapshot frames, reference frustums and picking. Pure functions over plain data.
 
 pub mod city;
+pub mod compare;
 pub mod export;
 pub mod frame;
 pub mod partition;
@@ -11,5 +12,6 @@ pub mod retainers;
 pub mod squarify;
 
 pub use city::{AreaMode, Building, CityLayout, District, GrowthScale, Settings, layout, relayout};
+pub use compare::CompareView;
 pub use frame::{BuildingState, Frame, frame, frames};
 pub use squarify::Rect;

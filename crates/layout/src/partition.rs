@@ -76,16 +76,33 @@ pub struct Part {
 /// Each group's sort position among its siblings (0 first) for the window `from..=to`; ties
 /// keep the order of first appearance.
 pub fn sort_order(timeline: &Timeline, metric: Metric, by: SortBy, from: usize, to: usize) -> Vec<u32> {
-    let at = |s: usize| timeline.values.get(s).map(|v| v.get(metric));
+    let value = sort_value(timeline, metric, by, from, to);
+    sort_order_by(timeline, value)
+}
+
+/// What a group is sorted by for the window `from..=to`.
+pub fn sort_value(
+    timeline: &Timeline,
+    metric: Metric,
+    by: SortBy,
+    from: usize,
+    to: usize,
+) -> impl Fn(u32) -> i128 + '_ {
+    let at = move |s: usize| timeline.values.get(s).map(|v| v.get(metric));
     let (first, last) = (at(from), at(to));
-    let value = |g: u32| -> i128 {
+    move |g: u32| -> i128 {
         let v = |values: Option<&[u64]>| values.and_then(|v| v.get(g as usize)).copied().unwrap_or(0) as i128;
         match by {
             SortBy::StartSize => v(first),
             SortBy::EndSize => v(last),
             SortBy::Growth => v(last) - v(first),
         }
-    };
+    }
+}
+
+/// Each group's position among its siblings, largest `value` first; ties keep the order of
+/// first appearance.
+pub fn sort_order_by(timeline: &Timeline, value: impl Fn(u32) -> i128) -> Vec<u32> {
     let mut rank = vec![0u32; timeline.groups.len()];
     for group in &timeline.groups {
         let mut children = group.children.clone();

@@ -2,6 +2,7 @@
 //! metrics; readers for `memcity/1`, snapshot folders and AntTracks' export; the writer; the
 //! rules a history must follow; and the meta trees (max, growth) the city is laid out from.
 
+pub mod compare;
 pub mod diff;
 pub mod error;
 pub mod escape;

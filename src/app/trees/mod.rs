@@ -311,7 +311,13 @@ fn update_order(model: Res<CityModel>, settings: Res<TreeSettings>, mut order: R
         return;
     }
     let last = timeline.values.len().saturating_sub(1);
-    order.order = sort_order(timeline, metric, settings.sort, 0, last);
+    // Two compared runs sort a group and its twin alike, so both sides read in the same order.
+    order.order = match memcity_layout::compare::twins(timeline) {
+        Some(twins) => {
+            memcity_layout::compare::shared_order(timeline, &twins, metric, settings.sort, 0, last)
+        }
+        None => sort_order(timeline, metric, settings.sort, 0, last),
+    };
     order.made_for = Some(made_for);
 }
 
@@ -379,7 +385,7 @@ fn redraw_while_tweening(
     mut redraw: MessageWriter<RequestRedraw>,
 ) {
     let now = time.elapsed_secs_f64();
-    if parts.local.moving(now) || parts.global.moving(now) || multiples.current.moving(now) {
+    if parts.local.moving(now) || parts.global.moving(now) || multiples.moving(now) {
         redraw.write(RequestRedraw);
     }
 }
@@ -392,9 +398,7 @@ pub fn count_parts(
     mut bench: ResMut<crate::app::headless::RenderBench>,
 ) {
     let drawn = match *kind {
-        TreeKind::Timeline => {
-            multiples.pinned.iter().map(Vec::len).sum::<usize>() + multiples.current.to.len()
-        }
+        TreeKind::Timeline => multiples.part_count(),
         _ => parts.local.to.len() + parts.global.to.len(),
     };
     bench.detail = format!(", {drawn} tree parts drawn ({kind:?})", kind = *kind);

@@ -221,7 +221,7 @@ fn the_timeline_shows_the_pinned_trees_in_time_order_and_always_the_current_one(
     let now = app.world().resource::<Time<Real>>().elapsed_secs_f64();
     let model = app.world().resource::<CityModel>();
     for (i, &s) in multiples.snapshots.iter().enumerate() {
-        let parts = multiples.parts(i, now + TWEEN_SECONDS);
+        let parts = multiples.parts(i, 0, now + TWEEN_SECONDS);
         assert_eq!(
             parts[0].value, model.timeline.values[s].objects[0],
             "multiple {i} is snapshot {s}'s tree"
@@ -242,7 +242,7 @@ fn the_timeline_trees_are_scaled_to_the_largest_heap_and_follow_the_drill_down()
     assert!(heaps[0] < heaps[1], "the linked list grows: {heaps:?}");
     let ends = |app: &App| {
         let multiples = app.world().resource::<Multiples>();
-        (0..2).map(|i| multiples.parts(i, f64::INFINITY)[0].end).collect::<Vec<f64>>()
+        (0..2).map(|i| multiples.parts(i, 0, f64::INFINITY)[0].end).collect::<Vec<f64>>()
     };
     let scaled = ends(&app);
     for (end, heap) in scaled.iter().zip(&heaps) {
@@ -254,6 +254,47 @@ fn the_timeline_trees_are_scaled_to_the_largest_heap_and_follow_the_drill_down()
     let g = branch(&app);
     click(&mut app, PartNode::Group(g), false);
     let multiples = app.world().resource::<Multiples>();
-    assert_eq!(multiples.root, g);
-    assert!(multiples.parts(0, f64::INFINITY).iter().all(|p| p.depth > 0 || p.node == PartNode::Group(g)));
+    assert_eq!(multiples.roots, [g]);
+    assert!(multiples.parts(0, 0, f64::INFINITY).iter().all(|p| p.depth > 0 || p.node == PartNode::Group(g)));
+}
+
+#[test]
+fn two_compared_runs_give_each_time_a_pair_of_trees_in_one_order() {
+    let history = crate::input::compare::pair("scenario:linked-list", "scenario:linked-list-fixed").unwrap();
+    let mut app = crate::app::tests::history_app(history, Settings::default(), |app| {
+        app.init_resource::<Selection>().add_plugins(TreesPlugin);
+    });
+    *app.world_mut().resource_mut::<Pinned>() = Pinned { times: [0].into(), chosen: true };
+    app.update();
+    let model = app.world().resource::<CityModel>().clone();
+    let sides = memcity_model::compare::SIDES.map(|k| model.timeline.group(k).unwrap());
+    let multiples = app.world().resource::<Multiples>();
+    assert_eq!(multiples.roots, sides, "before and after");
+    let last = multiples.snapshots.len() - 1;
+    let (before, after) = (multiples.parts(last, 0, f64::INFINITY), multiples.parts(last, 1, f64::INFINITY));
+    assert_eq!(before[0].node, PartNode::Group(sides[0]));
+    assert_eq!(after[0].node, PartNode::Group(sides[1]));
+    // One scale for both: the leaking run's tree is the longer one at the end.
+    assert!(before[0].end > after[0].end, "{} vs {}", before[0].end, after[0].end);
+    // The same groups in the same places: each run's key, level by level, in order.
+    let own = |parts: &[memcity_layout::partition::Part]| -> Vec<String> {
+        parts
+            .iter()
+            .filter(|p| p.depth == 1)
+            .filter_map(|p| if let PartNode::Group(g) = p.node { Some(g) } else { None })
+            .map(|g| {
+                memcity_model::compare::split_key(&model.timeline.groups[g as usize].key)
+                    .unwrap()
+                    .1
+                    .to_string()
+            })
+            .collect()
+    };
+    assert!(!own(&before).is_empty());
+    assert_eq!(own(&before), own(&after));
+    // Drilled into one run's group, the pair is that group and its twin.
+    let g = model.timeline.group(&memcity_model::compare::side_key(1, &own(&after)[0])).unwrap();
+    click(&mut app, PartNode::Group(g), false);
+    let twin = memcity_layout::compare::twins(&model.timeline).unwrap()[g as usize];
+    assert_eq!(app.world().resource::<Multiples>().roots, [twin, g]);
 }

@@ -40,28 +40,60 @@ pub fn default_pins(model: &CityModel) -> BTreeSet<usize> {
 pub struct TogglePin(pub usize);
 
 /// The small multiples: the snapshots shown, in time order, the pinned ones' partitions and
-/// the current one's (tweened as time steps).
+/// the current one's (tweened as time steps). Two compared runs give each time a pair of trees,
+/// before and after ([`Multiples::roots`]).
 #[derive(Resource, Default)]
 pub struct Multiples {
     pub snapshots: Vec<usize>,
+    /// Per pinned snapshot, one partition per root.
     pub pinned: Vec<Vec<Part>>,
-    pub current: Tweened,
+    /// The current snapshot's, one per root.
+    pub current: Vec<Tweened>,
     pub levels: u32,
-    /// The subtree's root and the current snapshot.
-    pub root: u32,
+    /// The subtree's root, or with two compared runs the before and after side of it.
+    pub roots: Vec<u32>,
+    /// The current snapshot.
     pub snapshot: usize,
     made_for: Option<MultiplesKey>,
 }
 
 impl Multiples {
-    /// The parts of the `i`-th multiple at `now`.
-    pub fn parts(&self, i: usize, now: f64) -> Vec<Part> {
+    /// The parts of the `i`-th multiple's tree of `roots[side]` at `now`.
+    pub fn parts(&self, i: usize, side: usize, now: f64) -> Vec<Part> {
         if self.snapshots.get(i) == Some(&self.snapshot) {
-            self.current.at(now)
+            self.current.get(side).map(|t| t.at(now)).unwrap_or_default()
         } else {
             let pinned = self.snapshots[..i].iter().filter(|&&s| s != self.snapshot).count();
-            self.pinned.get(pinned).cloned().unwrap_or_default()
+            self.pinned.get(pinned * self.roots.len() + side).cloned().unwrap_or_default()
         }
+    }
+
+    /// Whether a tree is still moving to where time put it.
+    pub fn moving(&self, now: f64) -> bool {
+        self.current.iter().any(|t| t.moving(now))
+    }
+
+    /// Parts drawn, for the benchmark.
+    pub fn part_count(&self) -> usize {
+        self.pinned.iter().chain(self.current.iter().map(|t| &t.to)).map(Vec::len).sum()
+    }
+}
+
+/// The trees a multiple shows for `root`: itself, or with two compared runs the before and the
+/// after side of it (the pair's root gives both runs).
+pub fn paired_roots(model: &CityModel, root: u32) -> Vec<u32> {
+    use memcity_layout::city::NONE;
+    let Some(twins) = memcity_layout::compare::twins(&model.timeline) else { return vec![root] };
+    let sides = memcity_model::compare::SIDES.map(|k| model.timeline.group(k));
+    match (root, twins.get(root as usize).copied()) {
+        (0, _) => sides.iter().flatten().copied().collect(),
+        (_, Some(twin)) if twin != NONE => {
+            let before = memcity_model::compare::split_key(&model.timeline.groups[root as usize].key)
+                .is_some_and(|(side, _)| side == 0)
+                || Some(root) == sides[0];
+            if before { vec![root, twin] } else { vec![twin, root] }
+        }
+        _ => vec![root],
     }
 }
 
@@ -121,19 +153,18 @@ pub fn update_multiples(
         multiples.made_for.as_ref().is_some_and(|last| MultiplesKey { snapshot, ..last.clone() } == key);
     let now = time.elapsed_secs_f64();
     let (timeline, metric) = (&model.timeline, model.layout.settings.metric);
-    let levels = levels_below(timeline, key.root);
-    let largest = window_scale(timeline, metric, key.root, 0, count.saturating_sub(1));
-    let tree_at = |s: usize| {
-        let value = timeline.values[s].get(metric)[key.root as usize];
+    let roots = paired_roots(&model, key.root);
+    let levels = levels_below(timeline, roots[0]);
+    // Both runs of a pair at one scale, so the larger heap shows as the larger tree.
+    let largest = roots
+        .iter()
+        .map(|&r| window_scale(timeline, metric, r, 0, count.saturating_sub(1)))
+        .max()
+        .unwrap_or(0);
+    let tree_at = |s: usize, root: u32| {
+        let value = timeline.values[s].get(metric)[root as usize];
         let scale = if settings.scaled { largest } else { value };
-        let view = TreeView {
-            metric,
-            order: &order.order,
-            pruning: settings.pruning,
-            root: key.root,
-            levels,
-            scale,
-        };
+        let view = TreeView { metric, order: &order.order, pruning: settings.pruning, root, levels, scale };
         partition(timeline, &view, s)
     };
     let mut snapshots: BTreeSet<usize> = key.pinned.clone();
@@ -141,11 +172,21 @@ pub fn update_multiples(
         snapshots.insert(snapshot);
     }
     multiples.snapshots = snapshots.into_iter().collect();
-    multiples.pinned = multiples.snapshots.iter().filter(|&&s| s != snapshot).map(|&s| tree_at(s)).collect();
-    let current = if count > 0 { tree_at(snapshot) } else { Vec::new() };
-    multiples.current.show(current, levels, now, animate);
+    multiples.pinned = multiples
+        .snapshots
+        .iter()
+        .filter(|&&s| s != snapshot)
+        .flat_map(|&s| roots.iter().map(move |&r| (s, r)))
+        .map(|(s, r)| tree_at(s, r))
+        .collect();
+    let animate = animate && multiples.roots == roots;
+    multiples.current.resize_with(roots.len(), Tweened::default);
+    for (tweened, &root) in multiples.current.iter_mut().zip(&roots) {
+        let current = if count > 0 { tree_at(snapshot, root) } else { Vec::new() };
+        tweened.show(current, levels, now, animate);
+    }
     multiples.levels = levels;
-    multiples.root = key.root;
+    multiples.roots = roots;
     multiples.snapshot = snapshot;
     multiples.made_for = Some(key);
 }

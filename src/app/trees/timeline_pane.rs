@@ -74,17 +74,19 @@ fn row_of_trees(
     let hovered_id = egui::Id::new("memcity_tree_multiples_hovered");
     let also: Option<NodeKey> = ui.data(|d| d.get_temp(hovered_id)).flatten();
     let mut hovered_now = None;
+    let sides = multiples.roots.len().max(1);
     for (i, &snapshot) in multiples.snapshots.iter().enumerate() {
         let left = area.min.x + i as f32 * (width + gap);
         let rect = egui::Rect::from_min_size(egui::pos2(left, area.min.y), egui::vec2(width, area.height()));
         let look = Look { snapshot, ..*look };
         let current = snapshot == multiples.snapshot;
-        let heap = look.model.timeline.values[snapshot].get(look.model.layout.settings.metric)
-            [multiples.root as usize];
+        let values = look.model.timeline.values[snapshot].get(look.model.layout.settings.metric);
+        let heaps: Vec<String> =
+            multiples.roots.iter().map(|&r| heap_value(&look, values[r as usize])).collect();
         let caption = egui::Rect::from_min_size(rect.min, egui::vec2(width, 18.0));
         ui.scope_builder(egui::UiBuilder::new().max_rect(caption), |ui| {
             ui.horizontal(|ui| {
-                let label = format!("snapshot {snapshot} · {}", heap_value(&look, heap));
+                let label = format!("snapshot {snapshot} · {}", heaps.join(" | "));
                 if current {
                     ui.label(egui::RichText::new(format!("{label} (now)")).strong().color(HIGHLIGHT));
                 } else if ui.link(label).on_hover_text("go to this time").clicked() {
@@ -92,16 +94,35 @@ fn row_of_trees(
                 }
             });
         });
-        let body = egui::Rect::from_min_max(egui::pos2(rect.min.x, rect.min.y + 20.0), rect.max);
-        let parts = multiples.parts(i, now);
-        let view = View { shape, levels: multiples.levels, faded: None, also };
-        let (response, hovered) = draw(ui, body, &parts, &view, &look, &format!("memcity_tree_multiple_{i}"));
-        let Some(part) = hovered.map(|h| &parts[h]) else { continue };
-        hovered_now = Some(NodeKey::of(&part.node));
-        let response = response.on_hover_ui_at_pointer(|ui| tooltip(ui, &look, part));
-        if response.clicked() {
-            let select = ui.input(|i| i.modifiers.command);
-            clicks.write(TreeClicked { node: part.node.clone(), select });
+        // A pair of runs: before and after side by side in the cell, each under its run's name.
+        let side_gap = if sides > 1 { 4.0 } else { 0.0 };
+        let side_width = (width - side_gap * (sides - 1) as f32) / sides as f32;
+        let side_caption = if sides > 1 { 16.0 } else { 0.0 };
+        for side in 0..sides {
+            let x = rect.min.x + side as f32 * (side_width + side_gap);
+            let top = rect.min.y + 20.0;
+            if sides > 1 {
+                let name = &look.model.timeline.groups[multiples.roots[side] as usize].name;
+                let at = egui::Rect::from_min_size(egui::pos2(x, top), egui::vec2(side_width, side_caption));
+                ui.scope_builder(egui::UiBuilder::new().max_rect(at), |ui| {
+                    ui.add(egui::Label::new(egui::RichText::new(name).small()).truncate());
+                });
+            }
+            let body = egui::Rect::from_min_max(
+                egui::pos2(x, top + side_caption),
+                egui::pos2(x + side_width, rect.max.y),
+            );
+            let parts = multiples.parts(i, side, now);
+            let view = View { shape, levels: multiples.levels, faded: None, also };
+            let id = format!("memcity_tree_multiple_{i}_{side}");
+            let (response, hovered) = draw(ui, body, &parts, &view, &look, &id);
+            let Some(part) = hovered.map(|h| &parts[h]) else { continue };
+            hovered_now = Some(NodeKey::of(&part.node));
+            let response = response.on_hover_ui_at_pointer(|ui| tooltip(ui, &look, part));
+            if response.clicked() {
+                let select = ui.input(|i| i.modifiers.command);
+                clicks.write(TreeClicked { node: part.node.clone(), select });
+            }
         }
     }
     ui.data_mut(|d| d.insert_temp(hovered_id, hovered_now));

@@ -2,12 +2,12 @@
 
 use bevy::prelude::*;
 use bevy_egui::egui;
-use memcity_layout::{AreaMode, GrowthScale};
+use memcity_layout::{AreaMode, CompareView, GrowthScale};
 use memcity_model::Metric;
 
 use super::workspace::AddTab;
 use super::workspace::layouts::tabs::SETTINGS;
-use crate::app::model::{LayoutSettings, ViewOptions};
+use crate::app::model::{CityModel, LayoutSettings, ViewOptions};
 use crate::app::time::TimeCursor;
 
 pub struct SettingsPlugin;
@@ -23,6 +23,7 @@ fn settings_pane(
     mut settings: ResMut<LayoutSettings>,
     mut options: ResMut<ViewOptions>,
     mut cursor: ResMut<TimeCursor>,
+    model: Res<CityModel>,
 ) {
     let (mut s, mut o, mut period) = (settings.0.clone(), options.clone(), cursor.period);
     egui::ComboBox::from_label("metric").selected_text(format!("{:?}", s.metric).to_lowercase()).show_ui(
@@ -50,6 +51,20 @@ fn settings_pane(
             ui.selectable_value(&mut s.growth, GrowthScale::Relative, "against the top grower")
                 .on_hover_text("the paper's: the strongest grower is always red");
         });
+    if memcity_model::compare::is_pair(&model.history) {
+        egui::ComboBox::from_label("compared runs")
+            .selected_text(match s.compare {
+                CompareView::Sides => "side by side",
+                CompareView::Difference => "difference",
+            })
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut s.compare, CompareView::Sides, "side by side")
+                    .on_hover_text("two cities on one ground, every group at the same place in both");
+                ui.selectable_value(&mut s.compare, CompareView::Difference, "difference").on_hover_text(
+                    "the after run, red where a group has more than in the before run at the same time",
+                );
+            });
+    }
     ui.add(egui::Slider::new(&mut s.children, 1..=200).logarithmic(true).text("child count"));
     ui.add(egui::Slider::new(&mut s.solid, 0..=100).text("solid buildings"));
     ui.add(egui::Slider::new(&mut s.opacity, 0.05..=1.0).text("non-solid opacity"));

@@ -9,7 +9,7 @@ use super::search::CTRL;
 use super::workspace::layouts::tabs::OPEN;
 use super::workspace::{AddTab, ShowTab};
 use crate::app::live::LiveServer;
-use crate::app::load::{Loading, OpenInput};
+use crate::app::load::{CompareInputs, Loading, OpenInput};
 use crate::app::model::CityModel;
 use crate::app::tour::TourCommand;
 use crate::app::viewport::UiFocus;
@@ -25,6 +25,8 @@ impl Plugin for SourcesPlugin {
 #[derive(Resource, Default)]
 struct OpenBox {
     text: String,
+    /// The two runs of "Compare two runs": before, after.
+    runs: [String; 2],
     /// The path field takes the keyboard the next time the pane is drawn.
     focus: bool,
 }
@@ -54,6 +56,7 @@ fn show_when_needed(
     *needed_before = needed;
 }
 
+#[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it reads
 fn open_pane(
     InMut(ui): InMut<egui::Ui>,
     mut open: ResMut<OpenBox>,
@@ -61,6 +64,7 @@ fn open_pane(
     live: Option<Res<LiveServer>>,
     model: Res<CityModel>,
     mut requests: MessageWriter<OpenInput>,
+    mut compares: MessageWriter<CompareInputs>,
     mut tours: MessageWriter<TourCommand>,
 ) {
     let empty = model.snapshot_count() == 0;
@@ -88,6 +92,20 @@ fn open_pane(
         ui.colored_label(egui::Color32::from_rgb(255, 110, 90), error);
         ui.label("The city shown is unchanged.");
     }
+    ui.collapsing("Compare two runs", |ui| {
+        ui.small(
+            "Both runs in one city, laid out alike (Settings: side by side or difference); any input above.",
+        );
+        for (run, hint) in
+            open.runs.iter_mut().zip(["before (e.g. the leaking run)", "after (e.g. the fixed run)"])
+        {
+            ui.add(egui::TextEdit::singleline(run).hint_text(hint).desired_width(280.0));
+        }
+        let ready = open.runs.iter().all(|r| !r.trim().is_empty());
+        if ui.add_enabled(ready && !busy, egui::Button::new("Compare")).clicked() {
+            compares.write(CompareInputs(open.runs.clone()));
+        }
+    });
     ui.collapsing("Built-in scenarios and tours", |ui| {
         egui::Grid::new("memcity_scenarios").striped(true).show(ui, |ui| {
             for s in memcity_analysis::scenarios::SCENARIOS {
