@@ -24,11 +24,54 @@ fn leaking_scenarios_fail_and_their_fixes_pass() {
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.lines().next().unwrap().starts_with("LEAK "), "{text}");
         assert!(text.trim_end().ends_with("grew past the limits"), "{text}");
+        assert!(text.lines().any(|l| l.starts_with("LEAK structure ")), "a growing data structure: {text}");
         let out = check(&[&[&format!("scenario:{fixed}")[..]][..], &SMALL].concat());
         assert_eq!(out.status.code(), Some(0), "{fixed}: {}", String::from_utf8_lossy(&out.stdout));
     }
     // With the default limits (1 MiB), the scenarios' small growth passes.
     assert_eq!(check(&["scenario:linked-list"]).status.code(), Some(0));
+}
+
+#[test]
+fn a_growing_data_structure_is_a_finding_with_its_holder() {
+    // Each scenario's leaking structure, named by the field that holds it; its fixed variant's
+    // structures settle and pass (above).
+    for (scenario, line) in [
+        ("linked-list", "LEAK structure java.util.LinkedList: +"),
+        ("http-client", "LEAK structure java.util.HashMap: +"),
+        ("easytravel", "LEAK structure java.util.concurrent.ConcurrentHashMap: +"),
+    ] {
+        let out = check(&[&[&format!("scenario:{scenario}")[..]][..], &SMALL].concat());
+        let text = String::from_utf8_lossy(&out.stdout);
+        let found =
+            text.lines().find(|l| l.starts_with(line)).unwrap_or_else(|| panic!("{scenario}: {text}"));
+        assert!(found.contains(" bytes per step over 29 steps grown, retains "), "{found}");
+        let holder = match scenario {
+            "linked-list" => "held by static app.model.Registry.people",
+            "http-client" => "held by static app.feed.Fetcher.connectionManager .mapHosts",
+            _ => "held by static com.dynatrace.easytravel.LocationCache.cache",
+        };
+        assert!(found.ends_with(holder), "{found}");
+    }
+    // The committed dumps of tests/java/LeakApp.java (three: two steps): the list and the map
+    // its statics hold both grow by more than 100 kB a step.
+    let hprof = concat!(env!("CARGO_MANIFEST_DIR"), "/data/hprof");
+    let out = check(&[hprof, "--min-steps", "2", "--max-growth-bytes", "100000"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in [
+        "LEAK structure java.util.LinkedList: +336000 bytes per step over 2 steps grown, retains 999952 bytes, held by static LeakApp.PEOPLE",
+        "LEAK structure java.util.HashMap: +196096 bytes per step over 2 steps grown, retains 592448 bytes, held by static LeakApp.CACHE",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line}: {text}");
+    }
+    // --no-structures judges the groups alone.
+    let out = check(&["scenario:linked-list", "--no-structures", SMALL[0], SMALL[1], SMALL[2], SMALL[3]]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("LEAK structure"));
+    // A run of fewer steps than a finding must grow in has none: nothing is read for them.
+    let out = check(&[hprof, "--max-growth-bytes", "100000"]);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("LEAK structure"));
 }
 
 #[test]
@@ -43,6 +86,8 @@ fn the_html_report_stands_alone_and_escapes_names() {
     // The findings, their holder, the heap chart and the city map, with nothing fetched.
     assert!(html.contains("java.util.LinkedList$Node › java.util.LinkedList.linkLast"));
     assert!(html.contains("app.model.Registry.&lt;clinit&gt;"), "names are escaped");
+    assert!(html.contains("<code>structure java.util.LinkedList</code>"), "the growing list");
+    assert!(html.contains("<code>static app.model.Registry.people</code>"), "what holds it");
     assert!(!html.contains("<clinit>"), "no raw markup from a name");
     assert_eq!(html.matches("<svg").count(), 2);
     assert!(html.contains("stroke=\"#ff2020\""), "the findings outlined on the map");
@@ -59,20 +104,29 @@ fn json_junit_and_a_baseline_that_knows_the_leak() {
     let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert_eq!(report["verdict"], "leak");
     let suspects = report["suspects"].as_array().unwrap();
+    let list = suspects.iter().find(|s| s["kind"] == "structure").expect("the growing list");
+    assert_eq!(list["name"], "java.util.LinkedList");
+    assert_eq!(list["key"], "structure:java.util.LinkedList static app.model.Registry.people");
+    assert_eq!(list["path"], serde_json::json!(["static app.model.Registry.people"]));
     assert!(suspects.iter().any(|s| s["key"].as_str().unwrap().contains("LinkedList$Node")), "{report}");
     let first = &suspects[0];
     assert!(first["growth_bytes"].as_i64().unwrap() > 20000 && first["retained_bytes"].as_u64().unwrap() > 0);
     // A list node is kept alive by the list: the path ends at it.
     let node = suspects.iter().find(|s| s["key"].as_str().unwrap().contains("LinkedList$Node")).unwrap();
+    assert_eq!(node["kind"], "group");
     let path = node["path"].as_array().unwrap();
     assert_eq!(
         path.last().and_then(|p| p.as_str()),
         Some("java.util.LinkedList › app.model.Registry.<clinit>"),
         "{node}"
     );
+    // One test case for the input, failed once per suspect.
     let xml = std::fs::read_to_string(&junit).unwrap();
-    assert!(xml.starts_with("<?xml") && xml.contains(&format!("failures=\"{}\"", suspects.len())), "{xml}");
+    assert!(xml.starts_with("<?xml") && xml.contains("tests=\"1\" failures=\"1\""), "{xml}");
+    assert_eq!(xml.matches("<testcase ").count(), 1, "{xml}");
+    assert!(xml.contains("name=\"scenario:linked-list\""), "{xml}");
     assert_eq!(xml.matches("<failure ").count(), suspects.len());
+    assert!(xml.contains("<failure type=\"structure\""), "{xml}");
     // The same run against its own report: everything is known, so it passes.
     let mut again = vec!["scenario:linked-list", "--baseline", json.to_str().unwrap()];
     again.extend(SMALL);

@@ -1,10 +1,10 @@
-//! `memcity check INPUT…`: the leak gate for a build (docs/ci.md). Exit 0 when no group grew
-//! past the limits, 1 when one did, 2 when the input or a flag is bad.
+//! `memcity check INPUT…`: the leak gate for a build (docs/ci.md). Exit 0 when no group or
+//! data structure grew past the limits, 1 when one did, 2 when the input or a flag is bad.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use memcity_analysis::check::{Finding, Limits, findings, matches};
+use memcity_analysis::check::{Finding, Grew, Limits, findings, matches};
 use memcity_model::escape::xml;
 use memcity_model::{History, Timeline};
 use serde_json::{Value, json};
@@ -29,13 +29,17 @@ pub struct CheckArgs {
     /// Leave out groups whose key or name matches (`*` for any characters); repeatable.
     #[arg(long = "ignore", value_name = "PATTERN")]
     pub ignore: Vec<String>,
+    /// Judge groups alone: no data structure is looked for, so the heaps are read once (a
+    /// run of several dumps takes about half the time; docs/ci.md, "Speed").
+    #[arg(long)]
+    pub no_structures: bool,
     /// A previous run's --json: only groups not already found there fail.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
     /// Write the verdict and the findings as JSON.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    /// Write a JUnit XML report (one test case per finding, or one passing case).
+    /// Write a JUnit XML report (one test case for the input, one failure in it per finding).
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
     /// Write one self-contained HTML page: the verdict, the findings with their retainer
@@ -52,12 +56,31 @@ struct Verdict {
     known: usize,
 }
 
+/// One finding as the reports show it: a group (a building of the city) or a data structure.
 struct Shown {
-    finding: Finding,
+    /// The group, where it is one.
+    group: Option<u32>,
     key: String,
+    /// A group's names below the root; a structure's type.
     name: String,
-    /// The retainer path's groups that keep it alive, up to the root-most holder.
+    grew: Grew,
+    /// What keeps it alive: a group's retainer path up to the root-most holder, a structure's
+    /// root path.
     path: Vec<String>,
+}
+
+impl Shown {
+    fn kind(&self) -> &'static str {
+        if self.group.is_some() { "group" } else { "structure" }
+    }
+
+    /// How the one-line summary and JUnit name it.
+    fn title(&self) -> String {
+        match self.group {
+            Some(_) => self.name.clone(),
+            None => format!("structure {}", self.name),
+        }
+    }
 }
 
 /// Runs the check; `Ok(true)` when it passes. Errors are bad input (exit 2).
@@ -88,16 +111,31 @@ pub fn run(args: CheckArgs) -> Result<bool> {
         max_growth_percent: args.max_growth_percent,
         min_steps: args.min_steps,
     };
+    let ignored_text = |text: &str| args.ignore.iter().any(|p| matches(p, text));
     let group = |g: u32| &timeline.groups[g as usize];
-    let ignored =
-        |g: u32| args.ignore.iter().any(|p| matches(p, &group(g).key) || matches(p, &name(&timeline, g)));
-    let all = findings(&history, &timeline, limits, &ignored);
-    let before = all.len();
-    let findings: Vec<Shown> = all
+    let ignored = |g: u32| ignored_text(&group(g).key) || ignored_text(&name(&timeline, g));
+    let mut all: Vec<Shown> = findings(&history, &timeline, limits, &ignored)
         .into_iter()
-        .filter(|f| !known.contains(&group(f.group).key))
         .map(|f| shown(&history, &timeline, f))
         .collect();
+    let structures = match args.no_structures {
+        true => Vec::new(),
+        false => crate::cli::check_structures::findings(
+            &args.inputs,
+            history.snapshots.len(),
+            limits,
+            &ignored_text,
+        )?,
+    };
+    all.extend(structures.into_iter().map(|f| Shown {
+        group: None,
+        key: f.key(),
+        name: f.type_name,
+        grew: f.grew,
+        path: vec![f.path],
+    }));
+    let before = all.len();
+    let findings: Vec<Shown> = all.into_iter().filter(|s| !known.contains(&s.key)).collect();
     let verdict = Verdict { input: args.inputs.join(" "), known: before - findings.len(), findings };
     if let Some(path) = &args.json {
         write(path, "--json", &(serde_json::to_string_pretty(&verdict.json())? + "\n"))?;
@@ -109,13 +147,7 @@ pub fn run(args: CheckArgs) -> Result<bool> {
         let rows: Vec<Row> = verdict
             .findings
             .iter()
-            .map(|s| Row {
-                group: s.finding.group,
-                name: &s.name,
-                growth_per_step: s.finding.growth_per_step,
-                retained_bytes: s.finding.retained_bytes,
-                path: &s.path,
-            })
+            .map(|s| Row { group: s.group, name: s.title(), grew: s.grew, path: &s.path })
             .collect();
         write(path, "--report", &crate::cli::check_report::page(&verdict.input, &history, &timeline, &rows))?;
     }
@@ -123,10 +155,10 @@ pub fn run(args: CheckArgs) -> Result<bool> {
         let holder = s.path.last().map_or(String::new(), |h| format!(", held by {h}"));
         say!(
             "LEAK {}: +{:.0} bytes per step over {} steps grown, retains {} bytes{holder}",
-            s.name,
-            s.finding.growth_per_step,
-            s.finding.steps_grown,
-            s.finding.retained_bytes
+            s.title(),
+            s.grew.growth_per_step,
+            s.grew.steps_grown,
+            s.grew.retained_bytes
         );
     }
     let pass = verdict.findings.is_empty();
@@ -136,7 +168,7 @@ pub fn run(args: CheckArgs) -> Result<bool> {
         String::new()
     };
     say!(
-        "{}: {} group(s) grew past the limits{known}",
+        "{}: {} group(s) or data structure(s) grew past the limits{known}",
         if pass { "pass" } else { "leak" },
         verdict.findings.len()
     );
@@ -154,7 +186,13 @@ fn shown(history: &History, timeline: &Timeline, finding: Finding) -> Shown {
             .map(|s| timeline.group(&s.key).map_or(s.key.clone(), |g| name(timeline, g)))
             .collect()
     });
-    Shown { key: g.key.clone(), name: name(timeline, finding.group), path, finding }
+    Shown {
+        group: Some(finding.group),
+        key: g.key.clone(),
+        name: name(timeline, finding.group),
+        grew: finding.grew,
+        path,
+    }
 }
 
 /// A group's names below the root, outermost first: `java.util.HashMap › Registry.<clinit>`.
@@ -203,37 +241,38 @@ impl Verdict {
             .findings
             .iter()
             .map(|s| {
-                json!({"name": s.name, "key": s.key, "growth_bytes": s.finding.growth_bytes,
-                       "growth_per_step": s.finding.growth_per_step.round(),
-                       "retained_bytes": s.finding.retained_bytes, "path": s.path})
+                json!({"kind": s.kind(), "name": s.name, "key": s.key, "growth_bytes": s.grew.growth_bytes,
+                       "growth_per_step": s.grew.growth_per_step.round(),
+                       "steps_grown": s.grew.steps_grown,
+                       "retained_bytes": s.grew.retained_bytes, "path": s.path})
             })
             .collect();
         let verdict = if self.findings.is_empty() { "pass" } else { "leak" };
         json!({"verdict": verdict, "input": self.input, "suspects": suspects})
     }
 
+    /// One test case for the input, failed once per finding.
     fn junit(&self) -> String {
-        let input = xml(&self.input);
-        let mut cases = String::new();
+        let mut failures = String::new();
         for s in &self.findings {
             let message = format!(
                 "{} grew by {} bytes ({:.0} per step), retains {} bytes",
-                s.name, s.finding.growth_bytes, s.finding.growth_per_step, s.finding.retained_bytes
+                s.title(),
+                s.grew.growth_bytes,
+                s.grew.growth_per_step,
+                s.grew.retained_bytes
             );
-            cases.push_str(&format!(
-                "  <testcase classname=\"memcity.check\" name=\"{input}: {}\">\n    <failure message=\"{}\">{}</failure>\n  </testcase>\n",
-                xml(&s.name),
+            failures.push_str(&format!(
+                "    <failure type=\"{}\" message=\"{}\">{}</failure>\n",
+                s.kind(),
                 xml(&message),
                 xml(&s.path.join(" ← "))
             ));
         }
-        if self.findings.is_empty() {
-            cases.push_str(&format!("  <testcase classname=\"memcity.check\" name=\"{input}\"/>\n"));
-        }
-        let tests = self.findings.len().max(1);
+        let failed = usize::from(!self.findings.is_empty());
         format!(
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"memcity check\" tests=\"{tests}\" failures=\"{}\">\n{cases}</testsuite>\n",
-            self.findings.len()
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"memcity check\" tests=\"1\" failures=\"{failed}\">\n  <testcase classname=\"memcity.check\" name=\"{}\">\n{failures}  </testcase>\n</testsuite>\n",
+            xml(&self.input)
         )
     }
 }

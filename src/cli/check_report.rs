@@ -5,6 +5,7 @@
 
 use std::fmt::Write;
 
+use memcity_analysis::check::Grew;
 use memcity_analysis::windows::{Window, WindowKind};
 use memcity_layout::frame::{footprint, frame, growth_color};
 use memcity_layout::{CityLayout, Settings, layout};
@@ -13,10 +14,10 @@ use memcity_model::{History, Timeline};
 
 /// What the page shows of one finding.
 pub struct Row<'a> {
-    pub group: u32,
-    pub name: &'a str,
-    pub growth_per_step: f64,
-    pub retained_bytes: u64,
+    /// The group (building) where the finding is one; a data structure has none.
+    pub group: Option<u32>,
+    pub name: String,
+    pub grew: Grew,
     pub path: &'a [String],
 }
 
@@ -38,19 +39,19 @@ pub fn page(input: &str, history: &History, timeline: &Timeline, rows: &[Row]) -
         history.snapshots.len()
     );
     if rows.is_empty() {
-        out.push_str("<p>No group grew past the limits.</p>\n");
+        out.push_str("<p>No group or data structure grew past the limits.</p>\n");
     } else {
         out.push_str(
-            "<table><tr><th>group</th><th>growth per step</th><th>retains</th><th>kept alive by</th></tr>\n",
+            "<table><tr><th>group or data structure</th><th>growth per step</th><th>retains</th><th>kept alive by</th></tr>\n",
         );
         for r in rows {
             let path: Vec<String> = r.path.iter().map(|p| html(p).into_owned()).collect();
             let _ = writeln!(
                 out,
                 "<tr><td><code>{}</code></td><td>{:+.0} B</td><td>{} B</td><td><code>{}</code></td></tr>",
-                html(r.name),
-                r.growth_per_step,
-                r.retained_bytes,
+                html(&r.name),
+                r.grew.growth_per_step,
+                r.grew.retained_bytes,
                 path.join(" ← ")
             );
         }
@@ -59,7 +60,7 @@ pub fn page(input: &str, history: &History, timeline: &Timeline, rows: &[Row]) -
     out.push_str("<h2>The heap over time</h2>\n");
     out.push_str(&heap_chart(history, &memcity_analysis::windows::detect(history)));
     out.push_str("<h2>The city at the last snapshot, from above</h2>\n");
-    let findings: Vec<u32> = rows.iter().map(|r| r.group).collect();
+    let findings: Vec<u32> = rows.iter().filter_map(|r| r.group).collect();
     out.push_str(&city_map(&layout(timeline, &Settings::default()), history.snapshots.len() - 1, &findings));
     out.push_str("<p>Red outlines: the groups that failed the check. Colour: growth since the first snapshot.</p>\n</body></html>\n");
     out

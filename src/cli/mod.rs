@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod analyze;
 mod check;
 mod check_report;
+mod check_structures;
 mod diff;
 mod fetch;
 pub mod import;
