@@ -155,25 +155,18 @@ fn json_junit_and_a_baseline_that_knows_the_leak() {
 
 #[test]
 fn bad_input_exits_2_with_one_line() {
-    let refused = |args: &[&str], needle: &str| {
-        let out = check(args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stdout));
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(needle), "{args:?}: {err}");
-        assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
-    };
-    refused(&["/nonexistent/dumps"], "/nonexistent/dumps");
+    refused(&["/nonexistent/dumps"], &["/nonexistent/dumps"]);
     let not_json = temp("baseline.txt");
     std::fs::write(&not_json, "hello").unwrap();
-    refused(&["scenario:linked-list", "--baseline", not_json.to_str().unwrap()], "not JSON");
+    refused(&["scenario:linked-list", "--baseline", not_json.to_str().unwrap()], &["not JSON"]);
     std::fs::write(&not_json, "{\"verdict\": \"pass\"}").unwrap();
     refused(
         &["scenario:linked-list", "--baseline", not_json.to_str().unwrap()],
-        "not the --json of memcity check",
+        &["not the --json of memcity check"],
     );
     let _ = std::fs::remove_file(&not_json);
-    refused(&["scenario:linked-list", "--junit", "/nonexistent/dir/junit.xml"], "--junit");
-    refused(&["scenario:linked-list", "--max-growth-percent", "NaN"], "--max-growth-percent");
+    refused(&["scenario:linked-list", "--junit", "/nonexistent/dir/junit.xml"], &["--junit"]);
+    refused(&["scenario:linked-list", "--max-growth-percent", "NaN"], &["--max-growth-percent"]);
     let one = temp("one.json");
     let made = Command::new(MEMCITY)
         .args(["analyze", "--scenario", "linked-list", "--gcs", "1", "--out"])
@@ -181,6 +174,96 @@ fn bad_input_exits_2_with_one_line() {
         .output()
         .unwrap();
     assert!(made.status.success());
-    refused(&[one.to_str().unwrap()], "at least two snapshots");
+    refused(&[one.to_str().unwrap()], &["at least two snapshots"]);
     let _ = std::fs::remove_file(&one);
+}
+
+/// The committed sample's first dump, uncompressed.
+fn sample_dump() -> Vec<u8> {
+    use std::io::Read;
+    let gz = std::fs::File::open(concat!(env!("CARGO_MANIFEST_DIR"), "/data/hprof/dump1.hprof.gz")).unwrap();
+    let mut bytes = Vec::new();
+    flate2::read::MultiGzDecoder::new(gz).read_to_end(&mut bytes).unwrap();
+    bytes
+}
+
+fn refused(args: &[&str], needles: &[&str]) {
+    let out = check(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {}{err}", String::from_utf8_lossy(&out.stdout));
+    for needle in needles {
+        assert!(err.contains(needle), "{args:?}: {needle:?} not in {err}");
+    }
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn broken_dumps_empty_folders_and_missing_files_exit_2() {
+    let dir = temp("broken");
+    std::fs::create_dir_all(&dir).unwrap();
+    let dump = sample_dump();
+    let (cut, corrupt) = (dir.join("cut.hprof"), dir.join("corrupt.hprof"));
+    std::fs::write(&cut, &dump[..dump.len() / 3]).unwrap();
+    // A record's length overwritten with garbage in the middle of the heap.
+    let mut bad = dump.clone();
+    bad[dump.len() / 2..dump.len() / 2 + 64].fill(0xA5);
+    std::fs::write(&corrupt, &bad).unwrap();
+    let whole = dir.join("whole.hprof");
+    std::fs::write(&whole, &dump).unwrap();
+    let (cut, corrupt, whole) = (cut.to_str().unwrap(), corrupt.to_str().unwrap(), whole.to_str().unwrap());
+    refused(&[cut], &[cut, "truncated"]);
+    refused(&[corrupt], &[corrupt]);
+    // One bad dump in a series spoils it, and is named.
+    refused(&[whole, cut], &[cut]);
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    refused(&[empty.to_str().unwrap()], &[empty.to_str().unwrap()]);
+    let missing = dir.join("missing.hprof");
+    refused(&[missing.to_str().unwrap()], &[missing.to_str().unwrap(), "no such file"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_baselines_and_output_paths_exit_2() {
+    let dir = temp("baselines");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let linked = &[&["scenario:linked-list"][..], &SMALL].concat();
+    let not_json = file("not.json", "{\"verdict\": \"leak\", \"suspects\": [");
+    refused(&[&linked[..], &["--baseline", &not_json]].concat(), &[&not_json, "not JSON"]);
+    let foreign = file(
+        "foreign.json",
+        r#"{"verdict":"leak","input":"other","suspects":[{"kind":"group","name":"Foo","key":"Heap#Type:com.other.Foo","path":[]},
+            {"kind":"structure","name":"com.other.Bag","key":"structure:com.other.Bag static com.other.Main.bag","path":[]}]}"#,
+    );
+    refused(&[&linked[..], &["--baseline", &foreign]].concat(), &[&foreign, "the report of another program"]);
+    let foreign = file(
+        "structures.json",
+        r#"{"verdict":"leak","input":"other","suspects":[{"kind":"structure","name":"com.other.Bag","key":"structure:com.other.Bag static com.other.Main.bag","path":[]}]}"#,
+    );
+    refused(&[&linked[..], &["--baseline", &foreign]].concat(), &["is a type of this input's groups"]);
+    // A real report of one program (a scenario) against another's dumps, which group otherwise.
+    let report = dir.join("linked.json");
+    let mut args = linked.clone();
+    args.extend(["--json", report.to_str().unwrap()]);
+    assert_eq!(check(&args).status.code(), Some(1));
+    let hprof = concat!(env!("CARGO_MANIFEST_DIR"), "/data/hprof");
+    refused(&[hprof, "--baseline", report.to_str().unwrap()], &["linked.json", "another program"]);
+    // A baseline without suspects knows nothing, and is taken.
+    let empty = file("pass.json", r#"{"verdict":"pass","input":"x","suspects":[]}"#);
+    assert_eq!(check(&[&linked[..], &["--baseline", &empty]].concat()).status.code(), Some(1));
+    // Output paths: a folder, a device, a folder that does not exist.
+    let folder = dir.to_str().unwrap();
+    refused(&[&linked[..], &["--json", folder]].concat(), &["--json", "is a folder"]);
+    refused(&[&linked[..], &["--report", "/dev/null"]].concat(), &["--report", "not a regular file"]);
+    refused(
+        &[&linked[..], &["--json", "/nonexistent/dir/out.json"]].concat(),
+        &["--json", "/nonexistent/dir"],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

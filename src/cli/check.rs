@@ -9,6 +9,7 @@ use memcity_model::escape::xml;
 use memcity_model::{History, Timeline};
 use serde_json::{Value, json};
 
+use crate::cli::check_baseline::Baseline;
 use crate::cli::check_report::Row;
 
 #[derive(clap::Args, Debug)]
@@ -93,10 +94,7 @@ pub fn run(args: CheckArgs) -> Result<bool> {
     if !(args.max_growth_percent.is_finite() && args.max_growth_percent >= 0.0) {
         anyhow::bail!("--max-growth-percent {}: give a percentage of 0 or more", args.max_growth_percent);
     }
-    let known = match &args.baseline {
-        Some(path) => baseline_keys(path)?,
-        None => Vec::new(),
-    };
+    let baseline = args.baseline.as_deref().map(Baseline::read).transpose()?;
     let history = crate::input::load_all(&args.inputs, &|_, _| {})?;
     if history.snapshots.len() < 2 {
         anyhow::bail!(
@@ -106,6 +104,9 @@ pub fn run(args: CheckArgs) -> Result<bool> {
         );
     }
     let timeline = Timeline::new(&history);
+    if let Some(baseline) = &baseline {
+        baseline.check_against(&timeline)?;
+    }
     let limits = Limits {
         max_growth_bytes: args.max_growth_bytes,
         max_growth_percent: args.max_growth_percent,
@@ -135,7 +136,8 @@ pub fn run(args: CheckArgs) -> Result<bool> {
         path: vec![f.path],
     }));
     let before = all.len();
-    let findings: Vec<Shown> = all.into_iter().filter(|s| !known.contains(&s.key)).collect();
+    let findings: Vec<Shown> =
+        all.into_iter().filter(|s| !baseline.as_ref().is_some_and(|b| b.knows(&s.key))).collect();
     let verdict = Verdict { input: args.inputs.join(" "), known: before - findings.len(), findings };
     if let Some(path) = &args.json {
         write(path, "--json", &(serde_json::to_string_pretty(&verdict.json())? + "\n"))?;
@@ -208,27 +210,6 @@ fn name(timeline: &Timeline, group: u32) -> String {
     }
     names.reverse();
     names.join(" › ")
-}
-
-/// The keys of the findings of a previous run's --json.
-fn baseline_keys(path: &Path) -> Result<Vec<String>> {
-    let shown = path.display();
-    let text = crate::cli::paths::read_small_file(path, "--baseline", 64 << 20)?;
-    let value: Value =
-        serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("--baseline {shown}: not JSON: {e}"))?;
-    let suspects = value.get("suspects").and_then(Value::as_array).ok_or_else(|| {
-        anyhow::anyhow!("--baseline {shown}: no \"suspects\" list: not the --json of memcity check")
-    })?;
-    suspects
-        .iter()
-        .map(|s| {
-            s.get("key").and_then(Value::as_str).map(String::from).ok_or_else(|| {
-                anyhow::anyhow!(
-                    "--baseline {shown}: a suspect without a \"key\": not the --json of memcity check"
-                )
-            })
-        })
-        .collect()
 }
 
 fn write(path: &Path, flag: &str, text: &str) -> Result<()> {
