@@ -25,6 +25,8 @@ fn leaking_scenarios_fail_and_their_fixes_pass() {
         assert!(text.lines().next().unwrap().starts_with("LEAK "), "{text}");
         assert!(text.trim_end().ends_with("grew past the limits"), "{text}");
         assert!(text.lines().any(|l| l.starts_with("LEAK structure ")), "a growing data structure: {text}");
+        // Every finding has a holder: a group its retainer path ends at, or the GC root itself.
+        assert!(text.lines().filter(|l| l.starts_with("LEAK ")).all(|l| l.contains(", held by ")), "{text}");
         let out = check(&[&[&format!("scenario:{fixed}")[..]][..], &SMALL].concat());
         assert_eq!(out.status.code(), Some(0), "{fixed}: {}", String::from_utf8_lossy(&out.stdout));
     }
@@ -114,6 +116,11 @@ fn json_junit_and_a_baseline_that_knows_the_leak() {
     // A list node is kept alive by the list: the path ends at it.
     let node = suspects.iter().find(|s| s["key"].as_str().unwrap().contains("LinkedList$Node")).unwrap();
     assert_eq!(node["kind"], "group");
+    // The list itself is held by a GC root, which the one-line summary names.
+    let list =
+        suspects.iter().find(|s| s["name"] == "java.util.LinkedList › app.model.Registry.<clinit>").unwrap();
+    assert_eq!(list["path"], serde_json::json!([]));
+    assert_eq!(list["roots"], serde_json::json!(["Static Field app.model.Registry.people"]));
     let path = node["path"].as_array().unwrap();
     assert_eq!(
         path.last().and_then(|p| p.as_str()),

@@ -68,11 +68,23 @@ struct Shown {
     /// What keeps it alive: a group's retainer path up to the root-most holder, a structure's
     /// root path.
     path: Vec<String>,
+    /// The GC root kinds that hold the path's last step ("Static Field"), where known.
+    roots: Vec<String>,
 }
 
 impl Shown {
     fn kind(&self) -> &'static str {
         if self.group.is_some() { "group" } else { "structure" }
+    }
+
+    /// What keeps it alive, in a few words: the root-most group of its retainer path, or the
+    /// GC roots that hold the group itself; a structure's root path.
+    fn holder(&self) -> Option<String> {
+        match (self.path.last(), self.roots.as_slice()) {
+            (Some(h), _) => Some(h.clone()),
+            (None, []) => None,
+            (None, roots) => Some(format!("GC root ({})", roots.join(", "))),
+        }
     }
 
     /// How the one-line summary and JUnit name it.
@@ -134,6 +146,7 @@ pub fn run(args: CheckArgs) -> Result<bool> {
         name: f.type_name,
         grew: f.grew,
         path: vec![f.path],
+        roots: Vec::new(),
     }));
     let before = all.len();
     let findings: Vec<Shown> =
@@ -154,7 +167,7 @@ pub fn run(args: CheckArgs) -> Result<bool> {
         write(path, "--report", &crate::cli::check_report::page(&verdict.input, &history, &timeline, &rows))?;
     }
     for s in &verdict.findings {
-        let holder = s.path.last().map_or(String::new(), |h| format!(", held by {h}"));
+        let holder = s.holder().map_or(String::new(), |h| format!(", held by {h}"));
         say!(
             "LEAK {}: +{:.0} bytes per step over {} steps grown, retains {} bytes{holder}",
             s.title(),
@@ -181,19 +194,22 @@ fn shown(history: &History, timeline: &Timeline, finding: Finding) -> Shown {
     let g = &timeline.groups[finding.group as usize];
     let last = history.snapshots.last().expect("two snapshots or more");
     // The path's first step is the group itself.
-    let path = last.retainers.get(&g.key).map_or_else(Vec::new, |p| {
+    let retainers = last.retainers.get(&g.key);
+    let path = retainers.map_or_else(Vec::new, |p| {
         p.steps
             .iter()
             .skip(1)
             .map(|s| timeline.group(&s.key).map_or(s.key.clone(), |g| name(timeline, g)))
             .collect()
     });
+    let roots = retainers.map_or_else(Vec::new, |p| p.roots.clone());
     Shown {
         group: Some(finding.group),
         key: g.key.clone(),
         name: name(timeline, finding.group),
         grew: finding.grew,
         path,
+        roots,
     }
 }
 
@@ -225,7 +241,7 @@ impl Verdict {
                 json!({"kind": s.kind(), "name": s.name, "key": s.key, "growth_bytes": s.grew.growth_bytes,
                        "growth_per_step": s.grew.growth_per_step.round(),
                        "steps_grown": s.grew.steps_grown,
-                       "retained_bytes": s.grew.retained_bytes, "path": s.path})
+                       "retained_bytes": s.grew.retained_bytes, "path": s.path, "roots": s.roots})
             })
             .collect();
         let verdict = if self.findings.is_empty() { "pass" } else { "leak" };
