@@ -93,6 +93,18 @@ fn the_html_report_stands_alone_and_escapes_names() {
     assert!(!html.contains("<clinit>"), "no raw markup from a name");
     assert_eq!(html.matches("<svg").count(), 2);
     assert!(html.contains("stroke=\"#ff2020\""), "the findings outlined on the map");
+    // The list's own building (java.util.LinkedList, made in Registry.<clinit>) is a group
+    // finding too, so red wins there; the structure's other type buildings are orange, if any.
+    let red = html.matches("stroke=\"#ff2020\"").count();
+    assert!(red >= 7, "{red} red outlines");
+    // In http-client the growing HashMap's type is no group finding: its building is orange.
+    let mut args = vec!["scenario:http-client", "--report", page.to_str().unwrap()];
+    args.extend(SMALL);
+    assert_eq!(check(&args).status.code(), Some(1));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let _ = std::fs::remove_file(&page);
+    assert!(html.contains("<code>structure java.util.HashMap</code>"));
+    assert_eq!(html.matches("stroke=\"#ff9a00\"").count(), 1, "the HashMap building");
     assert!(!html.contains("<script") && !html.contains("src=") && !html.contains("href="));
 }
 

@@ -162,7 +162,16 @@ pub fn run(args: CheckArgs) -> Result<bool> {
         let rows: Vec<Row> = verdict
             .findings
             .iter()
-            .map(|s| Row { group: s.group, name: s.title(), grew: s.grew, path: &s.path })
+            .map(|s| Row {
+                group: s.group,
+                type_buildings: match s.group {
+                    Some(_) => Vec::new(),
+                    None => buildings_of_type(&timeline, &s.name),
+                },
+                name: s.title(),
+                grew: s.grew,
+                path: &s.path,
+            })
             .collect();
         write(path, "--report", &crate::cli::check_report::page(&verdict.input, &history, &timeline, &rows))?;
     }
@@ -211,6 +220,23 @@ fn shown(history: &History, timeline: &Timeline, finding: Finding) -> Shown {
         path,
         roots,
     }
+}
+
+/// The leaf groups under a group named `type_name` (at any level: a type may be a leaf, or
+/// split by allocation site below it).
+fn buildings_of_type(timeline: &Timeline, type_name: &str) -> Vec<u32> {
+    let typed = |mut at: Option<u32>| {
+        while let Some(g) = at {
+            if timeline.groups[g as usize].name == type_name {
+                return true;
+            }
+            at = timeline.groups[g as usize].parent;
+        }
+        false
+    };
+    (0..timeline.groups.len() as u32)
+        .filter(|&g| timeline.groups[g as usize].is_leaf() && typed(Some(g)))
+        .collect()
 }
 
 /// A group's names below the root, outermost first: `java.util.HashMap › Registry.<clinit>`.

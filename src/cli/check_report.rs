@@ -16,6 +16,9 @@ use memcity_model::{History, Timeline};
 pub struct Row<'a> {
     /// The group (building) where the finding is one; a data structure has none.
     pub group: Option<u32>,
+    /// A data structure's: the buildings of its type (the objects of its type, wherever they
+    /// were made), marked as where it lives.
+    pub type_buildings: Vec<u32>,
     pub name: String,
     pub grew: Grew,
     pub path: &'a [String],
@@ -61,8 +64,13 @@ pub fn page(input: &str, history: &History, timeline: &Timeline, rows: &[Row]) -
     out.push_str(&heap_chart(history, &memcity_analysis::windows::detect(history)));
     out.push_str("<h2>The city at the last snapshot, from above</h2>\n");
     let findings: Vec<u32> = rows.iter().filter_map(|r| r.group).collect();
-    out.push_str(&city_map(&layout(timeline, &Settings::default()), history.snapshots.len() - 1, &findings));
-    out.push_str("<p>Red outlines: the groups that failed the check. Colour: growth since the first snapshot.</p>\n</body></html>\n");
+    let structures: Vec<u32> = rows.iter().flat_map(|r| r.type_buildings.iter().copied()).collect();
+    let city = layout(timeline, &Settings::default());
+    out.push_str(&city_map(&city, history.snapshots.len() - 1, &findings, &structures));
+    out.push_str(
+        "<p>Red outlines: the groups that failed the check; orange: the buildings of a failing data \
+         structure's type. Colour: growth since the first snapshot.</p>\n</body></html>\n",
+    );
     out
 }
 
@@ -101,8 +109,9 @@ fn heap_chart(history: &History, windows: &[Window]) -> String {
     svg
 }
 
-/// The city's footprints at `snapshot`, seen from above, the groups in `findings` outlined.
-fn city_map(city: &CityLayout, snapshot: usize, findings: &[u32]) -> String {
+/// The city's footprints at `snapshot`, seen from above, the groups in `findings` outlined red
+/// and those in `structures` orange.
+fn city_map(city: &CityLayout, snapshot: usize, findings: &[u32], structures: &[u32]) -> String {
     let scale = MAP / memcity_layout::city::CITY_SIZE;
     let mut svg = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{MAP}\" height=\"{MAP}\" viewBox=\"0 0 {MAP} {MAP}\">\n\
@@ -126,8 +135,11 @@ fn city_map(city: &CityLayout, snapshot: usize, findings: &[u32]) -> String {
     let states = frame(city, snapshot).states;
     for (b, state) in city.buildings.iter().zip(states) {
         let r = footprint(b, state);
-        let failed = findings.contains(&b.group);
-        let stroke = if failed { " stroke=\"#ff2020\" stroke-width=\"3\"" } else { "" };
+        let stroke = match (findings.contains(&b.group), structures.contains(&b.group)) {
+            (true, _) => " stroke=\"#ff2020\" stroke-width=\"3\"",
+            (false, true) => " stroke=\"#ff9a00\" stroke-width=\"3\"",
+            (false, false) => "",
+        };
         let _ = writeln!(
             svg,
             "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\"{stroke}/>",
