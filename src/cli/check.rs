@@ -177,13 +177,15 @@ pub fn run(args: CheckArgs) -> Result<bool> {
     }
     for s in &verdict.findings {
         let holder = s.holder().map_or(String::new(), |h| format!(", held by {h}"));
-        say!(
+        let line = format!(
             "LEAK {}: +{:.0} bytes per step over {} steps grown, retains {} bytes{holder}",
             s.title(),
             s.grew.growth_per_step,
             s.grew.steps_grown,
             s.grew.retained_bytes
         );
+        // One line per finding, whatever the names hold: a newline in one would forge another.
+        say!("{}", line.replace('\n', "\\n").replace('\r', "\\r"));
     }
     let pass = verdict.findings.is_empty();
     let known = if verdict.known > 0 {
