@@ -159,46 +159,11 @@ pub fn run(args: CheckArgs) -> Result<bool> {
         write(path, "--junit", &verdict.junit())?;
     }
     if let Some(path) = &args.report {
-        let rows: Vec<Row> = verdict
-            .findings
-            .iter()
-            .map(|s| Row {
-                group: s.group,
-                type_buildings: match s.group {
-                    Some(_) => Vec::new(),
-                    None => buildings_of_type(&timeline, &s.name),
-                },
-                name: s.title(),
-                grew: s.grew,
-                path: &s.path,
-            })
-            .collect();
+        let rows = verdict.report_rows(&timeline);
         write(path, "--report", &crate::cli::check_report::page(&verdict.input, &history, &timeline, &rows))?;
     }
-    for s in &verdict.findings {
-        let holder = s.holder().map_or(String::new(), |h| format!(", held by {h}"));
-        let line = format!(
-            "LEAK {}: +{:.0} bytes per step over {} steps grown, retains {} bytes{holder}",
-            s.title(),
-            s.grew.growth_per_step,
-            s.grew.steps_grown,
-            s.grew.retained_bytes
-        );
-        // One line per finding, whatever the names hold: a newline in one would forge another.
-        say!("{}", line.replace('\n', "\\n").replace('\r', "\\r"));
-    }
-    let pass = verdict.findings.is_empty();
-    let known = if verdict.known > 0 {
-        format!(" ({} known from the baseline)", verdict.known)
-    } else {
-        String::new()
-    };
-    say!(
-        "{}: {} group(s) or data structure(s) grew past the limits{known}",
-        if pass { "pass" } else { "leak" },
-        verdict.findings.len()
-    );
-    Ok(pass)
+    verdict.print();
+    Ok(verdict.findings.is_empty())
 }
 
 fn shown(history: &History, timeline: &Timeline, finding: Finding) -> Shown {
@@ -261,6 +226,47 @@ fn write(path: &Path, flag: &str, text: &str) -> Result<()> {
 }
 
 impl Verdict {
+    /// One line per finding, then the verdict.
+    fn print(&self) {
+        for s in &self.findings {
+            let holder = s.holder().map_or(String::new(), |h| format!(", held by {h}"));
+            let line = format!(
+                "LEAK {}: +{:.0} bytes per step over {} steps grown, retains {} bytes{holder}",
+                s.title(),
+                s.grew.growth_per_step,
+                s.grew.steps_grown,
+                s.grew.retained_bytes
+            );
+            // One line per finding, whatever the names hold: a newline in one would forge another.
+            say!("{}", line.replace('\n', "\\n").replace('\r', "\\r"));
+        }
+        let known = match self.known {
+            0 => String::new(),
+            known => format!(" ({known} known from the baseline)"),
+        };
+        say!(
+            "{}: {} group(s) or data structure(s) grew past the limits{known}",
+            if self.findings.is_empty() { "pass" } else { "leak" },
+            self.findings.len()
+        );
+    }
+
+    fn report_rows(&self, timeline: &Timeline) -> Vec<Row<'_>> {
+        self.findings
+            .iter()
+            .map(|s| Row {
+                group: s.group,
+                type_buildings: match s.group {
+                    Some(_) => Vec::new(),
+                    None => buildings_of_type(timeline, &s.name),
+                },
+                name: s.title(),
+                grew: s.grew,
+                path: &s.path,
+            })
+            .collect()
+    }
+
     fn json(&self) -> Value {
         let suspects: Vec<Value> = self
             .findings
