@@ -30,6 +30,13 @@ fn the_leaking_cache_fails_the_gate_and_its_fix_passes() {
     let (code, out) = check(&["20000"], "leak");
     assert_eq!(code, Some(1), "{out}");
     assert!(out.lines().any(|l| l.starts_with("LEAK ") && l.contains("CacheLeak")), "{out}");
+    // The map itself, by the field that holds it.
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("LEAK structure java.util.HashMap: ")
+                && l.contains("held by static CacheLeak")),
+        "{out}"
+    );
     let (code, out) = check(&["20000", "fixed"], "fixed");
     assert_eq!(code, Some(0), "{out}");
     assert!(out.contains("pass: 0 group(s)"), "{out}");

@@ -1,27 +1,69 @@
-//! The leak gate on a real Node program (docs/ci.md's recipe): tests/js/sessions.js writes a heap
-//! snapshot after each of four rounds, once with its session registry only growing and once fixed
-//! (sessions end); `memcity check` with its default limits fails the first and passes the second.
+//! The leak gate on a Node server under load (docs/ci.md's recipe, command for command):
+//! tests/js/server.js runs with `--inspect`, tests/js/load.js sends it requests,
+//! `memcity record --inspect` takes five heap snapshots three seconds apart over the DevTools
+//! protocol, and `memcity check` with its default limits fails the server whose requests never
+//! unsubscribe from its config bus (the leaking context named) and passes the fixed one.
 //! Skipped where node is missing, unless CI=1 or MEMCITY_REQUIRE_NODE=1 (then it fails).
 
 mod common;
 use common::{run, tools_present};
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
 
 const MEMCITY: &str = env!("CARGO_BIN_EXE_memcity");
 
-fn check(fixed: bool) -> (Option<i32>, String) {
+/// Child processes that are stopped however the test ends.
+struct Stopped(Vec<Child>);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// The first line of `from` that starts with `prefix`, what follows it; the rest is drained.
+fn announced(from: impl std::io::Read + Send + 'static, prefix: &'static str) -> String {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(from).lines().map_while(Result::ok) {
+            if let Some(rest) = line.strip_prefix(prefix) {
+                let _ = tx.send(rest.to_string());
+            }
+        }
+    });
+    rx.recv_timeout(Duration::from_secs(30)).unwrap_or_else(|_| panic!("node never said {prefix:?}"))
+}
+
+fn serve_and_check(fixed: bool) -> (Option<i32>, String) {
+    let js = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/js");
     let dir = std::env::temp_dir().join(format!("memcity-check-node-{}-{fixed}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/js/sessions.js");
-    let mut node = Command::new("node");
-    node.arg(script).arg(&dir).args(["4", "20000"]);
+    let mut server = Command::new("node");
+    server.arg("--inspect=127.0.0.1:0").arg(js.join("server.js")).arg("0");
     if fixed {
-        node.arg("fixed");
+        server.arg("fixed");
     }
-    run(&mut node);
+    let mut server = server.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let (stdout, stderr) = (server.stdout.take().unwrap(), server.stderr.take().unwrap());
+    let mut children = Stopped(vec![server]);
+    let inspector = announced(stderr, "Debugger listening on ws://127.0.0.1:");
+    let inspector = inspector.split('/').next().unwrap().to_string();
+    let port = announced(stdout, "listening on ");
+    let load = Command::new("node").arg(js.join("load.js")).arg(&port).stdout(Stdio::null()).spawn().unwrap();
+    children.0.push(load);
+    std::thread::sleep(Duration::from_secs(1));
+    run(Command::new(MEMCITY)
+        .args(["record", "--inspect", &format!("127.0.0.1:{inspector}")])
+        .args(["--every", "3s", "--count", "5", "--out"])
+        .arg(&dir));
+    drop(children);
     let out = Command::new(MEMCITY).arg("check").arg(&dir).output().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     (
@@ -31,13 +73,19 @@ fn check(fixed: bool) -> (Option<i32>, String) {
 }
 
 #[test]
-fn the_growing_registry_fails_the_gate_and_the_fixed_one_passes() {
+fn a_server_that_leaks_per_request_fails_the_gate_and_the_fixed_one_passes() {
     if !tools_present(&["node"], "--version", "MEMCITY_REQUIRE_NODE") {
         return;
     }
-    let (code, out) = check(false);
+    let (code, out) = serve_and_check(false);
     assert_eq!(code, Some(1), "{out}");
-    assert!(out.lines().any(|l| l.starts_with("LEAK object › Session")), "{out}");
-    let (code, out) = check(true);
+    assert!(out.lines().any(|l| l.starts_with("LEAK object › RequestContext: +")), "{out}");
+    // The listener list on the bus, by the path that holds it.
+    assert!(
+        out.lines().any(|l| l.starts_with("LEAK structure Array: ") && l.ends_with("._events .change")),
+        "{out}"
+    );
+    let (code, out) = serve_and_check(true);
     assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("pass: 0 group(s)"), "{out}");
 }

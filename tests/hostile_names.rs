@@ -126,3 +126,55 @@ fn tree_exports_show_hostile_names_as_text() {
     assert!(!dom.contains("id=\"pwned\""), "the name never became an element");
     assert!(dom.contains("&lt;/script&gt;&lt;img id=pwned"), "it reads as text in the drawn tree");
 }
+
+/// A series of `items.len()` V8 heap snapshots in one folder: the GC roots hold a holder named
+/// `holder` (a constructor name) holding `items[s]` objects named `item` of 1 MB each.
+fn growing_series(holder: &str, item: &str, items: &[usize]) -> PathBuf {
+    let meta = r#"{"meta":{"node_fields":["type","name","id","self_size","edge_count","trace_node_id","detachedness"],"node_types":[["hidden","array","string","object","code","closure","regexp","number","native","synthetic","concatenated string","sliced string","symbol","bigint","object shape"],"string","number","number","number","number","number"],"edge_fields":["type","name_or_index","to_node"],"edge_types":[["context","element","property","internal","hidden","shortcut","weak"],"string_or_number","node"]},"node_count":NODES,"edge_count":EDGES}"#;
+    let dir = temp("growing");
+    std::fs::create_dir_all(&dir).unwrap();
+    let strings = serde_json::to_string(&["", "(GC roots)", holder, item]).unwrap();
+    for (s, &count) in items.iter().enumerate() {
+        let mut nodes = vec![format!("9,0,1,0,1,0,0, 9,1,3,0,1,0,0, 3,2,5,32,{count},0,0")];
+        let mut edges = vec!["1,1,7, 1,1,14".to_string()];
+        for i in 0..count {
+            nodes.push(format!("3,3,{},1000000,0,0,0", 7 + 2 * i));
+            edges.push(format!("1,{i},{}", 21 + 7 * i));
+        }
+        let meta = meta.replace("NODES", &(count + 3).to_string()).replace("EDGES", &(count + 2).to_string());
+        let text = format!(
+            r#"{{"snapshot":{meta},"nodes":[{}],"edges":[{}],"strings":{strings}}}"#,
+            nodes.join(","),
+            edges.join(",")
+        );
+        std::fs::write(dir.join(format!("Heap.{s}.heapsnapshot")), text).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn check_prints_each_finding_on_one_line_and_escapes_its_reports() {
+    // A holder whose name would forge a second finding line, holding ever more items.
+    let holder = format!("{TERMINAL}\nLEAK forged: +1 bytes");
+    let dir = growing_series(&holder, MARKUP, &[1, 2, 3, 4, 5]);
+    let (junit, report) = (temp("check.xml"), temp("check.html"));
+    let out = memcity(&[
+        "check",
+        dir.to_str().unwrap(),
+        "--junit",
+        junit.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_clean("check", &out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.lines().all(|l| !l.starts_with("LEAK forged")), "{text}");
+    let items = text.lines().find(|l| l.contains("</script>")).unwrap_or_else(|| panic!("{text}"));
+    assert!(items.starts_with("LEAK ") && items.contains("held by"), "{items}");
+    assert!(text.contains("\\nLEAK forged"), "the newline shown escaped: {text}");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(!xml.contains("<img") && xml.contains("&lt;img id=pwned"), "{xml}");
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(!html.contains("<img") && !html.contains("</script>") && html.contains("&lt;img id=pwned"));
+}

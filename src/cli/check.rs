@@ -1,14 +1,15 @@
-//! `memcity check INPUT…`: the leak gate for a build (docs/ci.md). Exit 0 when no group grew
-//! past the limits, 1 when one did, 2 when the input or a flag is bad.
+//! `memcity check INPUT…`: the leak gate for a build (docs/ci.md). Exit 0 when no group or
+//! data structure grew past the limits, 1 when one did, 2 when the input or a flag is bad.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use memcity_analysis::check::{Finding, Limits, findings, matches};
+use memcity_analysis::check::{Finding, Grew, Limits, findings, matches};
 use memcity_model::escape::xml;
 use memcity_model::{History, Timeline};
 use serde_json::{Value, json};
 
+use crate::cli::check_baseline::Baseline;
 use crate::cli::check_report::Row;
 
 #[derive(clap::Args, Debug)]
@@ -29,13 +30,17 @@ pub struct CheckArgs {
     /// Leave out groups whose key or name matches (`*` for any characters); repeatable.
     #[arg(long = "ignore", value_name = "PATTERN")]
     pub ignore: Vec<String>,
+    /// Judge groups alone: no data structure is looked for, so the heaps are read once (a
+    /// run of several dumps takes about half the time; docs/ci.md, "Speed").
+    #[arg(long)]
+    pub no_structures: bool,
     /// A previous run's --json: only groups not already found there fail.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
     /// Write the verdict and the findings as JSON.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    /// Write a JUnit XML report (one test case per finding, or one passing case).
+    /// Write a JUnit XML report (one test case for the input, one failure in it per finding).
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
     /// Write one self-contained HTML page: the verdict, the findings with their retainer
@@ -52,12 +57,43 @@ struct Verdict {
     known: usize,
 }
 
+/// One finding as the reports show it: a group (a building of the city) or a data structure.
 struct Shown {
-    finding: Finding,
+    /// The group, where it is one.
+    group: Option<u32>,
     key: String,
+    /// A group's names below the root; a structure's type.
     name: String,
-    /// The retainer path's groups that keep it alive, up to the root-most holder.
+    grew: Grew,
+    /// What keeps it alive: a group's retainer path up to the root-most holder, a structure's
+    /// root path.
     path: Vec<String>,
+    /// The GC root kinds that hold the path's last step ("Static Field"), where known.
+    roots: Vec<String>,
+}
+
+impl Shown {
+    fn kind(&self) -> &'static str {
+        if self.group.is_some() { "group" } else { "structure" }
+    }
+
+    /// What keeps it alive, in a few words: the root-most group of its retainer path, or the
+    /// GC roots that hold the group itself; a structure's root path.
+    fn holder(&self) -> Option<String> {
+        match (self.path.last(), self.roots.as_slice()) {
+            (Some(h), _) => Some(h.clone()),
+            (None, []) => None,
+            (None, roots) => Some(format!("GC root ({})", roots.join(", "))),
+        }
+    }
+
+    /// How the one-line summary and JUnit name it.
+    fn title(&self) -> String {
+        match self.group {
+            Some(_) => self.name.clone(),
+            None => format!("structure {}", self.name),
+        }
+    }
 }
 
 /// Runs the check; `Ok(true)` when it passes. Errors are bad input (exit 2).
@@ -70,10 +106,7 @@ pub fn run(args: CheckArgs) -> Result<bool> {
     if !(args.max_growth_percent.is_finite() && args.max_growth_percent >= 0.0) {
         anyhow::bail!("--max-growth-percent {}: give a percentage of 0 or more", args.max_growth_percent);
     }
-    let known = match &args.baseline {
-        Some(path) => baseline_keys(path)?,
-        None => Vec::new(),
-    };
+    let baseline = args.baseline.as_deref().map(Baseline::read).transpose()?;
     let history = crate::input::load_all(&args.inputs, &|_, _| {})?;
     if history.snapshots.len() < 2 {
         anyhow::bail!(
@@ -83,21 +116,41 @@ pub fn run(args: CheckArgs) -> Result<bool> {
         );
     }
     let timeline = Timeline::new(&history);
+    if let Some(baseline) = &baseline {
+        baseline.check_against(&timeline)?;
+    }
     let limits = Limits {
         max_growth_bytes: args.max_growth_bytes,
         max_growth_percent: args.max_growth_percent,
         min_steps: args.min_steps,
     };
+    let ignored_text = |text: &str| args.ignore.iter().any(|p| matches(p, text));
     let group = |g: u32| &timeline.groups[g as usize];
-    let ignored =
-        |g: u32| args.ignore.iter().any(|p| matches(p, &group(g).key) || matches(p, &name(&timeline, g)));
-    let all = findings(&history, &timeline, limits, &ignored);
-    let before = all.len();
-    let findings: Vec<Shown> = all
+    let ignored = |g: u32| ignored_text(&group(g).key) || ignored_text(&name(&timeline, g));
+    let mut all: Vec<Shown> = findings(&history, &timeline, limits, &ignored)
         .into_iter()
-        .filter(|f| !known.contains(&group(f.group).key))
         .map(|f| shown(&history, &timeline, f))
         .collect();
+    let structures = match args.no_structures {
+        true => Vec::new(),
+        false => crate::cli::check_structures::findings(
+            &args.inputs,
+            history.snapshots.len(),
+            limits,
+            &ignored_text,
+        )?,
+    };
+    all.extend(structures.into_iter().map(|f| Shown {
+        group: None,
+        key: f.key(),
+        name: f.type_name,
+        grew: f.grew,
+        path: vec![f.path],
+        roots: Vec::new(),
+    }));
+    let before = all.len();
+    let findings: Vec<Shown> =
+        all.into_iter().filter(|s| !baseline.as_ref().is_some_and(|b| b.knows(&s.key))).collect();
     let verdict = Verdict { input: args.inputs.join(" "), known: before - findings.len(), findings };
     if let Some(path) = &args.json {
         write(path, "--json", &(serde_json::to_string_pretty(&verdict.json())? + "\n"))?;
@@ -106,55 +159,51 @@ pub fn run(args: CheckArgs) -> Result<bool> {
         write(path, "--junit", &verdict.junit())?;
     }
     if let Some(path) = &args.report {
-        let rows: Vec<Row> = verdict
-            .findings
-            .iter()
-            .map(|s| Row {
-                group: s.finding.group,
-                name: &s.name,
-                growth_per_step: s.finding.growth_per_step,
-                retained_bytes: s.finding.retained_bytes,
-                path: &s.path,
-            })
-            .collect();
+        let rows = verdict.report_rows(&timeline);
         write(path, "--report", &crate::cli::check_report::page(&verdict.input, &history, &timeline, &rows))?;
     }
-    for s in &verdict.findings {
-        let holder = s.path.last().map_or(String::new(), |h| format!(", held by {h}"));
-        say!(
-            "LEAK {}: +{:.0} bytes per step over {} steps grown, retains {} bytes{holder}",
-            s.name,
-            s.finding.growth_per_step,
-            s.finding.steps_grown,
-            s.finding.retained_bytes
-        );
-    }
-    let pass = verdict.findings.is_empty();
-    let known = if verdict.known > 0 {
-        format!(" ({} known from the baseline)", verdict.known)
-    } else {
-        String::new()
-    };
-    say!(
-        "{}: {} group(s) grew past the limits{known}",
-        if pass { "pass" } else { "leak" },
-        verdict.findings.len()
-    );
-    Ok(pass)
+    verdict.print();
+    Ok(verdict.findings.is_empty())
 }
 
 fn shown(history: &History, timeline: &Timeline, finding: Finding) -> Shown {
     let g = &timeline.groups[finding.group as usize];
     let last = history.snapshots.last().expect("two snapshots or more");
     // The path's first step is the group itself.
-    let path = last.retainers.get(&g.key).map_or_else(Vec::new, |p| {
+    let retainers = last.retainers.get(&g.key);
+    let path = retainers.map_or_else(Vec::new, |p| {
         p.steps
             .iter()
             .skip(1)
             .map(|s| timeline.group(&s.key).map_or(s.key.clone(), |g| name(timeline, g)))
             .collect()
     });
-    Shown { key: g.key.clone(), name: name(timeline, finding.group), path, finding }
+    let roots = retainers.map_or_else(Vec::new, |p| p.roots.clone());
+    Shown {
+        group: Some(finding.group),
+        key: g.key.clone(),
+        name: name(timeline, finding.group),
+        grew: finding.grew,
+        path,
+        roots,
+    }
+}
+
+/// The leaf groups under a group named `type_name` (at any level: a type may be a leaf, or
+/// split by allocation site below it).
+fn buildings_of_type(timeline: &Timeline, type_name: &str) -> Vec<u32> {
+    let typed = |mut at: Option<u32>| {
+        while let Some(g) = at {
+            if timeline.groups[g as usize].name == type_name {
+                return true;
+            }
+            at = timeline.groups[g as usize].parent;
+        }
+        false
+    };
+    (0..timeline.groups.len() as u32)
+        .filter(|&g| timeline.groups[g as usize].is_leaf() && typed(Some(g)))
+        .collect()
 }
 
 /// A group's names below the root, outermost first: `java.util.HashMap › Registry.<clinit>`.
@@ -172,68 +221,89 @@ fn name(timeline: &Timeline, group: u32) -> String {
     names.join(" › ")
 }
 
-/// The keys of the findings of a previous run's --json.
-fn baseline_keys(path: &Path) -> Result<Vec<String>> {
-    let shown = path.display();
-    let text = crate::cli::paths::read_small_file(path, "--baseline", 64 << 20)?;
-    let value: Value =
-        serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("--baseline {shown}: not JSON: {e}"))?;
-    let suspects = value.get("suspects").and_then(Value::as_array).ok_or_else(|| {
-        anyhow::anyhow!("--baseline {shown}: no \"suspects\" list: not the --json of memcity check")
-    })?;
-    suspects
-        .iter()
-        .map(|s| {
-            s.get("key").and_then(Value::as_str).map(String::from).ok_or_else(|| {
-                anyhow::anyhow!(
-                    "--baseline {shown}: a suspect without a \"key\": not the --json of memcity check"
-                )
-            })
-        })
-        .collect()
-}
-
 fn write(path: &Path, flag: &str, text: &str) -> Result<()> {
     std::fs::write(path, text).map_err(|e| anyhow::anyhow!("{flag} {}: {e}", path.display()))
 }
 
 impl Verdict {
+    /// One line per finding, then the verdict.
+    fn print(&self) {
+        for s in &self.findings {
+            let holder = s.holder().map_or(String::new(), |h| format!(", held by {h}"));
+            let line = format!(
+                "LEAK {}: +{:.0} bytes per step over {} steps grown, retains {} bytes{holder}",
+                s.title(),
+                s.grew.growth_per_step,
+                s.grew.steps_grown,
+                s.grew.retained_bytes
+            );
+            // One line per finding, whatever the names hold: a newline in one would forge another.
+            say!("{}", line.replace('\n', "\\n").replace('\r', "\\r"));
+        }
+        let known = match self.known {
+            0 => String::new(),
+            known => format!(" ({known} known from the baseline)"),
+        };
+        say!(
+            "{}: {} group(s) or data structure(s) grew past the limits{known}",
+            if self.findings.is_empty() { "pass" } else { "leak" },
+            self.findings.len()
+        );
+    }
+
+    fn report_rows(&self, timeline: &Timeline) -> Vec<Row<'_>> {
+        self.findings
+            .iter()
+            .map(|s| Row {
+                group: s.group,
+                type_buildings: match s.group {
+                    Some(_) => Vec::new(),
+                    None => buildings_of_type(timeline, &s.name),
+                },
+                name: s.title(),
+                grew: s.grew,
+                path: &s.path,
+            })
+            .collect()
+    }
+
     fn json(&self) -> Value {
         let suspects: Vec<Value> = self
             .findings
             .iter()
             .map(|s| {
-                json!({"name": s.name, "key": s.key, "growth_bytes": s.finding.growth_bytes,
-                       "growth_per_step": s.finding.growth_per_step.round(),
-                       "retained_bytes": s.finding.retained_bytes, "path": s.path})
+                json!({"kind": s.kind(), "name": s.name, "key": s.key, "growth_bytes": s.grew.growth_bytes,
+                       "growth_per_step": s.grew.growth_per_step.round(),
+                       "steps_grown": s.grew.steps_grown,
+                       "retained_bytes": s.grew.retained_bytes, "path": s.path, "roots": s.roots})
             })
             .collect();
         let verdict = if self.findings.is_empty() { "pass" } else { "leak" };
         json!({"verdict": verdict, "input": self.input, "suspects": suspects})
     }
 
+    /// One test case for the input, failed once per finding.
     fn junit(&self) -> String {
-        let input = xml(&self.input);
-        let mut cases = String::new();
+        let mut failures = String::new();
         for s in &self.findings {
             let message = format!(
                 "{} grew by {} bytes ({:.0} per step), retains {} bytes",
-                s.name, s.finding.growth_bytes, s.finding.growth_per_step, s.finding.retained_bytes
+                s.title(),
+                s.grew.growth_bytes,
+                s.grew.growth_per_step,
+                s.grew.retained_bytes
             );
-            cases.push_str(&format!(
-                "  <testcase classname=\"memcity.check\" name=\"{input}: {}\">\n    <failure message=\"{}\">{}</failure>\n  </testcase>\n",
-                xml(&s.name),
+            failures.push_str(&format!(
+                "    <failure type=\"{}\" message=\"{}\">{}</failure>\n",
+                s.kind(),
                 xml(&message),
                 xml(&s.path.join(" ← "))
             ));
         }
-        if self.findings.is_empty() {
-            cases.push_str(&format!("  <testcase classname=\"memcity.check\" name=\"{input}\"/>\n"));
-        }
-        let tests = self.findings.len().max(1);
+        let failed = usize::from(!self.findings.is_empty());
         format!(
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"memcity check\" tests=\"{tests}\" failures=\"{}\">\n{cases}</testsuite>\n",
-            self.findings.len()
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"memcity check\" tests=\"1\" failures=\"{failed}\">\n  <testcase classname=\"memcity.check\" name=\"{}\">\n{failures}  </testcase>\n</testsuite>\n",
+            xml(&self.input)
         )
     }
 }

@@ -5,6 +5,7 @@
 
 use std::fmt::Write;
 
+use memcity_analysis::check::Grew;
 use memcity_analysis::windows::{Window, WindowKind};
 use memcity_layout::frame::{footprint, frame, growth_color};
 use memcity_layout::{CityLayout, Settings, layout};
@@ -13,10 +14,13 @@ use memcity_model::{History, Timeline};
 
 /// What the page shows of one finding.
 pub struct Row<'a> {
-    pub group: u32,
-    pub name: &'a str,
-    pub growth_per_step: f64,
-    pub retained_bytes: u64,
+    /// The group (building) where the finding is one; a data structure has none.
+    pub group: Option<u32>,
+    /// A data structure's: the buildings of its type (the objects of its type, wherever they
+    /// were made), marked as where it lives.
+    pub type_buildings: Vec<u32>,
+    pub name: String,
+    pub grew: Grew,
     pub path: &'a [String],
 }
 
@@ -38,19 +42,19 @@ pub fn page(input: &str, history: &History, timeline: &Timeline, rows: &[Row]) -
         history.snapshots.len()
     );
     if rows.is_empty() {
-        out.push_str("<p>No group grew past the limits.</p>\n");
+        out.push_str("<p>No group or data structure grew past the limits.</p>\n");
     } else {
         out.push_str(
-            "<table><tr><th>group</th><th>growth per step</th><th>retains</th><th>kept alive by</th></tr>\n",
+            "<table><tr><th>group or data structure</th><th>growth per step</th><th>retains</th><th>kept alive by</th></tr>\n",
         );
         for r in rows {
             let path: Vec<String> = r.path.iter().map(|p| html(p).into_owned()).collect();
             let _ = writeln!(
                 out,
                 "<tr><td><code>{}</code></td><td>{:+.0} B</td><td>{} B</td><td><code>{}</code></td></tr>",
-                html(r.name),
-                r.growth_per_step,
-                r.retained_bytes,
+                html(&r.name),
+                r.grew.growth_per_step,
+                r.grew.retained_bytes,
                 path.join(" ← ")
             );
         }
@@ -59,9 +63,14 @@ pub fn page(input: &str, history: &History, timeline: &Timeline, rows: &[Row]) -
     out.push_str("<h2>The heap over time</h2>\n");
     out.push_str(&heap_chart(history, &memcity_analysis::windows::detect(history)));
     out.push_str("<h2>The city at the last snapshot, from above</h2>\n");
-    let findings: Vec<u32> = rows.iter().map(|r| r.group).collect();
-    out.push_str(&city_map(&layout(timeline, &Settings::default()), history.snapshots.len() - 1, &findings));
-    out.push_str("<p>Red outlines: the groups that failed the check. Colour: growth since the first snapshot.</p>\n</body></html>\n");
+    let findings: Vec<u32> = rows.iter().filter_map(|r| r.group).collect();
+    let structures: Vec<u32> = rows.iter().flat_map(|r| r.type_buildings.iter().copied()).collect();
+    let city = layout(timeline, &Settings::default());
+    out.push_str(&city_map(&city, history.snapshots.len() - 1, &findings, &structures));
+    out.push_str(
+        "<p>Red outlines: the groups that failed the check; orange: the buildings of a failing data \
+         structure's type. Colour: growth since the first snapshot.</p>\n</body></html>\n",
+    );
     out
 }
 
@@ -100,8 +109,9 @@ fn heap_chart(history: &History, windows: &[Window]) -> String {
     svg
 }
 
-/// The city's footprints at `snapshot`, seen from above, the groups in `findings` outlined.
-fn city_map(city: &CityLayout, snapshot: usize, findings: &[u32]) -> String {
+/// The city's footprints at `snapshot`, seen from above, the groups in `findings` outlined red
+/// and those in `structures` orange.
+fn city_map(city: &CityLayout, snapshot: usize, findings: &[u32], structures: &[u32]) -> String {
     let scale = MAP / memcity_layout::city::CITY_SIZE;
     let mut svg = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{MAP}\" height=\"{MAP}\" viewBox=\"0 0 {MAP} {MAP}\">\n\
@@ -125,8 +135,11 @@ fn city_map(city: &CityLayout, snapshot: usize, findings: &[u32]) -> String {
     let states = frame(city, snapshot).states;
     for (b, state) in city.buildings.iter().zip(states) {
         let r = footprint(b, state);
-        let failed = findings.contains(&b.group);
-        let stroke = if failed { " stroke=\"#ff2020\" stroke-width=\"3\"" } else { "" };
+        let stroke = match (findings.contains(&b.group), structures.contains(&b.group)) {
+            (true, _) => " stroke=\"#ff2020\" stroke-width=\"3\"",
+            (false, true) => " stroke=\"#ff9a00\" stroke-width=\"3\"",
+            (false, false) => "",
+        };
         let _ = writeln!(
             svg,
             "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\"{stroke}/>",

@@ -7,7 +7,9 @@ use clap::{Parser, Subcommand};
 
 mod analyze;
 mod check;
+mod check_baseline;
 mod check_report;
+mod check_structures;
 mod diff;
 mod fetch;
 pub mod import;
@@ -71,8 +73,8 @@ pub enum Command {
     Why(why::WhyArgs),
     /// Compare two runs (or two moments of one) group by group, the largest change first.
     Diff(diff::DiffArgs),
-    /// The leak gate for a build: exit 0 when no group grew past the limits, 1 when one did,
-    /// 2 on bad input (docs/ci.md).
+    /// The leak gate for a build: exit 0 when no group or data structure grew past the limits,
+    /// 1 when one did, 2 on bad input (docs/ci.md).
     Check(check::CheckArgs),
     /// The icicle or sunburst of a history at some of its times, as JSON or SVG (no window).
     Tree(tree::TreeArgs),

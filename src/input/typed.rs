@@ -53,6 +53,14 @@ pub fn each_typed_heap(specs: &[String], which: Snapshots, layout: &Layout, visi
     each_typed_heap_of(specs, which, layout, visit)
 }
 
+/// Whether `specs` carry single objects (what [`each_typed_heap`] reads): a scenario, a trace,
+/// or heap dumps, V8 heap snapshots or heap files, all of one kind.
+pub fn carries_objects(specs: &[String]) -> bool {
+    let all = |check: fn(&Path) -> bool| !specs.is_empty() && specs.iter().all(|s| check(Path::new(s)));
+    let replayed = matches!(specs, [spec] if spec.starts_with("scenario:") || is_trace(Path::new(spec)));
+    replayed || all(is_heap_dumps) || all(memcity_v8::is_snapshots) || all(memcity_heapfile::is_heap_input)
+}
+
 fn each_typed_heap_of(specs: &[String], which: Snapshots, layout: &Layout, visit: &mut Visit) -> Result<()> {
     let all = |check: fn(&Path) -> bool| !specs.is_empty() && specs.iter().all(|s| check(Path::new(s)));
     match specs {

@@ -27,13 +27,8 @@ impl Default for Limits {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Finding {
     pub group: u32,
-    pub growth_bytes: i64,
-    /// Growth divided by the number of steps (snapshots − 1).
-    pub growth_per_step: f64,
-    /// Retained bytes at the last snapshot (own bytes where none are retained).
-    pub retained_bytes: u64,
-    /// How many steps it grew in.
-    pub steps_grown: usize,
+    /// Of its retained bytes (own bytes where none are retained).
+    pub grew: Grew,
 }
 
 /// A group's size at each snapshot: retained bytes where the snapshot has them, else bytes.
@@ -58,28 +53,48 @@ pub fn findings(
     if n < 2 {
         return Vec::new();
     }
-    let heap = heap_bytes(history, n - 1).max(1) as f64;
-    let late = (2 * n) / 3;
+    let heap = heap_bytes(history, n - 1);
     let mut found: Vec<Finding> = (0..timeline.groups.len() as u32)
         .filter(|&g| timeline.groups[g as usize].is_leaf() && !ignored(g))
-        .filter_map(|g| {
-            let v = sizes(timeline, g);
-            let growth = v[n - 1] as i64 - v[0] as i64;
-            let steps_grown = v.windows(2).filter(|w| w[1] > w[0]).count();
-            let still_growing = v[n - 1] > v[late.min(n - 2)];
-            let big = growth > limits.max_growth_bytes as i64
-                && growth as f64 >= limits.max_growth_percent / 100.0 * heap;
-            (big && still_growing && steps_grown >= limits.min_steps).then(|| Finding {
-                group: g,
-                growth_bytes: growth,
-                growth_per_step: growth as f64 / (n - 1) as f64,
-                retained_bytes: v[n - 1],
-                steps_grown,
-            })
-        })
+        .filter_map(|g| Some(Finding { group: g, grew: grew_past(&sizes(timeline, g), heap, limits)? }))
         .collect();
-    found.sort_by(|a, b| b.growth_bytes.cmp(&a.growth_bytes).then(a.group.cmp(&b.group)));
+    found.sort_by(|a, b| b.grew.growth_bytes.cmp(&a.grew.growth_bytes).then(a.group.cmp(&b.group)));
     found
+}
+
+/// How something measured at every snapshot grew: a group's or a data structure's bytes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Grew {
+    /// From the first snapshot to the last.
+    pub growth_bytes: i64,
+    /// Growth divided by the number of steps (snapshots − 1).
+    pub growth_per_step: f64,
+    /// At the last snapshot.
+    pub retained_bytes: u64,
+    /// How many steps it grew in.
+    pub steps_grown: usize,
+}
+
+/// The rule of the module's head applied to one series of sizes (one per snapshot) in a heap of
+/// `heap_end` bytes at the last snapshot: `Some` when it grew past `limits`. Groups and data
+/// structures are judged by this one rule.
+pub fn grew_past(sizes: &[u64], heap_end: u64, limits: Limits) -> Option<Grew> {
+    let n = sizes.len();
+    if n < 2 {
+        return None;
+    }
+    let late = (2 * n) / 3;
+    let growth = sizes[n - 1] as i64 - sizes[0] as i64;
+    let steps_grown = sizes.windows(2).filter(|w| w[1] > w[0]).count();
+    let still_growing = sizes[n - 1] > sizes[late.min(n - 2)];
+    let big = growth > limits.max_growth_bytes as i64
+        && growth as f64 >= limits.max_growth_percent / 100.0 * heap_end.max(1) as f64;
+    (big && still_growing && steps_grown >= limits.min_steps).then(|| Grew {
+        growth_bytes: growth,
+        growth_per_step: growth as f64 / (n - 1) as f64,
+        retained_bytes: sizes[n - 1],
+        steps_grown,
+    })
 }
 
 /// Whether `text` matches `pattern`, where `*` stands for any run of characters and the

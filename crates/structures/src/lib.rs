@@ -3,7 +3,8 @@
 //! leaves, contained structures and sizes; [`measure`] turns one heap's instances into plain
 //! numbers; [`growth`] compares the instances that survive a time
 //! window and tells which of them grew, and how; [`report`] is one window measured and ranked
-//! as the command line and the app show it; [`city`] groups a heap's objects by the
+//! as the command line and the app show it; [`series`] follows every instance's retained size
+//! over a run, for the leak gate; [`city`] groups a heap's objects by the
 //! structures that contain them (the classifiers `containing-structure` and `leaf`, and the
 //! data-structure view).
 
@@ -13,6 +14,7 @@ pub mod growth;
 pub mod lang;
 pub mod measure;
 pub mod report;
+pub mod series;
 
 pub use city::{CityBuilder, Keep, Membership, Unsupported, View};
 pub use detect::Sizes;
@@ -27,3 +29,4 @@ pub use measure::{
     measure, measure_with,
 };
 pub use report::{FATES_SHOWN, Report, report, types_held};
+pub use series::{RetainedSeries, Tracked};

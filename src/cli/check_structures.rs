@@ -1,0 +1,114 @@
+//! The data structures' part of `memcity check` (docs/ci.md): every snapshot's structures
+//! measured (retained size alone: the cheapest metric, and the one that says what freeing the
+//! structure would free), each instance followed by identity over the run and judged by the
+//! rule groups are judged by ([`grew_past`]).
+
+use anyhow::Result;
+use memcity_analysis::check::{Grew, Limits, grew_past};
+use memcity_hprof::Layout;
+use memcity_structures::{Options, RetainedSeries, measure_with};
+
+use crate::input::{Snapshots, carries_objects, each_typed_heap};
+
+/// One data structure that grew past the limits.
+pub struct StructureFinding {
+    pub type_name: String,
+    /// Its root path, which names what holds it (`static app.Registry.people`).
+    pub path: String,
+    pub grew: Grew,
+}
+
+impl StructureFinding {
+    /// What a baseline knows it by: its type and path, which stay the same from one run of a
+    /// program to the next (object ids do not).
+    pub fn key(&self) -> String {
+        format!("structure:{} {}", self.type_name, self.path)
+    }
+}
+
+/// The structures of `specs` (a run of `snapshots` snapshots) that grew past `limits`, the
+/// largest growth first; those whose type or path matches `ignored` are left out. Inputs that
+/// carry groups, not objects, have none.
+pub fn findings(
+    specs: &[String],
+    snapshots: usize,
+    limits: Limits,
+    ignored: &dyn Fn(&str) -> bool,
+) -> Result<Vec<StructureFinding>> {
+    // With fewer steps than a finding must grow in, none can be one: nothing to read.
+    if snapshots.saturating_sub(1) < limits.min_steps || !carries_objects(specs) {
+        return Ok(Vec::new());
+    }
+    let descriptions = memcity_structures::builtin();
+    let options = Options { deep: false, leaves: false };
+    let mut series = RetainedSeries::default();
+    each_typed_heap(specs, Snapshots::All, &Layout::default(), &mut |snapshot| {
+        series.push(&measure_with(&snapshot.heap, &descriptions, options));
+        Ok(())
+    })?;
+    let heap_end = series.heap_bytes().last().copied().unwrap_or(0);
+    let mut found: Vec<StructureFinding> = series
+        .instances()
+        .iter()
+        .filter(|t| !ignored(&t.type_name) && !ignored(&t.path))
+        .filter_map(|t| {
+            let grew = grew_past(&t.retained, heap_end, limits)?;
+            Some(StructureFinding { type_name: t.type_name.clone(), path: t.path.clone(), grew })
+        })
+        .collect();
+    Ok(innermost(&mut found))
+}
+
+/// A structure's retained size includes those it holds: where a structure inside another
+/// (its path goes on from the other's) grew by at least half as much, the inner one is what
+/// grows and the outer one is left out.
+fn innermost(found: &mut Vec<StructureFinding>) -> Vec<StructureFinding> {
+    found.sort_by(|a, b| b.path.len().cmp(&a.path.len()).then_with(|| a.path.cmp(&b.path)));
+    let mut kept: Vec<StructureFinding> = Vec::new();
+    for f in found.drain(..) {
+        let inside = |k: &StructureFinding| {
+            k.path.len() > f.path.len()
+                && k.path.starts_with(&f.path)
+                && k.path[f.path.len()..].starts_with(' ')
+                && 2 * k.grew.growth_bytes >= f.grew.growth_bytes
+        };
+        if !kept.iter().any(inside) {
+            kept.push(f);
+        }
+    }
+    kept.sort_by(|a, b| b.grew.growth_bytes.cmp(&a.grew.growth_bytes).then_with(|| a.path.cmp(&b.path)));
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(path: &str, growth: i64) -> StructureFinding {
+        let grew = Grew { growth_bytes: growth, growth_per_step: 0.0, retained_bytes: 0, steps_grown: 3 };
+        StructureFinding { type_name: "java.util.HashMap".into(), path: path.into(), grew }
+    }
+
+    #[test]
+    fn a_structure_inside_a_growing_one_stands_for_it() {
+        let mut found = vec![
+            finding("static A.sessions", 1000),
+            finding("static A.sessions [3] .value", 900),
+            finding("static A.sessionsOld", 5000),
+            finding("static B.cache", 800),
+            finding("static B.cache .small", 100),
+        ];
+        let kept: Vec<String> = innermost(&mut found).into_iter().map(|f| f.path).collect();
+        // The inner map took the outer's place; a small inner one does not; a path that only
+        // starts with the same letters is no inner one.
+        assert_eq!(
+            kept,
+            [
+                "static A.sessionsOld",
+                "static A.sessions [3] .value",
+                "static B.cache",
+                "static B.cache .small"
+            ]
+        );
+    }
+}
