@@ -7,7 +7,7 @@ mod common;
 use std::process::Command;
 
 use common::Png as Shot;
-use common::shots::{out, screenshot};
+use common::shots::{out, refused_before_rendering, screenshot};
 
 fn is_red(p: [u8; 3]) -> bool {
     p[0] > 150 && p[1] < 60 && p[2] < 60
@@ -107,14 +107,7 @@ fn bad_screenshot_flags_are_rejected_before_rendering() {
         (vec!["data/sample-leak.json", "--select", "Heap#Nope"], "--select Heap#Nope: no group has this key"),
         (vec!["data/missing.json"], "data/missing.json: cannot read"),
     ] {
-        let o = Command::new(env!("CARGO_BIN_EXE_memcity"))
-            .args(&args)
-            .args(["--screenshot", "/tmp/never.png"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert!(!o.status.success() && err.contains(needle), "{args:?}: {err}");
+        refused_before_rendering(&args, needle);
     }
 }
 

@@ -33,3 +33,17 @@ pub fn screenshot(args: &[&str], png: &Path) -> Option<Shot> {
     std::fs::remove_file(png).unwrap();
     Some(shot)
 }
+
+/// `memcity ARGS --screenshot …` fails before rendering anything, with `needle` in its message
+/// and no panic.
+pub fn refused_before_rendering(args: &[&str], needle: &str) {
+    let o = Command::new(env!("CARGO_BIN_EXE_memcity"))
+        .args(args)
+        .args(["--screenshot", "/tmp/never.png"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains(needle), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+}
