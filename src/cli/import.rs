@@ -89,7 +89,7 @@ pub fn run(args: ImportArgs) -> Result<()> {
         let specs: Vec<String> = args.dumps.iter().map(|p| p.to_string_lossy().into_owned()).collect();
         let (analysis, layout) = (args.retained.analysis(), args.layout.layout()?);
         crate::cli::structure_city::history(&specs, classifiers, &args.structure, analysis, &layout)?
-    } else if args.dumps.iter().all(|p| memcity_heapfile::is_heap_input(p)) {
+    } else if args.dumps.iter().all(|p| crate::input::is_heap_files(p)) {
         let classifiers = args.classifiers.as_deref().unwrap_or("package,type,allocation-site");
         memcity_heapfile::import(&args.dumps, &grouping(classifiers, args.retained.analysis())?)?
     } else {

@@ -10,7 +10,10 @@ use memcity_analysis::trace::{Op, OpSink, Strings, Trace, TraceError};
 use memcity_heapgraph::{AnalysisOptions, Grouping, Retained, TypedSnapshot};
 use memcity_hprof::Layout;
 
-use super::{is_binary_trace_file, is_heap_dumps, is_trace, read_trace_file, read_trace_file_into, unit};
+use super::{
+    is_binary_trace_file, is_heap_dumps, is_heap_files, is_snapshots, is_trace, read_trace_file,
+    read_trace_file_into, unit,
+};
 
 /// Which snapshots of a series to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,8 +69,8 @@ fn each_typed_heap_of(specs: &[String], which: Snapshots, layout: &Layout, visit
             Snapshots::Window { .. } => trace_heaps(read_trace_file(Path::new(spec))?, spec, which, visit),
         },
         _ if all(is_heap_dumps) => dump_heaps(specs, which, layout, visit),
-        _ if all(memcity_v8::is_snapshots) => snapshot_heaps(specs, which, visit),
-        _ if all(memcity_heapfile::is_heap_input) => heap_file_heaps(specs, which, visit),
+        _ if all(is_snapshots) => snapshot_heaps(specs, which, visit),
+        _ if all(is_heap_files) => heap_file_heaps(specs, which, visit),
         [spec, ..] if specs.iter().any(|s| is_empty_folder(Path::new(s))) => {
             let empty = specs.iter().find(|s| is_empty_folder(Path::new(s))).unwrap_or(spec);
             anyhow::bail!("{empty}: the folder is empty: no heap dump, heap snapshot or heap file in it")

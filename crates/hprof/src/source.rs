@@ -87,33 +87,12 @@ fn inflate(gz: &[u8], name: &str) -> Result<Vec<u8>, HprofError> {
     Ok(bytes)
 }
 
-/// Whether a file name looks like a heap dump.
-pub fn is_dump_name(path: &Path) -> bool {
-    let name = path.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
-    name.ends_with(".hprof") || name.ends_with(".hprof.gz")
-}
-
-/// Whether a file is a heap dump: by its name, or else by its first bytes (`JAVA PROFILE 1.0.`,
-/// plain or gzip), so `jmap -dump:format=b,file=heap.bin` is one too. Reads at most a few
-/// dozen bytes (inflated) of regular files only.
+/// Whether a file is a heap dump: by its first bytes (`JAVA PROFILE 1.0.`, plain or gzip),
+/// whatever its name (`jmap -dump:format=b,file=heap.bin`), else by its name
+/// ([`memcity_formats`] decides). Reads at most a few hundred bytes (inflated) of regular files only.
 pub fn is_dump(path: &Path) -> bool {
-    is_dump_name(path) || (path.is_file() && starts_like_a_dump(path).unwrap_or(false))
-}
-
-fn starts_like_a_dump(path: &Path) -> std::io::Result<bool> {
-    let mut head = [0u8; 2];
-    let mut file = File::open(path)?;
-    if file.read(&mut head)? < 2 {
-        return Ok(false);
-    }
-    let file = File::open(path)?;
-    let mut start = Vec::new();
-    if head == [0x1f, 0x8b] {
-        let _ = MultiGzDecoder::new(file).take(18).read_to_end(&mut start);
-    } else {
-        file.take(18).read_to_end(&mut start)?;
-    }
-    Ok(start.starts_with(b"JAVA PROFILE 1.0."))
+    path.is_file()
+        && memcity_formats::recognize_file(path).is_ok_and(|i| i.kind == memcity_formats::Kind::HprofDump)
 }
 
 /// The dumps a user named: files as given, folders expanded to their `.hprof`/`.hprof.gz` files
