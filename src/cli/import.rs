@@ -56,8 +56,16 @@ pub struct LayoutArgs {
 }
 
 impl LayoutArgs {
+    /// The layout the flags give; without any, each dump's own ([`memcity_hprof::detect`]).
     pub fn layout(&self) -> Result<Layout> {
-        let mut layout = if self.uncompressed_oops { Layout::uncompressed() } else { Layout::default() };
+        let given = self.uncompressed_oops
+            || self.object_header.is_some()
+            || self.array_header.is_some()
+            || self.reference_size.is_some();
+        if !given {
+            return Ok(Layout::default());
+        }
+        let mut layout = if self.uncompressed_oops { Layout::uncompressed() } else { Layout::compressed() };
         layout.header = self.object_header.unwrap_or(layout.header);
         layout.array_header = self.array_header.unwrap_or(layout.array_header);
         layout.reference = self.reference_size.unwrap_or(layout.reference);

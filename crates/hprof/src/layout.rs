@@ -20,6 +20,11 @@ pub struct Layout {
     /// Size of a `java.lang.Class` instance before its static fields (the mirror's own fields,
     /// including those the JVM injects and the dump does not show).
     pub class_mirror: u64,
+    /// Size of a native pointer the JVM injects into some classes (see [`Layout::hidden_bytes`]).
+    pub pointer: u64,
+    /// Whether the layout is to be read from each dump ([`crate::detect`]), these sizes being
+    /// only the fallback. Layouts the user gives (the layout flags) are used as they are.
+    pub detect: bool,
 }
 
 impl Default for Layout {
@@ -27,7 +32,15 @@ impl Default for Layout {
         // class_mirror: JDK 17's java.lang.Class has 14 reference fields and an int; the JVM
         // injects 2 native pointers, 2 ints and 4 references: 12 + 56 + 4 + 16 + 8 + 16 = 112,
         // which is also what fits `jcmd GC.class_histogram` (docs/hprof.md).
-        Layout { header: 12, array_header: 16, reference: 4, align: 8, class_mirror: 112 }
+        Layout {
+            header: 12,
+            array_header: 16,
+            reference: 4,
+            align: 8,
+            class_mirror: 112,
+            pointer: 8,
+            detect: true,
+        }
     }
 }
 
@@ -49,14 +62,48 @@ impl Layout {
     pub fn uncompressed() -> Layout {
         // class_mirror: the same fields as above with 8-byte references and a 16-byte header:
         // 16 + 112 + 4 + 16 + 8 + 32 = 188, aligned 192.
-        Layout { header: 16, array_header: 24, reference: 8, align: 8, class_mirror: 192 }
+        Layout {
+            header: 16,
+            array_header: 24,
+            reference: 8,
+            align: 8,
+            class_mirror: 192,
+            pointer: 8,
+            detect: false,
+        }
+    }
+
+    /// 64-bit HotSpot with compressed oops, as given (not detected).
+    pub fn compressed() -> Layout {
+        Layout { detect: false, ..Layout::default() }
+    }
+
+    /// A 32-bit JVM (dumps with 4-byte ids): 8-byte headers (mark word, class pointer), 4-byte
+    /// references and native pointers. Android's ART lays objects out the same way.
+    pub fn bits32() -> Layout {
+        // class_mirror: JDK 17's fields as in `default`, with 4-byte pointers:
+        // 8 + 56 + 4 + 8 + 8 + 16 = 100, aligned 104.
+        Layout {
+            header: 8,
+            array_header: 12,
+            reference: 4,
+            align: 8,
+            class_mirror: 104,
+            pointer: 4,
+            detect: false,
+        }
+    }
+
+    /// This layout as the user gave it: used as it is, never replaced by a detected one.
+    pub fn given(self) -> Layout {
+        Layout { detect: false, ..self }
     }
 
     /// Bytes a class adds to its instances that the dump does not show: fields the JVM injects
     /// (a native pointer is 8 bytes) and `@Contended` padding (2 × 128 bytes), for the JDK
     /// classes that have them. Subclasses inherit them along the superclass chain.
     pub fn hidden_bytes(&self, class_name: &str) -> u64 {
-        let pointer = 8;
+        let pointer = self.pointer;
         match class_name {
             "java.lang.ClassLoader" | "java.lang.Module" | "java.lang.invoke.MemberName" => pointer,
             "java.lang.invoke.ResolvedMethodName" => pointer + self.reference,

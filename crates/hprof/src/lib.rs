@@ -8,6 +8,7 @@
 
 pub mod classes;
 mod cursor;
+pub mod detect;
 pub mod error;
 pub mod fuzzing;
 pub mod histogram;

@@ -25,6 +25,11 @@ pub const CLASS_DUMP: u8 = 0x20;
 pub const INSTANCE_DUMP: u8 = 0x21;
 pub const OBJ_ARRAY_DUMP: u8 = 0x22;
 pub const PRIM_ARRAY_DUMP: u8 = 0x23;
+/// Android (`JAVA PROFILE 1.0.3`): a primitive array written without its elements; laid out
+/// like [`PRIM_ARRAY_DUMP`] up to the element type.
+pub const PRIM_ARRAY_NODATA: u8 = 0xC3;
+/// Android: the heap (app, image, zygote) the following objects are in: a heap id and its name.
+const HEAP_DUMP_INFO: u8 = 0xFE;
 
 /// The HPROF basic type code of references.
 pub const OBJECT: u8 = 2;
@@ -47,9 +52,20 @@ pub struct RawClass {
     pub offset: usize,
 }
 
+impl RawClass {
+    /// The same class record, wherever it was written.
+    fn same_as(&self, other: &RawClass) -> bool {
+        (self.id, self.super_id, self.loader_id, &self.statics, &self.fields, &self.field_names)
+            == (other.id, other.super_id, other.loader_id, &other.statics, &other.fields, &other.field_names)
+    }
+}
+
 /// Everything pass 1 keeps of a dump.
 #[derive(Debug, Default)]
 pub struct RawDump<'a> {
+    /// The format version's last digit: `JAVA PROFILE 1.0.1` (32-bit ids), `1.0.2` (HotSpot),
+    /// `1.0.3` (Android).
+    pub version: u8,
     pub id_size: usize,
     pub timestamp_ms: u64,
     pub strings: HashMap<u64, &'a [u8]>,
@@ -61,6 +77,8 @@ pub struct RawDump<'a> {
     /// Their object ids, in the same order.
     pub object_ids: Vec<u64>,
     pub roots: Vec<(u64, RootKind)>,
+    /// Class id -> its index in `classes`, to tell a repeated CLASS DUMP from a conflicting one.
+    class_at: HashMap<u64, usize>,
 }
 
 /// Size in the dump of a value of basic type `ty`, or `None` for an unknown type code.
@@ -154,7 +172,7 @@ fn read_header<'a>(c: &mut Cursor<'a>) -> Result<RawDump<'a>, Fault> {
         return Err(Fault::new(id_pos, format!("unsupported identifier size {id_size} (only 4 and 8 are)")));
     }
     let timestamp_ms = c.u8("dump timestamp")?;
-    Ok(RawDump { id_size, timestamp_ms, ..RawDump::default() })
+    Ok(RawDump { version: rest[0], id_size, timestamp_ms, ..RawDump::default() })
 }
 
 fn read_utf8<'a>(c: &mut Cursor<'a>, dump: &mut RawDump<'a>) -> Result<(), Fault> {
@@ -182,9 +200,9 @@ fn read_heap_dump(c: &mut Cursor<'_>, dump: &mut RawDump<'_>) -> Result<(), Faul
             let id = c.id(ids, "GC root object id")?;
             // Extra fields after the object id, per root kind.
             let extra = match tag {
-                0x01 => ids,             // JNI global: global ref id
-                0x02 | 0x03 | 0x08 => 8, // JNI local, Java frame, thread object: two u4
-                0x04 | 0x06 => 4,        // native stack, thread block: thread serial
+                0x01 => ids,                    // JNI global: global ref id
+                0x02 | 0x03 | 0x08 | 0x8E => 8, // JNI local, Java frame, thread object, JNI monitor: two u4
+                0x04 | 0x06 => 4,               // native stack, thread block: thread serial
                 _ => 0,
             };
             c.bytes(extra, "GC root record")?;
@@ -194,7 +212,10 @@ fn read_heap_dump(c: &mut Cursor<'_>, dump: &mut RawDump<'_>) -> Result<(), Faul
         match tag {
             CLASS_DUMP => {
                 let class = read_class_dump(c, ids, start)?;
-                dump.classes.push(class);
+                add_class(dump, class)?;
+            }
+            HEAP_DUMP_INFO => {
+                c.bytes(4 + ids, "heap dump info")?;
             }
             INSTANCE_DUMP => {
                 dump.object_ids.push(c.id(ids, "object id")?);
@@ -211,7 +232,7 @@ fn read_heap_dump(c: &mut Cursor<'_>, dump: &mut RawDump<'_>) -> Result<(), Faul
                 c.bytes(count.saturating_mul(ids), "object array elements")?;
                 dump.objects.push(start);
             }
-            PRIM_ARRAY_DUMP => {
+            PRIM_ARRAY_DUMP | PRIM_ARRAY_NODATA => {
                 dump.object_ids.push(c.id(ids, "object id")?);
                 c.bytes(4, "primitive array header")?;
                 let count = c.u4("primitive array length")? as usize;
@@ -220,10 +241,36 @@ fn read_heap_dump(c: &mut Cursor<'_>, dump: &mut RawDump<'_>) -> Result<(), Faul
                 let size = value_size(ty, ids).filter(|_| ty != OBJECT).ok_or_else(|| {
                     Fault::new(ty_pos, format!("invalid primitive array element type {ty}"))
                 })?;
-                c.bytes(count.saturating_mul(size), "primitive array elements")?;
+                if tag == PRIM_ARRAY_DUMP {
+                    c.bytes(count.saturating_mul(size), "primitive array elements")?;
+                }
                 dump.objects.push(start);
             }
             t => return Err(Fault::new(start, format!("unknown heap dump sub-record tag 0x{t:02X}"))),
+        }
+    }
+    Ok(())
+}
+
+/// Keeps a class. The old HPROF agent (JDK 5–8) writes a class's CLASS DUMP again in later
+/// heap dump segments: an identical repeat is dropped, a different one is refused.
+fn add_class(dump: &mut RawDump<'_>, class: RawClass) -> Result<(), Fault> {
+    match dump.class_at.get(&class.id) {
+        Some(&first) => {
+            let earlier = &dump.classes[first];
+            if !earlier.same_as(&class) {
+                return Err(Fault::new(
+                    class.offset,
+                    format!(
+                        "conflicting class dumps for class 0x{:x}: the one at byte {} differs from the one at byte {}",
+                        class.id, class.offset, earlier.offset
+                    ),
+                ));
+            }
+        }
+        None => {
+            dump.class_at.insert(class.id, dump.classes.len());
+            dump.classes.push(class);
         }
     }
     Ok(())

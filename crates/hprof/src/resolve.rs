@@ -27,6 +27,8 @@ pub struct Dump {
     pub first_class_node: u32,
     /// The class index each class object stands for.
     pub class_of_class_node: Vec<u32>,
+    /// The object layout the sizes were computed with (detected, or as given).
+    pub layout: Layout,
 }
 
 impl Dump {
@@ -52,6 +54,7 @@ pub fn resolve_labelled(
     layout: &Layout,
     labelled: bool,
 ) -> Result<(Dump, Option<EdgeLabels>), Fault> {
+    let layout = &if layout.detect { crate::detect::detect(data, &raw).layout } else { *layout };
     let classes = ClassTable::build(&raw, layout)?;
     let mut names = FieldNames::default();
     let reference_labels: Vec<Vec<Label>> = if labelled {
@@ -152,6 +155,7 @@ pub fn resolve_labelled(
         root_kinds,
         first_class_node: objects as u32,
         class_of_class_node,
+        layout: *layout,
     };
     Ok((dump, labelled.then_some(EdgeLabels { names: names.names, of_edge: labels })))
 }
