@@ -37,11 +37,12 @@ pub struct ImportArgs {
     pub structure: StructureArgs,
 }
 
-/// The JVM object layout sizes are computed with. The defaults are 64-bit HotSpot with
-/// compressed oops (heaps under 32 GB).
+/// The JVM object layout sizes are computed with: read from each dump unless one of these
+/// flags gives it.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct LayoutArgs {
-    /// The heap has no compressed oops/class pointers (`-XX:-UseCompressedOops`, heaps ≥ 32 GB).
+    /// Override: the heap has no compressed oops/class pointers (16-byte headers, 8-byte
+    /// references); without layout flags the layout is read from each dump.
     #[arg(long)]
     pub uncompressed_oops: bool,
     /// Instance header bytes (default 12, or 16 without compressed oops).

@@ -24,7 +24,11 @@ pub struct Detected {
 
 /// The layouts a dump with ids of `id_size` bytes can have, the most common first.
 pub fn candidates(id_size: usize) -> Vec<Layout> {
-    if id_size == 4 { vec![Layout::bits32()] } else { vec![Layout::default(), Layout::uncompressed()] }
+    if id_size == 4 {
+        vec![Layout::bits32()]
+    } else {
+        vec![Layout::default(), Layout::uncompressed_oops(), Layout::uncompressed()]
+    }
 }
 
 /// The dump's layout: the candidate whose sizes explain the most distances between

@@ -11,7 +11,8 @@ fn read(bytes: &[u8]) -> Result<Dump, HprofError> {
     read_dump_bytes(bytes, "test.hprof", &Layout::default(), &|_| {})
 }
 
-/// java.lang.Object (0x10) and demo.Triple (0x20) with three reference fields.
+/// java.lang.Object (0x10) and demo.Triple (0x20) with three reference fields and an int, which
+/// every layout sizes differently.
 fn classes(w: &mut Writer, heap: &mut Vec<u8>) {
     w.string(1, "java/lang/Object");
     w.string(2, "demo/Triple");
@@ -19,7 +20,7 @@ fn classes(w: &mut Writer, heap: &mut Vec<u8>) {
     w.load_class(0x10, 1);
     w.load_class(0x20, 2);
     w.class_dump(heap, 0x10, 0, &[]);
-    w.class_dump(heap, 0x20, 0x10, &[(3, 2), (3, 2), (3, 2)]);
+    w.class_dump(heap, 0x20, 0x10, &[(3, 2), (3, 2), (3, 2), (3, 10)]);
 }
 
 /// `count` Triples whose ids are `spacing` bytes apart, as a compacted heap places them.
@@ -29,6 +30,7 @@ fn triples(w: &Writer, heap: &mut Vec<u8>, count: u64, spacing: u64) {
         for _ in 0..3 {
             w.id(0, &mut fields);
         }
+        fields.extend(7u32.to_be_bytes());
         w.instance(heap, 0x10_0000 + i * spacing, 0x20, &fields);
     }
 }
@@ -48,7 +50,7 @@ fn repeated_identical_class_dumps_count_once_and_conflicting_ones_are_refused() 
     w.record(0x1C, &heap);
     // The HPROF agent writes the classes again in a later segment.
     let mut again = Vec::new();
-    w.class_dump(&mut again, 0x20, 0x10, &[(3, 2), (3, 2), (3, 2)]);
+    w.class_dump(&mut again, 0x20, 0x10, &[(3, 2), (3, 2), (3, 2), (3, 10)]);
     w.class_dump(&mut again, 0x10, 0, &[]);
     let dump = read(&finish(w, &again)).unwrap();
     let totals = class_totals(&dump);
@@ -71,27 +73,22 @@ fn repeated_identical_class_dumps_count_once_and_conflicting_ones_are_refused() 
 
 #[test]
 fn the_layout_is_read_from_the_distances_between_objects() {
-    // 64-bit with compressed oops: 12 + 3 × 4 = 24 bytes apart.
-    let mut w = Writer::new(8);
-    let mut heap = Vec::new();
-    classes(&mut w, &mut heap);
-    triples(&w, &mut heap, 40, 24);
-    let dump = read(&finish(w, &heap)).unwrap();
-    assert_eq!((dump.layout.header, dump.layout.reference), (12, 4));
-    assert_eq!(class_totals(&dump)["demo.Triple"], (40, 40 * 24));
-
-    // Without compressed oops: 16 + 3 × 8 = 40.
-    let mut w = Writer::new(8);
-    let mut heap = Vec::new();
-    classes(&mut w, &mut heap);
-    triples(&w, &mut heap, 40, 40);
-    let bytes = finish(w, &heap);
-    let dump = read(&bytes).unwrap();
-    assert_eq!((dump.layout.header, dump.layout.reference), (16, 8));
-    assert_eq!(class_totals(&dump)["demo.Triple"], (40, 40 * 40));
-    // A layout the user gives is used as it is.
-    let given = read_dump_bytes(&bytes, "t.hprof", &Layout::compressed(), &|_| {}).unwrap();
-    assert_eq!(class_totals(&given)["demo.Triple"], (40, 40 * 24));
+    // 64-bit with compressed oops: 12 + 3 × 4 + 4 = 28, aligned 32; without compressed oops
+    // (JDK 15 on: class pointers stay compressed): 12 + 3 × 8 + 4 = 40; without either:
+    // 16 + 3 × 8 + 4 = 44, aligned 48.
+    for (spacing, header, reference) in [(32, 12, 4), (40, 12, 8), (48, 16, 8)] {
+        let mut w = Writer::new(8);
+        let mut heap = Vec::new();
+        classes(&mut w, &mut heap);
+        triples(&w, &mut heap, 40, spacing);
+        let bytes = finish(w, &heap);
+        let dump = read(&bytes).unwrap();
+        assert_eq!((dump.layout.header, dump.layout.reference), (header, reference), "{spacing}");
+        assert_eq!(class_totals(&dump)["demo.Triple"], (40, 40 * spacing));
+        // A layout the user gives is used as it is.
+        let given = read_dump_bytes(&bytes, "t.hprof", &Layout::compressed(), &|_| {}).unwrap();
+        assert_eq!(class_totals(&given)["demo.Triple"], (40, 40 * 32));
+    }
 
     // Objects not in address order: nothing to read, the default stands.
     let mut w = Writer::new(8);
@@ -119,7 +116,7 @@ fn thirty_two_bit_dumps_of_format_1_0_1_use_the_32_bit_layout() {
     let dump = read(&finish(w, &heap)).unwrap();
     assert_eq!(dump.layout, Layout::bits32());
     let totals = class_totals(&dump);
-    assert_eq!(totals["demo.Triple"], (3, 3 * 24), "8 + 3 × 4 = 20, aligned 24");
+    assert_eq!(totals["demo.Triple"], (3, 3 * 24), "8 + 3 × 4 + 4 = 24");
     assert_eq!(totals["[I"], (1, 24));
 }
 
