@@ -39,7 +39,7 @@ pub struct ImportArgs {
 
 /// The JVM object layout sizes are computed with: read from each dump unless one of these
 /// flags gives it.
-#[derive(clap::Args, Debug, Clone, Default)]
+#[derive(clap::Args, Debug, Clone)]
 pub struct LayoutArgs {
     /// Override: the heap has no compressed oops/class pointers (16-byte headers, 8-byte
     /// references); without layout flags the layout is read from each dump.
@@ -54,6 +54,23 @@ pub struct LayoutArgs {
     /// Reference size in bytes (default 4, or 8 without compressed oops).
     #[arg(long, value_name = "BYTES")]
     pub reference_size: Option<u64>,
+    /// How far one gzipped dump may inflate (to memory up to 256 MiB, beyond into a temporary
+    /// file in $TMPDIR); a dump past it is refused.
+    #[arg(long, value_name = "GIB", default_value_t = memcity_hprof::inflate::DEFAULT_MAX_INFLATED_GIB,
+          value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    pub max_inflated_gib: u64,
+}
+
+impl Default for LayoutArgs {
+    fn default() -> LayoutArgs {
+        LayoutArgs {
+            uncompressed_oops: false,
+            object_header: None,
+            array_header: None,
+            reference_size: None,
+            max_inflated_gib: memcity_hprof::inflate::DEFAULT_MAX_INFLATED_GIB,
+        }
+    }
 }
 
 impl LayoutArgs {
@@ -78,7 +95,8 @@ impl LayoutArgs {
 }
 
 pub fn options(classifiers: &str, layout: &LayoutArgs, analysis: AnalysisOptions) -> Result<ImportOptions> {
-    Ok(ImportOptions { layout: layout.layout()?, grouping: grouping(classifiers, analysis)? })
+    let inflation = memcity_hprof::Inflation { max: layout.max_inflated_gib << 30, ..Default::default() };
+    Ok(ImportOptions { layout: layout.layout()?, grouping: grouping(classifiers, analysis)?, inflation })
 }
 
 /// `--classifiers` and the retained-size flags as a source's grouping.

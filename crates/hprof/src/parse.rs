@@ -81,6 +81,12 @@ pub struct RawDump<'a> {
     class_at: HashMap<u64, usize>,
 }
 
+/// Whether `tag` is a top-level record tag this reader knows (the gzip reader checks the records
+/// as they are inflated, so a file of zeros behind a header is refused at once).
+pub fn is_record_tag(tag: u8) -> bool {
+    matches!(tag, UTF8 | LOAD_CLASS | HEAP_DUMP | HEAP_DUMP_SEGMENT | HEAP_DUMP_END) || SKIPPED.contains(&tag)
+}
+
 /// Size in the dump of a value of basic type `ty`, or `None` for an unknown type code.
 pub fn value_size(ty: u8, id_size: usize) -> Option<usize> {
     match ty {
