@@ -53,10 +53,21 @@ pub struct RawClass {
 }
 
 impl RawClass {
-    /// The same class record, wherever it was written.
-    fn same_as(&self, other: &RawClass) -> bool {
-        (self.id, self.super_id, self.loader_id, &self.statics, &self.fields, &self.field_names)
-            == (other.id, other.super_id, other.loader_id, &other.statics, &other.fields, &other.field_names)
+    /// How two records of the same class differ in shape (superclass, class loader, fields,
+    /// the names and types of static fields), if they do. Static values may differ: the HPROF
+    /// agent writes while the program runs.
+    fn difference(&self, other: &RawClass) -> Option<&'static str> {
+        let static_shape =
+            |c: &RawClass| c.statics.iter().map(|&(name, ty, _)| (name, ty)).collect::<Vec<_>>();
+        if (self.super_id, self.loader_id) != (other.super_id, other.loader_id) {
+            Some("its superclass or class loader")
+        } else if (&self.fields, &self.field_names) != (&other.fields, &other.field_names) {
+            Some("its instance fields")
+        } else if static_shape(self) != static_shape(other) {
+            Some("its static fields")
+        } else {
+            None
+        }
     }
 }
 
@@ -259,20 +270,22 @@ fn read_heap_dump(c: &mut Cursor<'_>, dump: &mut RawDump<'_>) -> Result<(), Faul
 }
 
 /// Keeps a class. The old HPROF agent (JDK 5–8) writes a class's CLASS DUMP again in later
-/// heap dump segments: an identical repeat is dropped, a different one is refused.
+/// heap dump segments, while the program runs: a repeat of the same shape replaces the static
+/// values (the later state, like the objects written after it), one of another shape is refused.
 fn add_class(dump: &mut RawDump<'_>, class: RawClass) -> Result<(), Fault> {
     match dump.class_at.get(&class.id) {
         Some(&first) => {
             let earlier = &dump.classes[first];
-            if !earlier.same_as(&class) {
+            if let Some(what) = earlier.difference(&class) {
                 return Err(Fault::new(
                     class.offset,
                     format!(
-                        "conflicting class dumps for class 0x{:x}: the one at byte {} differs from the one at byte {}",
+                        "conflicting class dumps for class 0x{:x}: the one at byte {} differs from the one at byte {} in {what}",
                         class.id, class.offset, earlier.offset
                     ),
                 ));
             }
+            dump.classes[first].statics = class.statics;
         }
         None => {
             dump.class_at.insert(class.id, dump.classes.len());
