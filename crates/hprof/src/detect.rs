@@ -3,7 +3,8 @@
 //! from one object to the next is, for most objects, the first one's size. Each candidate
 //! layout sizes a sample of objects; the one whose sizes match those distances most often is
 //! the JVM's. The id size narrows the candidates: 4-byte ids are a 32-bit JVM (or Android),
-//! 8-byte ids a 64-bit one with or without compressed oops.
+//! 8-byte ids a 64-bit one with or without compressed oops. The old HPROF agent's dumps are the
+//! exception: their ids are not addresses.
 
 use crate::classes::ClassTable;
 use crate::cursor::Cursor;
@@ -35,6 +36,12 @@ pub fn candidates(id_size: usize) -> Vec<Layout> {
 /// neighbouring objects. With too few pairs explained (objects not in address order, a heap
 /// not compacted) the first candidate stands.
 pub fn detect(data: &[u8], raw: &RawDump<'_>) -> Detected {
+    // The HPROF agent's ids are serial numbers: no distances to read, and 4 bytes whatever the
+    // JVM. Its dumps come from JDK 5 to 8; most from 64-bit JVMs with compressed oops (the
+    // default from JDK 6u23 on), which is taken; the layout flags say otherwise.
+    if raw.agent {
+        return Detected { layout: Layout::default(), matched: 0, sampled: 0 };
+    }
     let candidates = candidates(raw.id_size);
     let first = Detected { layout: candidates[0], matched: 0, sampled: 0 };
     let tables: Vec<ClassTable> = candidates.iter().filter_map(|l| ClassTable::build(raw, l).ok()).collect();

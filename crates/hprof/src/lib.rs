@@ -15,6 +15,7 @@ pub mod histogram;
 pub mod ids;
 pub mod import;
 pub mod inflate;
+pub mod jdk;
 pub mod layout;
 pub mod parse;
 pub mod precheck;

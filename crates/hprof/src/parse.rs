@@ -19,6 +19,8 @@ const HEAP_DUMP_SEGMENT: u8 = 0x1C;
 /// summary, start/end thread, heap dump end, CPU samples, control settings.
 const SKIPPED: &[u8] = &[0x03, 0x04, 0x05, 0x06, 0x07, 0x0A, 0x0B, 0x0D, 0x0E];
 const HEAP_DUMP_END: u8 = 0x2C;
+const START_THREAD: u8 = 0x0A;
+const CONTROL_SETTINGS: u8 = 0x0E;
 
 // Heap dump sub-record tags.
 pub const CLASS_DUMP: u8 = 0x20;
@@ -88,6 +90,9 @@ pub struct RawDump<'a> {
     /// Their object ids, in the same order.
     pub object_ids: Vec<u64>,
     pub roots: Vec<(u64, RootKind)>,
+    /// Written by the old HPROF agent (it alone writes CONTROL SETTINGS and START THREAD
+    /// records): its ids are serial numbers, not addresses, and 4 bytes even on 64-bit JVMs.
+    pub agent: bool,
     /// Class id -> its index in `classes`, to tell a repeated CLASS DUMP from a conflicting one.
     class_at: HashMap<u64, usize>,
 }
@@ -137,6 +142,7 @@ pub fn scan<'a>(data: &'a [u8], progress: &dyn Fn(u64)) -> Result<RawDump<'a>, F
                 read_heap_dump(&mut Cursor::new(&data[..c.pos], body_start), &mut dump)?
             }
             HEAP_DUMP_END => open_segments = None,
+            CONTROL_SETTINGS | START_THREAD => dump.agent = true,
             t if SKIPPED.contains(&t) => {}
             t => {
                 return Err(Fault::new(
