@@ -149,9 +149,9 @@ fn gzip_with_zeros(head: &[u8], zeros: u64, tail: &[u8]) -> Vec<u8> {
 
 const HPROF_HEADER: &[u8] = b"JAVA PROFILE 1.0.2\0\0\0\0\x08\0\0\x01\x8b\xcf\xe8\x80\0";
 
-/// A real dump that compresses over 200 times (a 300 MiB byte array of zeros) opens: it is
-/// inflated past the memory budget into a temporary file. A dump past --max-inflated-gib is
-/// refused in one line that names the budget.
+/// A real dump that compresses over 200 times (a 300 MiB byte array of zeros) opens (the ratio
+/// refused it before). A dump past --max-inflated-gib is refused in one line that names the
+/// budget.
 #[test]
 fn compressed_dumps_are_bounded_by_the_budget_not_the_ratio() {
     let length: u32 = 300 << 20;

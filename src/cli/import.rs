@@ -54,7 +54,7 @@ pub struct LayoutArgs {
     /// Reference size in bytes (default 4, or 8 without compressed oops).
     #[arg(long, value_name = "BYTES")]
     pub reference_size: Option<u64>,
-    /// How far one gzipped dump may inflate (to memory up to 256 MiB, beyond into a temporary
+    /// How far one gzipped dump may inflate (to memory up to 1 GiB, beyond into a temporary
     /// file in $TMPDIR); a dump past it is refused.
     #[arg(long, value_name = "GIB", default_value_t = memcity_hprof::inflate::DEFAULT_MAX_INFLATED_GIB,
           value_parser = clap::value_parser!(u64).range(1..=1 << 20))]

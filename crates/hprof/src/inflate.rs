@@ -29,7 +29,7 @@ pub const DEFAULT_MAX_INFLATED_GIB: u64 = 64;
 
 impl Default for Inflation {
     fn default() -> Inflation {
-        Inflation { memory: 256 << 20, max: DEFAULT_MAX_INFLATED_GIB << 30 }
+        Inflation { memory: 1 << 30, max: DEFAULT_MAX_INFLATED_GIB << 30 }
     }
 }
 
