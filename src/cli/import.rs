@@ -14,9 +14,9 @@ use super::structure_city::StructureArgs;
 
 #[derive(clap::Args, Debug)]
 pub struct ImportArgs {
-    /// Heap dumps (.hprof or .hprof.gz, e.g. from `jcmd PID GC.heap_dump`), V8 heap snapshots
-    /// (.heapsnapshot[.gz] from Node or Chromium), heap snapshot files (.mcheap, from
-    /// probes/python/memcity_probe.py), or folders of them. One snapshot per file, ordered by the
+    /// Heap dumps (HPROF, plain or gzip, e.g. from `jcmd PID GC.heap_dump`), V8 heap snapshots
+    /// (from Node or Chromium), heap snapshot files (.mcheap, from probes/python/memcity_probe.py),
+    /// or folders of them, recognised by content whatever their names. One snapshot per file, ordered by the
     /// time each was taken (V8 snapshots: by Node's file names, else as given). Grouped by data
     /// structures, also a trace (.jsonl, .mctrace) or scenario:NAME.
     #[arg(required = true)]

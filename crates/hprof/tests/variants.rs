@@ -48,14 +48,28 @@ fn repeated_identical_class_dumps_count_once_and_conflicting_ones_are_refused() 
     classes(&mut w, &mut heap);
     triples(&w, &mut heap, 2, 24);
     w.record(0x1C, &heap);
-    // The HPROF agent writes the classes again in a later segment.
+    // The HPROF agent writes the classes, and the objects, again in a later segment.
     let mut again = Vec::new();
     w.class_dump(&mut again, 0x20, 0x10, &[(3, 2), (3, 2), (3, 2), (3, 10)]);
     w.class_dump(&mut again, 0x10, 0, &[]);
+    triples(&w, &mut again, 2, 24);
     let dump = read(&finish(w, &again)).unwrap();
     let totals = class_totals(&dump);
-    assert_eq!(totals["demo.Triple"].0, 2);
+    assert_eq!(totals["demo.Triple"].0, 2, "each object once");
     assert_eq!(totals["java.lang.Class"].0, 2, "one class object per class");
+
+    // One id for an instance and an array: refused, naming both.
+    let mut w = Writer::new(8);
+    let mut heap = Vec::new();
+    classes(&mut w, &mut heap);
+    triples(&w, &mut heap, 1, 24);
+    heap.push(0x23);
+    w.id(0x10_0000, &mut heap);
+    heap.extend(0u32.to_be_bytes());
+    heap.extend(0u32.to_be_bytes());
+    heap.push(8);
+    let e = read(&finish(w, &heap)).unwrap_err();
+    assert!(e.message.contains("duplicate object id 0x100000: records of different kinds at bytes"), "{e}");
 
     let mut w = Writer::new(8);
     let mut heap = Vec::new();
