@@ -19,10 +19,16 @@ pub struct Jdk {
 }
 
 impl Jdk {
-    /// Read from the dump: `String.hashIsZero` (JDK 13 on) stands for the packed layout,
+    /// Read from the dump: Android's format version, `String.hashIsZero` (JDK 13 on) for the packed layout,
     /// `Thread.threadLocalRandomSeed` or a `java.lang.Module` class (JDK 8, 9 on) for JDK 8.
     /// A dump without `String` or `Thread` (hand-made ones) is taken as a recent JDK.
     pub fn of(raw: &RawDump<'_>) -> Jdk {
+        // Android (`JAVA PROFILE 1.0.3`): ART packs each class's fields after its superclass's
+        // (references first, gaps filled), closer to the packed rule; none of HotSpot's
+        // injected fields or padding.
+        if raw.version == b'3' {
+            return Jdk { packed_fields: true, jdk8: false, hidden_backtrace: false };
+        }
         let mut jdk = Jdk { packed_fields: true, jdk8: true, hidden_backtrace: false };
         let mut module = false;
         let mut thread_seed = None;
