@@ -58,6 +58,10 @@ pub fn each_typed_heap(specs: &[String], which: Snapshots, layout: &Layout, visi
 
 fn each_typed_heap_of(specs: &[String], which: Snapshots, layout: &Layout, visit: &mut Visit) -> Result<()> {
     let all = |check: fn(&Path) -> bool| !specs.is_empty() && specs.iter().all(|s| check(Path::new(s)));
+    // What a missing path would be cannot be told by its content.
+    if let Some(missing) = specs.iter().find(|s| !s.starts_with("scenario:") && !Path::new(s).exists()) {
+        anyhow::bail!("{missing}: no such file or folder");
+    }
     match specs {
         [spec] if spec.starts_with("scenario:") => {
             let scenario = super::scenario_named(&spec["scenario:".len()..])?;
