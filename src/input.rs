@@ -149,7 +149,7 @@ pub fn series(paths: &[std::path::PathBuf]) -> Result<Series> {
         let kind = memcity_formats::recognize(path)?.kind;
         if kind != Kind::HprofDump && kind != Kind::V8Snapshot {
             anyhow::bail!(
-                "{}: {}, not a heap dump, V8 heap snapshot or folder of them",
+                "{}: not a heap dump (.hprof, .hprof.gz), V8 heap snapshot (.heapsnapshot) or folder of them: it is {}",
                 path.display(),
                 kind.describe()
             );

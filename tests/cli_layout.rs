@@ -57,7 +57,7 @@ fn layout_rejects_bad_input_with_one_line_naming_it() {
     let out = temp("never.json");
     for (args, needle) in [
         (vec!["layout", bad.to_str().unwrap()], "snapshots[0].tree.objects"),
-        (vec!["layout", "data/does-not-exist.json"], "does-not-exist.json: no such file or folder"),
+        (vec!["layout", "data/does-not-exist.json"], "does-not-exist.json: cannot read"),
         (vec!["layout", "data/sample-leak.json", "--opacity", "1.5"], "--opacity 1.5 is outside 0..1"),
         (vec!["layout", "data/sample-leak.json", "--area", "cubic"], "unknown area mode \"cubic\""),
         (vec!["layout", "data/sample-leak.json", "--children", "0"], "--children must be at least 1"),

@@ -80,10 +80,7 @@ const KNOWN: &str = "a heap dump, V8 heap snapshot, heap file, history, trace or
 /// Recognises a file or folder. Only regular files are read (a FIFO would block), at most
 /// [`HEAD_LEN`] bytes each (inflated for gzip).
 pub fn recognize(path: &Path) -> Result<Input, Unrecognized> {
-    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => Unrecognized::new(path, "no such file or folder"),
-        _ => Unrecognized::new(path, format!("cannot read: {e}")),
-    })?;
+    let meta = std::fs::metadata(path).map_err(|e| Unrecognized::new(path, format!("cannot read: {e}")))?;
     if meta.is_dir() {
         return recognize_folder(path);
     }

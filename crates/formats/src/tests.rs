@@ -71,7 +71,7 @@ fn unknown_files_get_one_line_with_their_first_bytes_escaped() {
     let empty = write(&dir, "empty.bin", b"");
     assert!(recognize(&empty).unwrap_err().reason.starts_with("empty file"));
     let e = recognize(&dir.join("missing.hprof")).unwrap_err();
-    assert_eq!(e.reason, "no such file or folder");
+    assert!(e.reason.starts_with("cannot read: "), "{e}");
     // JSON-ish text that is not an object with keys.
     let braces = write(&dir, "braces.txt", b"{{ template }}");
     assert!(recognize(&braces).is_err());
