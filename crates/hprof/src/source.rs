@@ -104,17 +104,14 @@ pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, HprofError> {
     for path in paths {
         let name = path.display().to_string();
         if path.is_dir() {
-            let entries =
-                std::fs::read_dir(path).map_err(|e| HprofError::new(&name, format!("cannot list: {e}")))?;
-            let mut found: Vec<PathBuf> =
-                entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| is_dump(p)).collect();
+            let found = memcity_formats::files_of_kind(path, memcity_formats::Kind::HprofDump)
+                .map_err(|e| HprofError::new(&name, format!("cannot list: {e}")))?;
             if found.is_empty() {
                 return Err(HprofError::new(
                     &name,
                     "the folder has no heap dumps (.hprof, .hprof.gz, or files that start as one)",
                 ));
             }
-            found.sort();
             files.extend(found);
         } else if path.is_file() {
             files.push(path.clone());

@@ -42,12 +42,7 @@ pub fn is_snapshots(path: &Path) -> bool {
 }
 
 fn snapshots_in(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file() && (is_snapshot_name(p) || is_snapshot_file(p)))
-        .collect();
-    found.sort();
-    Ok(found)
+    memcity_formats::files_of_kind(dir, memcity_formats::Kind::V8Snapshot)
 }
 
 /// The snapshots a user named: files as given, folders expanded to their snapshots (by name).
