@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use memcity_analysis::replay::Streaming;
 use memcity_analysis::trace::{MAGIC, OpSink, is_binary_trace, read_binary_into, read_trace_into};
 use memcity_analysis::{Grouping, Trace, default_grouping};
+use memcity_formats::Kind;
 use memcity_model::History;
 
 pub mod compare;
@@ -42,25 +43,28 @@ pub fn load_with_progress(spec: &str, progress: &(dyn Fn(u64, u64) + Sync)) -> R
     }
     let path = Path::new(spec);
     crate::cli::paths::check_input(path)?;
-    if is_heap_dumps(path) {
-        return Ok(memcity_hprof::import(&[path.to_path_buf()], &Default::default(), progress)?);
+    let input = memcity_formats::recognize(path)?;
+    match input.kind {
+        Kind::HprofDump => Ok(memcity_hprof::import(&[path.to_path_buf()], &Default::default(), progress)?),
+        Kind::V8Snapshot => {
+            Ok(memcity_v8::import(&[path.to_path_buf()], &memcity_v8::default_grouping(), progress)?)
+        }
+        Kind::HeapFile => {
+            Ok(memcity_heapfile::import(&[path.to_path_buf()], &memcity_heapfile::default_grouping())?)
+        }
+        Kind::JsonLinesTrace | Kind::BinaryTrace => replay_trace_file(path, default_grouping()),
+        Kind::History => Ok(memcity_model::load_path(path)?),
     }
-    if memcity_v8::is_snapshots(path) {
-        return Ok(memcity_v8::import(&[path.to_path_buf()], &memcity_v8::default_grouping(), progress)?);
-    }
-    if memcity_heapfile::is_heap_input(path) {
-        return Ok(memcity_heapfile::import(&[path.to_path_buf()], &memcity_heapfile::default_grouping())?);
-    }
-    if is_trace(path) {
-        return replay_trace_file(path, default_grouping());
-    }
-    Ok(memcity_model::load_path(path)?)
 }
 
-/// A trace file: `.jsonl` or `.mctrace` by name, or a binary trace by its first bytes.
+/// What a path holds, by its content ([`memcity_formats`]); `None` when it is not an input.
+pub fn kind_of(path: &Path) -> Option<Kind> {
+    memcity_formats::recognize(path).ok().map(|i| i.kind)
+}
+
+/// A trace file (JSON Lines or binary), by its content, else by its name.
 pub fn is_trace(path: &Path) -> bool {
-    let by_name = path.extension().is_some_and(|e| e == "jsonl" || e == "mctrace");
-    by_name || (path.is_file() && is_binary_trace_file(path).unwrap_or(false))
+    path.is_file() && matches!(kind_of(path), Some(Kind::JsonLinesTrace | Kind::BinaryTrace))
 }
 
 /// Reads a JSON Lines or binary trace (told apart by the binary format's magic) whole.
@@ -118,7 +122,7 @@ pub fn load_all(specs: &[String], progress: &(dyn Fn(u64, u64) + Sync)) -> Resul
     match specs {
         [one] => load_with_progress(one, progress),
         // The probe's heap files (or folders of them), named one by one.
-        _ if specs.iter().all(|s| memcity_heapfile::is_heap_input(Path::new(s))) => {
+        _ if specs.iter().all(|s| is_heap_files(Path::new(s))) => {
             let paths: Vec<std::path::PathBuf> = specs.iter().map(std::path::PathBuf::from).collect();
             Ok(memcity_heapfile::import(&paths, &memcity_heapfile::default_grouping())?)
         }
@@ -142,16 +146,15 @@ pub enum Series {
 /// mixes kinds or holds anything else is an error.
 pub fn series(paths: &[std::path::PathBuf]) -> Result<Series> {
     let Some(first) = paths.first() else { anyhow::bail!("no input given") };
-    let snapshots = |p: &Path| !is_heap_dumps(p) && memcity_v8::is_snapshots(p);
+    let snapshots = |p: &Path| is_snapshots(p);
     let wanted = snapshots(first);
     for path in paths {
-        if !path.exists() {
-            anyhow::bail!("{}: no such file or folder", path.display());
-        }
-        if !is_heap_dumps(path) && !memcity_v8::is_snapshots(path) {
+        let kind = memcity_formats::recognize(path)?.kind;
+        if kind != Kind::HprofDump && kind != Kind::V8Snapshot {
             anyhow::bail!(
-                "{}: not a heap dump (.hprof, .hprof.gz), V8 heap snapshot (.heapsnapshot) or folder of them",
-                path.display()
+                "{}: not a heap dump (.hprof, .hprof.gz), V8 heap snapshot (.heapsnapshot) or folder of them: it is {}",
+                path.display(),
+                kind.describe()
             );
         }
         if snapshots(path) != wanted {
@@ -206,12 +209,12 @@ pub fn closure(specs: &[String], index: usize, label: Option<&str>, key: &str) -
             let file = file_of(&files, labelled("dump")?, "dump", named)?;
             Ok(memcity_hprof::closure_of(file, &Default::default(), key)?)
         }
-        _ if !specs.is_empty() && specs.iter().all(|s| memcity_v8::is_snapshots(Path::new(s))) => {
+        _ if !specs.is_empty() && specs.iter().all(|s| is_snapshots(Path::new(s))) => {
             let files = memcity_v8::source::expand(&paths)?;
             let file = file_of(&files, labelled("heap snapshot")?, "heap snapshot", named)?;
             Ok(memcity_v8::closure_of(file, &memcity_v8::default_grouping(), key)?)
         }
-        _ if !specs.is_empty() && specs.iter().all(|s| memcity_heapfile::is_heap_input(Path::new(s))) => {
+        _ if !specs.is_empty() && specs.iter().all(|s| is_heap_files(Path::new(s))) => {
             let files = memcity_heapfile::snapshot_files(&paths)?;
             let file = file_of(&files, labelled("heap file")?, "heap file", memcity_heapfile::labels_file)?;
             Ok(memcity_heapfile::closure_of(file, &memcity_heapfile::default_grouping(), key)?)
@@ -289,19 +292,31 @@ pub fn check(spec: &str) -> Result<()> {
 pub fn is_slow(spec: &str) -> bool {
     let path = Path::new(spec);
     !spec.starts_with("scenario:")
-        && (is_heap_dumps(path)
-            || memcity_v8::is_snapshots(path)
-            || is_trace(path)
-            || memcity_heapfile::is_heap_input(path))
+        && matches!(
+            kind_of(path),
+            Some(
+                Kind::HprofDump
+                    | Kind::V8Snapshot
+                    | Kind::HeapFile
+                    | Kind::JsonLinesTrace
+                    | Kind::BinaryTrace
+            )
+        )
 }
 
-/// A `.hprof`/`.hprof.gz` file, or a folder that holds such files.
+/// A JVM heap dump (any name: recognised by content), or a folder of them.
 pub fn is_heap_dumps(path: &Path) -> bool {
-    if path.is_dir() {
-        let entries = std::fs::read_dir(path).into_iter().flatten().flatten();
-        return entries.into_iter().any(|e| memcity_hprof::source::is_dump(&e.path()));
-    }
-    memcity_hprof::source::is_dump(path)
+    kind_of(path) == Some(Kind::HprofDump)
+}
+
+/// A V8 heap snapshot, or a folder of them.
+pub fn is_snapshots(path: &Path) -> bool {
+    kind_of(path) == Some(Kind::V8Snapshot)
+}
+
+/// A heap file of memcity's probes, or a folder of them.
+pub fn is_heap_files(path: &Path) -> bool {
+    kind_of(path) == Some(Kind::HeapFile)
 }
 
 /// A built-in scenario with its default seed and size, grouped by type → allocation site.

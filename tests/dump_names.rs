@@ -65,3 +65,29 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
     gz.finish().unwrap();
     out
 }
+
+/// `memcity layout` takes any input the way the app's Open pane does (crate::input): a dump
+/// named heap.bin, a trace without its extension; an unknown file is one line showing its
+/// first bytes, escaped.
+#[test]
+fn any_input_is_recognized_by_content_and_unknown_ones_show_their_first_bytes() {
+    let d = dir("layout");
+    let bin = d.join("heap.bin");
+    std::fs::copy(sample(3), &bin).unwrap();
+    let layout = |input: &std::path::Path| {
+        Command::new(MEMCITY).arg("layout").arg(input).arg("--out").arg(d.join("city.json")).output().unwrap()
+    };
+    let out = layout(&bin);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let city = std::fs::read_to_string(d.join("city.json")).unwrap();
+    assert!(city.contains("LeakApp$Person"), "the dump's classes are in the city");
+
+    let unknown = d.join("notes");
+    std::fs::write(&unknown, b"\x1b]0;title\x07 plain text").unwrap();
+    let out = layout(&unknown);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains(r#"its first bytes are "\x1b]0;title\x07 plain text""#), "{err}");
+    assert!(!err.contains('\x1b') && err.trim_end().lines().count() == 1, "{err}");
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -131,6 +131,70 @@ fn a_gzip_bomb_is_refused_quickly() {
     assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
 }
 
+/// Gzip data of `head` followed by `zeros` zero bytes (written in a stream: never whole).
+fn gzip_with_zeros(head: &[u8], zeros: u64, tail: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(head).unwrap();
+    let block = vec![0u8; 1 << 20];
+    let mut left = zeros;
+    while left > 0 {
+        let n = left.min(block.len() as u64) as usize;
+        encoder.write_all(&block[..n]).unwrap();
+        left -= n as u64;
+    }
+    encoder.write_all(tail).unwrap();
+    encoder.finish().unwrap()
+}
+
+const HPROF_HEADER: &[u8] = b"JAVA PROFILE 1.0.2\0\0\0\0\x08\0\0\x01\x8b\xcf\xe8\x80\0";
+
+/// A real dump that compresses over 200 times (a 300 MiB byte array of zeros) opens (the ratio
+/// refused it before). A dump past --max-inflated-gib is refused in one line that names the
+/// budget.
+#[test]
+fn compressed_dumps_are_bounded_by_the_budget_not_the_ratio() {
+    let length: u32 = 300 << 20;
+    // A heap dump segment holding one byte[length], then HEAP DUMP END.
+    let mut array = vec![0x23];
+    array.extend(0x1000u64.to_be_bytes());
+    array.extend(0u32.to_be_bytes());
+    array.extend(length.to_be_bytes());
+    array.push(8);
+    let mut head = HPROF_HEADER.to_vec();
+    head.push(0x1C);
+    head.extend(0u32.to_be_bytes());
+    head.extend((array.len() as u32 + length).to_be_bytes());
+    head.extend(&array);
+    let end = [0x2C, 0, 0, 0, 0, 0, 0, 0, 0];
+    let gz = gzip_with_zeros(&head, length.into(), &end);
+    // More than twice the ratio that used to refuse dumps as gzip bombs (100).
+    assert!(gz.len() * 200 < length as usize, "{} bytes", gz.len());
+    let dump = temp("zeros.hprof.gz");
+    std::fs::write(&dump, gz).unwrap();
+    let out = temp("zeros.json");
+    let run = Command::new(env!("CARGO_BIN_EXE_memcity"))
+        .args(["import", dump.to_str().unwrap(), "--out", out.to_str().unwrap(), "--no-retained"])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let history = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        history.contains("[B") && history.contains(&(length as u64 + 16).to_string()),
+        "the byte[] and its size"
+    );
+
+    // A string record of 4 GiB of zeros: refused at 1 GiB.
+    let mut head = HPROF_HEADER.to_vec();
+    head.extend([0x01, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]);
+    let bomb = temp("string.hprof.gz");
+    std::fs::write(&bomb, gzip_with_zeros(&head, (1 << 30) + (1 << 20), &[])).unwrap();
+    refused(
+        &["import", bomb.to_str().unwrap(), "--out", out.to_str().unwrap(), "--max-inflated-gib", "1"],
+        "inflates to more than 1 GiB, the budget for one dump: refused (raise it with --max-inflated-gib N",
+    );
+}
+
 #[test]
 fn a_layout_file_that_is_no_layout_is_one_line() {
     let shot = temp("layout-shot.png");

@@ -14,9 +14,9 @@ use super::structure_city::StructureArgs;
 
 #[derive(clap::Args, Debug)]
 pub struct ImportArgs {
-    /// Heap dumps (.hprof or .hprof.gz, e.g. from `jcmd PID GC.heap_dump`), V8 heap snapshots
-    /// (.heapsnapshot[.gz] from Node or Chromium), heap snapshot files (.mcheap, from
-    /// probes/python/memcity_probe.py), or folders of them. One snapshot per file, ordered by the
+    /// Heap dumps (HPROF, plain or gzip, e.g. from `jcmd PID GC.heap_dump`), V8 heap snapshots
+    /// (from Node or Chromium), heap snapshot files (.mcheap, from probes/python/memcity_probe.py),
+    /// or folders of them, recognised by content whatever their names. One snapshot per file, ordered by the
     /// time each was taken (V8 snapshots: by Node's file names, else as given). Grouped by data
     /// structures, also a trace (.jsonl, .mctrace) or scenario:NAME.
     #[arg(required = true)]
@@ -37,11 +37,12 @@ pub struct ImportArgs {
     pub structure: StructureArgs,
 }
 
-/// The JVM object layout sizes are computed with. The defaults are 64-bit HotSpot with
-/// compressed oops (heaps under 32 GB).
-#[derive(clap::Args, Debug, Clone, Default)]
+/// The JVM object layout sizes are computed with: read from each dump unless one of these
+/// flags gives it.
+#[derive(clap::Args, Debug, Clone)]
 pub struct LayoutArgs {
-    /// The heap has no compressed oops/class pointers (`-XX:-UseCompressedOops`, heaps ≥ 32 GB).
+    /// Override: the heap has no compressed oops/class pointers (16-byte headers, 8-byte
+    /// references); without layout flags the layout is read from each dump.
     #[arg(long)]
     pub uncompressed_oops: bool,
     /// Instance header bytes (default 12, or 16 without compressed oops).
@@ -53,11 +54,36 @@ pub struct LayoutArgs {
     /// Reference size in bytes (default 4, or 8 without compressed oops).
     #[arg(long, value_name = "BYTES")]
     pub reference_size: Option<u64>,
+    /// How far one gzipped dump may inflate (to memory up to 1 GiB, beyond into a temporary
+    /// file in $TMPDIR); a dump past it is refused.
+    #[arg(long, value_name = "GIB", default_value_t = memcity_hprof::inflate::DEFAULT_MAX_INFLATED_GIB,
+          value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    pub max_inflated_gib: u64,
+}
+
+impl Default for LayoutArgs {
+    fn default() -> LayoutArgs {
+        LayoutArgs {
+            uncompressed_oops: false,
+            object_header: None,
+            array_header: None,
+            reference_size: None,
+            max_inflated_gib: memcity_hprof::inflate::DEFAULT_MAX_INFLATED_GIB,
+        }
+    }
 }
 
 impl LayoutArgs {
+    /// The layout the flags give; without any, each dump's own ([`memcity_hprof::detect`]).
     pub fn layout(&self) -> Result<Layout> {
-        let mut layout = if self.uncompressed_oops { Layout::uncompressed() } else { Layout::default() };
+        let given = self.uncompressed_oops
+            || self.object_header.is_some()
+            || self.array_header.is_some()
+            || self.reference_size.is_some();
+        if !given {
+            return Ok(Layout::default());
+        }
+        let mut layout = if self.uncompressed_oops { Layout::uncompressed() } else { Layout::compressed() };
         layout.header = self.object_header.unwrap_or(layout.header);
         layout.array_header = self.array_header.unwrap_or(layout.array_header);
         layout.reference = self.reference_size.unwrap_or(layout.reference);
@@ -69,7 +95,8 @@ impl LayoutArgs {
 }
 
 pub fn options(classifiers: &str, layout: &LayoutArgs, analysis: AnalysisOptions) -> Result<ImportOptions> {
-    Ok(ImportOptions { layout: layout.layout()?, grouping: grouping(classifiers, analysis)? })
+    let inflation = memcity_hprof::Inflation { max: layout.max_inflated_gib << 30, ..Default::default() };
+    Ok(ImportOptions { layout: layout.layout()?, grouping: grouping(classifiers, analysis)?, inflation })
 }
 
 /// `--classifiers` and the retained-size flags as a source's grouping.
@@ -89,7 +116,7 @@ pub fn run(args: ImportArgs) -> Result<()> {
         let specs: Vec<String> = args.dumps.iter().map(|p| p.to_string_lossy().into_owned()).collect();
         let (analysis, layout) = (args.retained.analysis(), args.layout.layout()?);
         crate::cli::structure_city::history(&specs, classifiers, &args.structure, analysis, &layout)?
-    } else if args.dumps.iter().all(|p| memcity_heapfile::is_heap_input(p)) {
+    } else if args.dumps.iter().all(|p| crate::input::is_heap_files(p)) {
         let classifiers = args.classifiers.as_deref().unwrap_or("package,type,allocation-site");
         memcity_heapfile::import(&args.dumps, &grouping(classifiers, args.retained.analysis())?)?
     } else {

@@ -203,7 +203,7 @@ pub fn run(args: OpenArgs) -> Result<()> {
         empty_history()
     } else if specs.len() > 1
         || crate::input::is_heap_dumps(std::path::Path::new(&specs[0]))
-        || memcity_v8::is_snapshots(std::path::Path::new(&specs[0]))
+        || crate::input::is_snapshots(std::path::Path::new(&specs[0]))
     {
         crate::input::check_all(&specs)?;
         let paths: Vec<std::path::PathBuf> = specs.iter().map(Into::into).collect();

@@ -10,7 +10,10 @@ use memcity_analysis::trace::{Op, OpSink, Strings, Trace, TraceError};
 use memcity_heapgraph::{AnalysisOptions, Grouping, Retained, TypedSnapshot};
 use memcity_hprof::Layout;
 
-use super::{is_binary_trace_file, is_heap_dumps, is_trace, read_trace_file, read_trace_file_into, unit};
+use super::{
+    is_binary_trace_file, is_heap_dumps, is_heap_files, is_snapshots, is_trace, read_trace_file,
+    read_trace_file_into, unit,
+};
 
 /// Which snapshots of a series to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,6 +66,10 @@ pub fn carries_objects(specs: &[String]) -> bool {
 
 fn each_typed_heap_of(specs: &[String], which: Snapshots, layout: &Layout, visit: &mut Visit) -> Result<()> {
     let all = |check: fn(&Path) -> bool| !specs.is_empty() && specs.iter().all(|s| check(Path::new(s)));
+    // What a missing path would be cannot be told by its content.
+    if let Some(missing) = specs.iter().find(|s| !s.starts_with("scenario:") && !Path::new(s).exists()) {
+        anyhow::bail!("{missing}: no such file or folder");
+    }
     match specs {
         [spec] if spec.starts_with("scenario:") => {
             let scenario = super::scenario_named(&spec["scenario:".len()..])?;
@@ -74,8 +81,8 @@ fn each_typed_heap_of(specs: &[String], which: Snapshots, layout: &Layout, visit
             Snapshots::Window { .. } => trace_heaps(read_trace_file(Path::new(spec))?, spec, which, visit),
         },
         _ if all(is_heap_dumps) => dump_heaps(specs, which, layout, visit),
-        _ if all(memcity_v8::is_snapshots) => snapshot_heaps(specs, which, visit),
-        _ if all(memcity_heapfile::is_heap_input) => heap_file_heaps(specs, which, visit),
+        _ if all(is_snapshots) => snapshot_heaps(specs, which, visit),
+        _ if all(is_heap_files) => heap_file_heaps(specs, which, visit),
         [spec, ..] if specs.iter().any(|s| is_empty_folder(Path::new(s))) => {
             let empty = specs.iter().find(|s| is_empty_folder(Path::new(s))).unwrap_or(spec);
             anyhow::bail!("{empty}: the folder is empty: no heap dump, heap snapshot or heap file in it")

@@ -98,10 +98,16 @@ pub fn read_meta(path: &Path) -> Result<Meta, HeapFileError> {
     }
 }
 
-/// Whether a file name is a finished snapshot (probes write `.NAME.tmp` first, then rename).
+/// Whether a folder entry is a finished snapshot (probes write `.NAME.tmp` first, then rename):
+/// a `.mcheap` name, or a heap file's magic whatever the name ([`memcity_formats`] decides).
 fn is_snapshot_name(path: &Path) -> bool {
     let hidden = path.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
-    !hidden && path.extension().is_some_and(|e| e == EXTENSION)
+    let by_name = path.extension().is_some_and(|e| e == EXTENSION);
+    let by_content = || {
+        path.is_file()
+            && memcity_formats::recognize_file(path).is_ok_and(|i| i.kind == memcity_formats::Kind::HeapFile)
+    };
+    !hidden && (by_name || by_content())
 }
 
 /// A heap file (by its magic) or a folder holding `.mcheap` files.

@@ -51,8 +51,9 @@ impl ClassTable {
             }
             table.names.push(class_name(raw, class.id));
         }
+        let jdk = crate::jdk::Jdk::of(raw);
         for class in &raw.classes {
-            table.instances.push(instance_layout(raw, &table, class.id, layout)?);
+            table.instances.push(instance_layout(raw, &table, class.id, layout, &jdk)?);
         }
         table.class_class = table.find_or_add("java.lang.Class");
         for (code, name) in PRIMITIVE_ARRAYS {
@@ -102,6 +103,7 @@ fn instance_layout(
     table: &ClassTable,
     id: u64,
     layout: &Layout,
+    jdk: &crate::jdk::Jdk,
 ) -> Result<InstanceLayout, Fault> {
     let by_id = &table.by_id;
     // The chain from the class up to java.lang.Object.
@@ -145,10 +147,16 @@ fn instance_layout(
     // The JVM lays out superclass fields first.
     let mut size = layout.header;
     for &index in chain.iter().rev() {
-        size += raw.classes[index].fields.iter().map(|&ty| layout.value(ty)).sum::<u64>();
-        size += layout.hidden_bytes(&table.names[index]);
-        if is_contended(&table.names[index]) {
-            size = layout.align(size);
+        let name = &table.names[index];
+        let fields = &raw.classes[index].fields;
+        let hidden = jdk.hidden_bytes(layout, name);
+        if jdk.packed_fields {
+            size += fields.iter().map(|&ty| layout.value(ty)).sum::<u64>() + hidden;
+            if is_contended(name) {
+                size = layout.align(size);
+            }
+        } else {
+            size = crate::jdk::old_field_block(size, fields, hidden, layout);
         }
     }
     result.size = layout.align(size);

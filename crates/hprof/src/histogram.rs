@@ -12,19 +12,23 @@ pub fn parse_histogram(text: &str, source: &str) -> Result<Histogram, String> {
     let mut histogram = Histogram::new();
     for (number, line) in text.lines().enumerate() {
         let words: Vec<&str> = line.split_whitespace().collect();
-        // Rows look like "   1:   8185   322600  [B (java.base@17.0.15)".
-        if words.len() < 4
-            || !words[0].ends_with(':')
-            || words[0][..words[0].len() - 1].parse::<u64>().is_err()
-        {
+        // Rows look like "   1:   8185   322600  [B (java.base@17.0.15)", or without the rank
+        // ("   171   44312  [C") as JDK 5's jmap wrote them.
+        let ranked = words.len() >= 4
+            && words[0].ends_with(':')
+            && words[0][..words[0].len() - 1].parse::<u64>().is_ok();
+        let unranked =
+            !ranked && words.len() >= 3 && words[0].parse::<u64>().is_ok() && words[1].parse::<u64>().is_ok();
+        if !ranked && !unranked {
             continue;
         }
+        let words = if ranked { &words[1..] } else { &words[..] };
         let parse = |w: &str| {
             w.parse::<u64>().map_err(|_| format!("{source}: line {}: not a count: {w:?}", number + 1))
         };
-        let entry = histogram.entry(words[3].to_string()).or_default();
-        entry.0 += parse(words[1])?;
-        entry.1 += parse(words[2])?;
+        let entry = histogram.entry(words[2].to_string()).or_default();
+        entry.0 += parse(words[0])?;
+        entry.1 += parse(words[1])?;
     }
     if histogram.is_empty() {
         return Err(format!("{source}: no class histogram rows found"));
@@ -48,6 +52,14 @@ mod tests {
         assert_eq!(h["[B"], (8185, 322600));
         assert_eq!(h["LeakApp$Person"], (2001, 48016));
         assert_eq!(h.len(), 2);
+    }
+
+    #[test]
+    fn reads_rows_without_ranks_as_jdk_5_wrote_them() {
+        let h = parse_histogram("   171       44312  [C\n    47        4512  java.lang.Class\n", "h.txt")
+            .unwrap();
+        assert_eq!(h["[C"], (171, 44312));
+        assert_eq!(h["java.lang.Class"], (47, 4512));
     }
 
     #[test]

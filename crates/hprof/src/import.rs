@@ -20,11 +20,17 @@ use crate::source;
 pub struct ImportOptions {
     pub layout: Layout,
     pub grouping: Grouping,
+    /// How far gzipped dumps may inflate.
+    pub inflation: crate::inflate::Inflation,
 }
 
 impl Default for ImportOptions {
     fn default() -> ImportOptions {
-        ImportOptions { layout: Layout::default(), grouping: default_grouping() }
+        ImportOptions {
+            layout: Layout::default(),
+            grouping: default_grouping(),
+            inflation: Default::default(),
+        }
     }
 }
 
@@ -70,7 +76,7 @@ fn import_one(
     progress: &dyn Fn(u64, u64),
 ) -> Result<SeriesHeap, HprofError> {
     let name = file.display().to_string();
-    let bytes = source::open(file)?;
+    let bytes = source::open_within(file, &options.inflation)?;
     let len = bytes.len() as u64;
     let mut dump = crate::read_dump_bytes(&bytes, &name, &options.layout, &|pos| progress(pos, len))?;
     drop(bytes);
@@ -88,7 +94,7 @@ fn import_one(
 /// `options` groups a series: what the app computes on demand for the selected building.
 pub fn closure_of(file: &Path, options: &ImportOptions, key: &str) -> Result<(u64, u64), HprofError> {
     let name = file.display().to_string();
-    let bytes = source::open(file)?;
+    let bytes = source::open_within(file, &options.inflation)?;
     let mut dump = crate::read_dump_bytes(&bytes, &name, &options.layout, &|_| {})?;
     drop(bytes);
     let mut grouper = Grouper::new(options.grouping.classifiers.clone());

@@ -20,14 +20,29 @@ pub struct Layout {
     /// Size of a `java.lang.Class` instance before its static fields (the mirror's own fields,
     /// including those the JVM injects and the dump does not show).
     pub class_mirror: u64,
+    /// Size of a native pointer the JVM injects into some classes (see [`Layout::hidden_bytes`]).
+    pub pointer: u64,
+    /// Whether the layout is to be read from each dump ([`crate::detect`]), these sizes being
+    /// only the fallback. Layouts the user gives (the layout flags) are used as they are.
+    pub detect: bool,
 }
 
 impl Default for Layout {
     fn default() -> Layout {
         // class_mirror: JDK 17's java.lang.Class has 14 reference fields and an int; the JVM
-        // injects 2 native pointers, 2 ints and 4 references: 12 + 56 + 4 + 16 + 8 + 16 = 112,
-        // which is also what fits `jcmd GC.class_histogram` (docs/hprof.md).
-        Layout { header: 12, array_header: 16, reference: 4, align: 8, class_mirror: 112 }
+        // injects 2 native pointers, 2 ints and 3 references (klass, array_klass, oop_size,
+        // static_oop_field_count, protection_domain, signers, source_file):
+        // 12 + 17 × 4 + 16 + 12 = 108, aligned 112, which is also what fits
+        // `jcmd GC.class_histogram` (docs/hprof.md).
+        Layout {
+            header: 12,
+            array_header: 16,
+            reference: 4,
+            align: 8,
+            class_mirror: 112,
+            pointer: 8,
+            detect: true,
+        }
     }
 }
 
@@ -45,18 +60,45 @@ pub fn is_contended(class_name: &str) -> bool {
 }
 
 impl Layout {
-    /// 64-bit HotSpot without compressed oops or class pointers.
+    /// 64-bit HotSpot without compressed oops or class pointers (`-XX:-UseCompressedOops`
+    /// before JDK 15, or also `-XX:-UseCompressedClassPointers`).
     pub fn uncompressed() -> Layout {
-        // class_mirror: the same fields as above with 8-byte references and a 16-byte header:
-        // 16 + 112 + 4 + 16 + 8 + 32 = 188, aligned 192.
-        Layout { header: 16, array_header: 24, reference: 8, align: 8, class_mirror: 192 }
+        // class_mirror: the fields of `default` with 8-byte references and a 16-byte header:
+        // 16 + 17 × 8 + 16 + 12 = 180, aligned 184.
+        Layout { header: 16, array_header: 24, reference: 8, class_mirror: 184, ..Layout::compressed() }
+    }
+
+    /// 64-bit HotSpot without compressed oops but with compressed class pointers: what
+    /// `-XX:-UseCompressedOops` gives from JDK 15 on (JDK-8241825): a 12-byte header and
+    /// 8-byte references.
+    pub fn uncompressed_oops() -> Layout {
+        // class_mirror: 12 + 17 × 8 + 16 + 12 = 176 (the histogram says 176).
+        Layout { reference: 8, class_mirror: 176, ..Layout::compressed() }
+    }
+
+    /// 64-bit HotSpot with compressed oops, as given (not detected).
+    pub fn compressed() -> Layout {
+        Layout { detect: false, ..Layout::default() }
+    }
+
+    /// A 32-bit JVM (dumps with 4-byte ids): 8-byte headers (mark word, class pointer), 4-byte
+    /// references and native pointers. Android's ART lays objects out the same way.
+    pub fn bits32() -> Layout {
+        // class_mirror: JDK 17's fields as in `default`, with 4-byte pointers:
+        // 8 + 17 × 4 + 8 + 12 = 96.
+        Layout { header: 8, array_header: 12, class_mirror: 96, pointer: 4, ..Layout::compressed() }
+    }
+
+    /// This layout as the user gave it: used as it is, never replaced by a detected one.
+    pub fn given(self) -> Layout {
+        Layout { detect: false, ..self }
     }
 
     /// Bytes a class adds to its instances that the dump does not show: fields the JVM injects
     /// (a native pointer is 8 bytes) and `@Contended` padding (2 × 128 bytes), for the JDK
     /// classes that have them. Subclasses inherit them along the superclass chain.
     pub fn hidden_bytes(&self, class_name: &str) -> u64 {
-        let pointer = 8;
+        let pointer = self.pointer;
         match class_name {
             "java.lang.ClassLoader" | "java.lang.Module" | "java.lang.invoke.MemberName" => pointer,
             "java.lang.invoke.ResolvedMethodName" => pointer + self.reference,
@@ -119,5 +161,9 @@ mod tests {
         let l = Layout::uncompressed();
         assert_eq!(l.instance([OBJECT, OBJECT, OBJECT].into_iter(), 0), 40);
         assert_eq!(l.array(OBJECT, 3), 48);
+        let l = Layout::uncompressed_oops();
+        assert_eq!(l.instance([OBJECT, OBJECT, OBJECT].into_iter(), 0), 40);
+        assert_eq!(l.array(OBJECT, 3), 40);
+        assert_eq!(l.array(8, 40), 56);
     }
 }

@@ -8,11 +8,14 @@
 
 pub mod classes;
 mod cursor;
+pub mod detect;
 pub mod error;
 pub mod fuzzing;
 pub mod histogram;
 pub mod ids;
 pub mod import;
+pub mod inflate;
+pub mod jdk;
 pub mod layout;
 pub mod parse;
 pub mod precheck;
@@ -27,6 +30,7 @@ use std::path::Path;
 pub use error::HprofError;
 pub use histogram::{Histogram, parse_histogram};
 pub use import::{ImportOptions, closure_of, import};
+pub use inflate::Inflation;
 pub use layout::Layout;
 pub use memcity_heapgraph::Grouping;
 pub use memcity_heapgraph::ROOT_KEY;

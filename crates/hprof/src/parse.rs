@@ -19,12 +19,19 @@ const HEAP_DUMP_SEGMENT: u8 = 0x1C;
 /// summary, start/end thread, heap dump end, CPU samples, control settings.
 const SKIPPED: &[u8] = &[0x03, 0x04, 0x05, 0x06, 0x07, 0x0A, 0x0B, 0x0D, 0x0E];
 const HEAP_DUMP_END: u8 = 0x2C;
+const START_THREAD: u8 = 0x0A;
+const CONTROL_SETTINGS: u8 = 0x0E;
 
 // Heap dump sub-record tags.
 pub const CLASS_DUMP: u8 = 0x20;
 pub const INSTANCE_DUMP: u8 = 0x21;
 pub const OBJ_ARRAY_DUMP: u8 = 0x22;
 pub const PRIM_ARRAY_DUMP: u8 = 0x23;
+/// Android (`JAVA PROFILE 1.0.3`): a primitive array written without its elements; laid out
+/// like [`PRIM_ARRAY_DUMP`] up to the element type.
+pub const PRIM_ARRAY_NODATA: u8 = 0xC3;
+/// Android: the heap (app, image, zygote) the following objects are in: a heap id and its name.
+const HEAP_DUMP_INFO: u8 = 0xFE;
 
 /// The HPROF basic type code of references.
 pub const OBJECT: u8 = 2;
@@ -47,9 +54,31 @@ pub struct RawClass {
     pub offset: usize,
 }
 
+impl RawClass {
+    /// How two records of the same class differ in shape (superclass, class loader, fields,
+    /// the names and types of static fields), if they do. Static values may differ: the HPROF
+    /// agent writes while the program runs.
+    fn difference(&self, other: &RawClass) -> Option<&'static str> {
+        let static_shape =
+            |c: &RawClass| c.statics.iter().map(|&(name, ty, _)| (name, ty)).collect::<Vec<_>>();
+        if (self.super_id, self.loader_id) != (other.super_id, other.loader_id) {
+            Some("its superclass or class loader")
+        } else if (&self.fields, &self.field_names) != (&other.fields, &other.field_names) {
+            Some("its instance fields")
+        } else if static_shape(self) != static_shape(other) {
+            Some("its static fields")
+        } else {
+            None
+        }
+    }
+}
+
 /// Everything pass 1 keeps of a dump.
 #[derive(Debug, Default)]
 pub struct RawDump<'a> {
+    /// The format version's last digit: `JAVA PROFILE 1.0.1` (32-bit ids), `1.0.2` (HotSpot),
+    /// `1.0.3` (Android).
+    pub version: u8,
     pub id_size: usize,
     pub timestamp_ms: u64,
     pub strings: HashMap<u64, &'a [u8]>,
@@ -61,6 +90,17 @@ pub struct RawDump<'a> {
     /// Their object ids, in the same order.
     pub object_ids: Vec<u64>,
     pub roots: Vec<(u64, RootKind)>,
+    /// Written by the old HPROF agent (it alone writes CONTROL SETTINGS and START THREAD
+    /// records): its ids are serial numbers, not addresses, and 4 bytes even on 64-bit JVMs.
+    pub agent: bool,
+    /// Class id -> its index in `classes`, to tell a repeated CLASS DUMP from a conflicting one.
+    class_at: HashMap<u64, usize>,
+}
+
+/// Whether `tag` is a top-level record tag this reader knows (the gzip reader checks the records
+/// as they are inflated, so a file of zeros behind a header is refused at once).
+pub fn is_record_tag(tag: u8) -> bool {
+    matches!(tag, UTF8 | LOAD_CLASS | HEAP_DUMP | HEAP_DUMP_SEGMENT | HEAP_DUMP_END) || SKIPPED.contains(&tag)
 }
 
 /// Size in the dump of a value of basic type `ty`, or `None` for an unknown type code.
@@ -102,6 +142,7 @@ pub fn scan<'a>(data: &'a [u8], progress: &dyn Fn(u64)) -> Result<RawDump<'a>, F
                 read_heap_dump(&mut Cursor::new(&data[..c.pos], body_start), &mut dump)?
             }
             HEAP_DUMP_END => open_segments = None,
+            CONTROL_SETTINGS | START_THREAD => dump.agent = true,
             t if SKIPPED.contains(&t) => {}
             t => {
                 return Err(Fault::new(
@@ -154,7 +195,7 @@ fn read_header<'a>(c: &mut Cursor<'a>) -> Result<RawDump<'a>, Fault> {
         return Err(Fault::new(id_pos, format!("unsupported identifier size {id_size} (only 4 and 8 are)")));
     }
     let timestamp_ms = c.u8("dump timestamp")?;
-    Ok(RawDump { id_size, timestamp_ms, ..RawDump::default() })
+    Ok(RawDump { version: rest[0], id_size, timestamp_ms, ..RawDump::default() })
 }
 
 fn read_utf8<'a>(c: &mut Cursor<'a>, dump: &mut RawDump<'a>) -> Result<(), Fault> {
@@ -182,9 +223,9 @@ fn read_heap_dump(c: &mut Cursor<'_>, dump: &mut RawDump<'_>) -> Result<(), Faul
             let id = c.id(ids, "GC root object id")?;
             // Extra fields after the object id, per root kind.
             let extra = match tag {
-                0x01 => ids,             // JNI global: global ref id
-                0x02 | 0x03 | 0x08 => 8, // JNI local, Java frame, thread object: two u4
-                0x04 | 0x06 => 4,        // native stack, thread block: thread serial
+                0x01 => ids,                    // JNI global: global ref id
+                0x02 | 0x03 | 0x08 | 0x8E => 8, // JNI local, Java frame, thread object, JNI monitor: two u4
+                0x04 | 0x06 => 4,               // native stack, thread block: thread serial
                 _ => 0,
             };
             c.bytes(extra, "GC root record")?;
@@ -194,7 +235,10 @@ fn read_heap_dump(c: &mut Cursor<'_>, dump: &mut RawDump<'_>) -> Result<(), Faul
         match tag {
             CLASS_DUMP => {
                 let class = read_class_dump(c, ids, start)?;
-                dump.classes.push(class);
+                add_class(dump, class)?;
+            }
+            HEAP_DUMP_INFO => {
+                c.bytes(4 + ids, "heap dump info")?;
             }
             INSTANCE_DUMP => {
                 dump.object_ids.push(c.id(ids, "object id")?);
@@ -211,7 +255,7 @@ fn read_heap_dump(c: &mut Cursor<'_>, dump: &mut RawDump<'_>) -> Result<(), Faul
                 c.bytes(count.saturating_mul(ids), "object array elements")?;
                 dump.objects.push(start);
             }
-            PRIM_ARRAY_DUMP => {
+            PRIM_ARRAY_DUMP | PRIM_ARRAY_NODATA => {
                 dump.object_ids.push(c.id(ids, "object id")?);
                 c.bytes(4, "primitive array header")?;
                 let count = c.u4("primitive array length")? as usize;
@@ -220,10 +264,38 @@ fn read_heap_dump(c: &mut Cursor<'_>, dump: &mut RawDump<'_>) -> Result<(), Faul
                 let size = value_size(ty, ids).filter(|_| ty != OBJECT).ok_or_else(|| {
                     Fault::new(ty_pos, format!("invalid primitive array element type {ty}"))
                 })?;
-                c.bytes(count.saturating_mul(size), "primitive array elements")?;
+                if tag == PRIM_ARRAY_DUMP {
+                    c.bytes(count.saturating_mul(size), "primitive array elements")?;
+                }
                 dump.objects.push(start);
             }
             t => return Err(Fault::new(start, format!("unknown heap dump sub-record tag 0x{t:02X}"))),
+        }
+    }
+    Ok(())
+}
+
+/// Keeps a class. The old HPROF agent (JDK 5–8) writes a class's CLASS DUMP again in later
+/// heap dump segments, while the program runs: a repeat of the same shape replaces the static
+/// values (the later state, like the objects written after it), one of another shape is refused.
+fn add_class(dump: &mut RawDump<'_>, class: RawClass) -> Result<(), Fault> {
+    match dump.class_at.get(&class.id) {
+        Some(&first) => {
+            let earlier = &dump.classes[first];
+            if let Some(what) = earlier.difference(&class) {
+                return Err(Fault::new(
+                    class.offset,
+                    format!(
+                        "conflicting class dumps for class 0x{:x}: the one at byte {} differs from the one at byte {} in {what}",
+                        class.id, class.offset, earlier.offset
+                    ),
+                ));
+            }
+            dump.classes[first].statics = class.statics;
+        }
+        None => {
+            dump.class_at.insert(class.id, dump.classes.len());
+            dump.classes.push(class);
         }
     }
     Ok(())

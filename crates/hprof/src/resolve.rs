@@ -27,6 +27,8 @@ pub struct Dump {
     pub first_class_node: u32,
     /// The class index each class object stands for.
     pub class_of_class_node: Vec<u32>,
+    /// The object layout the sizes were computed with (detected, or as given).
+    pub layout: Layout,
 }
 
 impl Dump {
@@ -52,6 +54,7 @@ pub fn resolve_labelled(
     layout: &Layout,
     labelled: bool,
 ) -> Result<(Dump, Option<EdgeLabels>), Fault> {
+    let layout = &if layout.detect { crate::detect::detect(data, &raw).layout } else { *layout };
     let classes = ClassTable::build(&raw, layout)?;
     let mut names = FieldNames::default();
     let reference_labels: Vec<Vec<Label>> = if labelled {
@@ -63,7 +66,7 @@ pub fn resolve_labelled(
         Vec::new()
     };
     let ids_size = raw.id_size;
-    let (offsets, ids) = sorted_objects(raw.objects, raw.object_ids)?;
+    let (offsets, ids) = sorted_objects(data, raw.objects, raw.object_ids)?;
     let ids = IdIndex::new(ids);
     let index = NodeIndex { ids: &ids, classes: &classes };
 
@@ -152,6 +155,7 @@ pub fn resolve_labelled(
         root_kinds,
         first_class_node: objects as u32,
         class_of_class_node,
+        layout: *layout,
     };
     Ok((dump, labelled.then_some(EdgeLabels { names: names.names, of_edge: labels })))
 }
@@ -215,18 +219,39 @@ impl NodeIndex<'_> {
 }
 
 /// Object sub-record offsets ordered by object id, and those ids. HotSpot writes objects in
-/// ascending id order, so the sort is only a fallback.
-fn sorted_objects(offsets: Vec<usize>, ids: Vec<u64>) -> Result<(Vec<usize>, Vec<u64>), Fault> {
+/// ascending id order, so the sort is only a fallback. The old HPROF agent writes most objects
+/// twice, in later segments, as the program runs: of records of one id and one kind the last
+/// is kept (the later state); records of one id and different kinds are refused.
+fn sorted_objects(data: &[u8], offsets: Vec<usize>, ids: Vec<u64>) -> Result<(Vec<usize>, Vec<u64>), Fault> {
     let (mut offsets, mut ids) = (offsets, ids);
     if !ids.is_sorted() {
         let mut pairs: Vec<(u64, usize)> = ids.into_iter().zip(offsets).collect();
         pairs.par_sort_unstable();
         (ids, offsets) = pairs.into_iter().unzip();
     }
-    if let Some(i) = ids.windows(2).position(|w| w[0] == w[1]) {
-        return Err(Fault::new(offsets[i + 1], format!("duplicate object id 0x{:x}", ids[i])));
+    if !ids.windows(2).any(|w| w[0] == w[1]) {
+        return Ok((offsets, ids));
     }
-    Ok((offsets, ids))
+    let (mut kept_offsets, mut kept_ids) = (Vec::with_capacity(offsets.len()), Vec::with_capacity(ids.len()));
+    for i in 0..ids.len() {
+        if i + 1 < ids.len() && ids[i + 1] == ids[i] {
+            if data[offsets[i + 1]] != data[offsets[i]] {
+                return Err(Fault::new(
+                    offsets[i + 1],
+                    format!(
+                        "duplicate object id 0x{:x}: records of different kinds at bytes {} and {}",
+                        ids[i],
+                        offsets[i],
+                        offsets[i + 1]
+                    ),
+                ));
+            }
+            continue;
+        }
+        kept_offsets.push(offsets[i]);
+        kept_ids.push(ids[i]);
+    }
+    Ok((kept_offsets, kept_ids))
 }
 
 fn read_object(

@@ -7,15 +7,16 @@ use std::ops::Deref;
 use std::path::{Path, PathBuf};
 
 use flate2::read::MultiGzDecoder;
-use memcity_model::limits::{gzip_bomb, gzip_limit};
 use memmap2::Mmap;
 
 use crate::error::HprofError;
+use crate::inflate::{Inflated, Inflation};
 
 /// A dump's bytes.
 pub enum DumpBytes {
     Mapped(Mmap),
-    Decompressed(Vec<u8>),
+    /// A gzipped dump, inflated (in memory or in a temporary file).
+    Inflated(Inflated),
 }
 
 impl Deref for DumpBytes {
@@ -24,7 +25,8 @@ impl Deref for DumpBytes {
     fn deref(&self) -> &[u8] {
         match self {
             DumpBytes::Mapped(map) => map,
-            DumpBytes::Decompressed(bytes) => bytes,
+            DumpBytes::Inflated(Inflated::Memory(bytes)) => bytes,
+            DumpBytes::Inflated(Inflated::Spilled(map, _)) => map,
         }
     }
 }
@@ -32,11 +34,16 @@ impl Deref for DumpBytes {
 /// How much is inflated before the HPROF header is checked.
 const HEADER_PEEK: u64 = 64;
 
-/// Opens a dump, decompressing it if it starts with the gzip magic bytes. Refuses what is not
-/// a regular file (a FIFO would block) and gzip data that does not start like a heap dump or
-/// inflates beyond [`memcity_model::limits::MAX_GZIP_RATIO`] times its size, without inflating
-/// the rest.
+/// [`open_within`] the default budget.
 pub fn open(path: &Path) -> Result<DumpBytes, HprofError> {
+    open_within(path, &Inflation::default())
+}
+
+/// Opens a dump, inflating it if it starts with the gzip magic bytes. Refuses what is not a
+/// regular file (a FIFO would block), gzip data that does not start like a heap dump (checked
+/// on its first bytes) or whose records stop making sense, and gzip data that inflates beyond
+/// the budget ([`crate::inflate`]).
+pub fn open_within(path: &Path, budget: &Inflation) -> Result<DumpBytes, HprofError> {
     let name = path.display().to_string();
     let io = |e: std::io::Error| HprofError::new(&name, format!("cannot read: {e}"));
     // Checked before opening: opening a FIFO for reading blocks until a writer comes.
@@ -56,64 +63,38 @@ pub fn open(path: &Path) -> Result<DumpBytes, HprofError> {
     // corrupt memory safety of other data).
     let map = unsafe { Mmap::map(&file) }.map_err(io)?;
     if map.starts_with(&[0x1f, 0x8b]) {
-        return inflate(&map, &name).map(DumpBytes::Decompressed);
+        let header_len = gzip_header_len(&map, &name)?;
+        return crate::inflate::inflate(&map, header_len, budget, &name).map(DumpBytes::Inflated);
     }
     Ok(DumpBytes::Mapped(map))
 }
 
-/// Inflates gzip data in a stream: the header first, then at most the limit.
-fn inflate(gz: &[u8], name: &str) -> Result<Vec<u8>, HprofError> {
-    let limit = gzip_limit(gz.len() as u64);
-    let mut decoder = MultiGzDecoder::new(gz);
-    let mut bytes = Vec::new();
-    let broken = |e: std::io::Error, at: usize| HprofError {
-        offset: Some(at as u64),
-        ..HprofError::new(name, format!("broken gzip data after {at} decompressed bytes: {e}"))
-    };
-    (&mut decoder).take(HEADER_PEEK).read_to_end(&mut bytes).map_err(|e| broken(e, 0))?;
-    if !bytes.starts_with(b"JAVA PROFILE ") {
-        return Err(HprofError {
+/// The length of the header of the dump inside gzip data, read from its first bytes; gzip data
+/// that does not start like a heap dump is refused before anything more is inflated.
+fn gzip_header_len(gz: &[u8], name: &str) -> Result<usize, HprofError> {
+    let mut head = Vec::new();
+    let read = MultiGzDecoder::new(gz).take(HEADER_PEEK).read_to_end(&mut head);
+    read.map_err(|e| HprofError {
+        offset: Some(0),
+        ..HprofError::new(name, format!("broken gzip data after 0 decompressed bytes: {e}"))
+    })?;
+    let nul = head.iter().position(|&b| b == 0).filter(|_| head.starts_with(b"JAVA PROFILE "));
+    match nul {
+        // The format name, its NUL, the identifier size and the time stamp.
+        Some(nul) => Ok(nul + 1 + 4 + 8),
+        None => Err(HprofError {
             offset: Some(0),
             ..HprofError::new(name, "not a heap dump: the gzip data does not start with \"JAVA PROFILE \"")
-        });
+        }),
     }
-    (&mut decoder).take(limit + 1 - HEADER_PEEK).read_to_end(&mut bytes).map_err(|e| {
-        let at = bytes.len();
-        broken(e, at)
-    })?;
-    if bytes.len() as u64 > limit {
-        return Err(HprofError::new(name, gzip_bomb(limit, ".hprof")));
-    }
-    Ok(bytes)
 }
 
-/// Whether a file name looks like a heap dump.
-pub fn is_dump_name(path: &Path) -> bool {
-    let name = path.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
-    name.ends_with(".hprof") || name.ends_with(".hprof.gz")
-}
-
-/// Whether a file is a heap dump: by its name, or else by its first bytes (`JAVA PROFILE 1.0.`,
-/// plain or gzip), so `jmap -dump:format=b,file=heap.bin` is one too. Reads at most a few
-/// dozen bytes (inflated) of regular files only.
+/// Whether a file is a heap dump: by its first bytes (`JAVA PROFILE 1.0.`, plain or gzip),
+/// whatever its name (`jmap -dump:format=b,file=heap.bin`), else by its name
+/// ([`memcity_formats`] decides). Reads at most a few hundred bytes (inflated) of regular files only.
 pub fn is_dump(path: &Path) -> bool {
-    is_dump_name(path) || (path.is_file() && starts_like_a_dump(path).unwrap_or(false))
-}
-
-fn starts_like_a_dump(path: &Path) -> std::io::Result<bool> {
-    let mut head = [0u8; 2];
-    let mut file = File::open(path)?;
-    if file.read(&mut head)? < 2 {
-        return Ok(false);
-    }
-    let file = File::open(path)?;
-    let mut start = Vec::new();
-    if head == [0x1f, 0x8b] {
-        let _ = MultiGzDecoder::new(file).take(18).read_to_end(&mut start);
-    } else {
-        file.take(18).read_to_end(&mut start)?;
-    }
-    Ok(start.starts_with(b"JAVA PROFILE 1.0."))
+    path.is_file()
+        && memcity_formats::recognize_file(path).is_ok_and(|i| i.kind == memcity_formats::Kind::HprofDump)
 }
 
 /// The dumps a user named: files as given, folders expanded to their `.hprof`/`.hprof.gz` files
@@ -123,17 +104,14 @@ pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, HprofError> {
     for path in paths {
         let name = path.display().to_string();
         if path.is_dir() {
-            let entries =
-                std::fs::read_dir(path).map_err(|e| HprofError::new(&name, format!("cannot list: {e}")))?;
-            let mut found: Vec<PathBuf> =
-                entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| is_dump(p)).collect();
+            let found = memcity_formats::files_of_kind(path, memcity_formats::Kind::HprofDump)
+                .map_err(|e| HprofError::new(&name, format!("cannot list: {e}")))?;
             if found.is_empty() {
                 return Err(HprofError::new(
                     &name,
                     "the folder has no heap dumps (.hprof, .hprof.gz, or files that start as one)",
                 ));
             }
-            found.sort();
             files.extend(found);
         } else if path.is_file() {
             files.push(path.clone());
@@ -192,17 +170,39 @@ mod tests {
         std::fs::write(dir.join("zeros.hprof.gz"), encoder.finish().unwrap()).unwrap();
         let e = open(&dir.join("zeros.hprof.gz")).err().unwrap();
         assert!(e.message.contains("does not start with \"JAVA PROFILE \""), "{e}");
-        // A header, then more zeros than the ratio allows.
-        let mut dump = b"JAVA PROFILE 1.0.2\0".to_vec();
+        // A header, then zeros: no record has tag 0, refused at the first one.
+        let header = b"JAVA PROFILE 1.0.2\0\0\0\0\x08\0\0\0\0\0\0\0\0";
+        let mut dump = header.to_vec();
         dump.resize(80 << 20, 0);
-        let small = gzip(&dump);
-        assert!((small.len() as u64) * memcity_model::limits::MAX_GZIP_RATIO < 80 << 20);
-        std::fs::write(dir.join("bomb.hprof.gz"), small).unwrap();
+        std::fs::write(dir.join("bomb.hprof.gz"), gzip(&dump)).unwrap();
         let e = open(&dir.join("bomb.hprof.gz")).err().unwrap();
-        assert!(e.message.contains("likely gzip bomb"), "{e}");
-        // Within the limit a gzipped file inflates as before.
-        std::fs::write(dir.join("fine.hprof.gz"), gzip(&dump[..1 << 20])).unwrap();
-        assert_eq!(open(&dir.join("fine.hprof.gz")).unwrap().len(), 1 << 20);
+        assert_eq!(e.offset, Some(header.len() as u64));
+        assert!(e.message.contains("unknown record tag 0x00"), "{e}");
+        // A string record as long as a record can be, of zeros: refused by the size budget.
+        let mut dump = header.to_vec();
+        dump.extend([0x01, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]);
+        dump.resize(80 << 20, 0);
+        std::fs::write(dir.join("long.hprof.gz"), gzip(&dump)).unwrap();
+        let small = Inflation { memory: 1 << 20, max: 16 << 20 };
+        let e = open_within(&dir.join("long.hprof.gz"), &small).err().unwrap();
+        assert!(
+            e.message.contains("more than 0.015625 GiB") && e.message.contains("--max-inflated-gib"),
+            "{e}"
+        );
+        // Cut short, it is refused once inflated, before it is parsed.
+        let big = Inflation { memory: 1 << 20, max: 1 << 30 };
+        let e = open_within(&dir.join("long.hprof.gz"), &big).err().unwrap();
+        assert!(e.message.contains("truncated dump: the last record needs"), "{e}");
+        assert_eq!(e.offset, Some(80 << 20));
+        // Whole, it inflates within the budget, past the memory budget into a temporary file.
+        let mut dump = header.to_vec();
+        dump.extend([0x01, 0, 0, 0, 0]);
+        dump.extend((80u32 << 20).to_be_bytes());
+        dump.resize(dump.len() + (80 << 20), 0);
+        std::fs::write(dir.join("whole.hprof.gz"), gzip(&dump)).unwrap();
+        let bytes = open_within(&dir.join("whole.hprof.gz"), &big).unwrap();
+        assert!(matches!(bytes, DumpBytes::Inflated(Inflated::Spilled(..))));
+        assert_eq!(&bytes[..], &dump[..]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

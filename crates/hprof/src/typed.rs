@@ -139,7 +139,7 @@ mod tests {
             .unwrap()
             .flatten()
             .map(|e| e.path())
-            .filter(|p| crate::source::is_dump_name(p))
+            .filter(|p| crate::source::is_dump(p))
             .min()
             .expect("a sample dump");
         let typed = typed_heap(&file, &Layout::default()).unwrap();

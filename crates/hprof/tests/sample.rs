@@ -21,6 +21,7 @@ fn import_sample(classifiers: &str) -> History {
             classifiers: memcity_hprof::parse_list(classifiers).unwrap(),
             analysis: AnalysisOptions { retained: Retained::Closure, ..AnalysisOptions::default() },
         },
+        ..ImportOptions::default()
     };
     memcity_hprof::import(&[sample_dir()], &options, &|_, _| {}).unwrap()
 }

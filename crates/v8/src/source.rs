@@ -18,20 +18,11 @@ pub fn is_snapshot_name(path: &Path) -> bool {
     name.ends_with(".heapsnapshot") || name.ends_with(".heapsnapshot.gz")
 }
 
-/// Whether a file is a V8 heap snapshot by its first bytes (whatever its name).
+/// Whether a file is a V8 heap snapshot by its first bytes (whatever its name; plain or gzip).
 pub fn is_snapshot_file(path: &Path) -> bool {
-    let Ok(file) = File::open(path) else { return false };
-    let mut head = Vec::with_capacity(64);
-    let gzip = {
-        let mut magic = [0u8; 2];
-        File::open(path).and_then(|mut f| f.read_exact(&mut magic)).is_ok() && magic == [0x1f, 0x8b]
-    };
-    let read = if gzip {
-        MultiGzDecoder::new(file).take(64).read_to_end(&mut head)
-    } else {
-        file.take(64).read_to_end(&mut head)
-    };
-    read.is_ok() && looks_like_snapshot(&head)
+    memcity_formats::read_head(path).is_ok_and(|head| {
+        memcity_formats::kind_of_head(&head.bytes) == Some(memcity_formats::Kind::V8Snapshot)
+    })
 }
 
 /// `{ "snapshot"` with any white space.
@@ -51,12 +42,7 @@ pub fn is_snapshots(path: &Path) -> bool {
 }
 
 fn snapshots_in(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file() && (is_snapshot_name(p) || is_snapshot_file(p)))
-        .collect();
-    found.sort();
-    Ok(found)
+    memcity_formats::files_of_kind(dir, memcity_formats::Kind::V8Snapshot)
 }
 
 /// The snapshots a user named: files as given, folders expanded to their snapshots (by name).
