@@ -239,7 +239,7 @@ fn broken_dumps_empty_folders_and_missing_files_exit_2() {
     std::fs::create_dir_all(&empty).unwrap();
     refused(&[empty.to_str().unwrap()], &[empty.to_str().unwrap()]);
     let missing = dir.join("missing.hprof");
-    refused(&[missing.to_str().unwrap()], &[missing.to_str().unwrap(), "no such file"]);
+    refused(&[missing.to_str().unwrap()], &[missing.to_str().unwrap(), "cannot read"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
