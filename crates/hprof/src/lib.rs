@@ -26,7 +26,7 @@ use std::path::Path;
 
 pub use error::HprofError;
 pub use histogram::{Histogram, parse_histogram};
-pub use import::{ImportOptions, closure_of, import};
+pub use import::{ImportOptions, Inspect, closure_of, import, import_inspecting};
 pub use layout::Layout;
 pub use memcity_heapgraph::Grouping;
 pub use memcity_heapgraph::ROOT_KEY;
