@@ -134,6 +134,30 @@ mod tests {
         StructureFinding { type_name: "java.util.HashMap".into(), path: path.into(), grew }
     }
 
+    /// What a series of dumps shows when measured in the import's read is what a read of its
+    /// own with every instance named shows: the same structures, paths and sizes.
+    #[test]
+    fn dumps_measured_in_the_import_read_find_what_a_read_of_their_own_finds() {
+        let specs = [concat!(env!("CARGO_MANIFEST_DIR"), "/data/hprof").to_string()];
+        let limits = Limits { max_growth_bytes: 100, max_growth_percent: 0.0, min_steps: 1 };
+        let (history, measured) = load(&specs, Some(limits)).unwrap();
+        assert!(measured.is_some(), "dumps are measured in the import");
+        let n = history.snapshots.len();
+        let shown = |found: Vec<StructureFinding>| -> Vec<(String, String, i64, u64)> {
+            found
+                .into_iter()
+                .map(|f| (f.type_name, f.path, f.grew.growth_bytes, f.grew.retained_bytes))
+                .collect()
+        };
+        let shared = shown(findings(&specs, n, limits, &|_| false, measured).unwrap());
+        let own = shown(findings(&specs, n, limits, &|_| false, None).unwrap());
+        assert!(
+            shared.iter().any(|(t, p, _, _)| t == "java.util.LinkedList" && p.contains("LeakApp")),
+            "{shared:?}"
+        );
+        assert_eq!(shared, own);
+    }
+
     #[test]
     fn a_structure_inside_a_growing_one_stands_for_it() {
         let mut found = vec![
