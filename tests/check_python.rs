@@ -1,7 +1,9 @@
 //! The leak gate on a real Python program (docs/ci.md's recipe): the probe takes heap files of
 //! probes/python/examples/leak_sessions.py and of its fixed variant, and `memcity check` (default
-//! limits, but two steps of growth enough) fails the first and passes the second. Skipped where python3 is missing,
-//! unless CI=1 or MEMCITY_REQUIRE_PYTHON=1 (then it fails).
+//! limits) fails the first and passes the second. The requests are driven by count, one heap file
+//! a round (tests/python/example_rounds.py), not by time: a loaded machine once took only three
+//! files in a timed run, too few steps to judge. Skipped where python3 is missing, unless CI=1 or
+//! MEMCITY_REQUIRE_PYTHON=1 (then it fails).
 
 mod common;
 use common::tools_present;
@@ -10,6 +12,10 @@ use std::path::Path;
 use std::process::Command;
 
 const MEMCITY: &str = env!("CARGO_BIN_EXE_memcity");
+/// Four steps or more (the probe adds its start and exit snapshots), one more than a finding
+/// must grow in; 400 sessions a round, about 0.5 MB: 2 MB over the run, twice the limit.
+const ROUNDS: u32 = 5;
+const REQUESTS: u32 = 400;
 
 fn check(example: &str) -> (Option<i32>, String) {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -19,14 +25,18 @@ fn check(example: &str) -> (Option<i32>, String) {
         .arg(repo.join("probes/python/memcity_probe.py"))
         .arg("--out")
         .arg(&dir)
-        .args(["--every-ms", "100"])
+        // Snapshots at the rounds' ends only.
+        .args(["--no-fork", "--every-ms", "600000"])
+        .arg(repo.join("tests/python/example_rounds.py"))
         .arg(repo.join(format!("probes/python/examples/{example}.py")))
-        .arg("3")
+        .args([ROUNDS.to_string(), REQUESTS.to_string()])
+        .stdout(std::process::Stdio::null())
         .status()
         .unwrap();
     assert!(status.success(), "{example}: the probe failed");
-    // A loaded machine takes fewer snapshots in the run: two steps are enough to judge.
-    let out = Command::new(MEMCITY).arg("check").arg(&dir).args(["--min-steps", "2"]).output().unwrap();
+    let files = std::fs::read_dir(&dir).map_or(0, |d| d.count());
+    assert!(files as u32 >= ROUNDS, "{example}: {files} heap files for {ROUNDS} rounds");
+    let out = Command::new(MEMCITY).arg("check").arg(&dir).output().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     (
         out.status.code(),

@@ -1,14 +1,48 @@
 //! The data structures' part of `memcity check` (docs/ci.md): every snapshot's structures
 //! measured (retained size alone: the cheapest metric, and the one that says what freeing the
 //! structure would free), each instance followed by identity over the run and judged by the
-//! rule groups are judged by ([`grew_past`]).
+//! rule groups are judged by ([`grew_past`]). Heap dumps are measured in the import's own read
+//! ([`load`]); other inputs are read again ([`findings`]).
+
+use std::path::Path;
 
 use anyhow::Result;
 use memcity_analysis::check::{Grew, Limits, grew_past};
 use memcity_hprof::Layout;
-use memcity_structures::{Options, RetainedSeries, measure_with};
+use memcity_model::History;
+use memcity_structures::{Options, RetainedSeries, heads_retained, measure_with};
 
-use crate::input::{Snapshots, carries_objects, each_typed_heap};
+use crate::input::{Snapshots, carries_objects, dump_paths, each_typed_heap, is_heap_dumps};
+
+/// The run's history and, for a series of heap dumps whose structures are wanted (`limits`
+/// given), each dump's structures measured in the same read: the import's dominator tree
+/// gives their retained sizes, and only those that could be findings are named. Other inputs
+/// have theirs measured by [`findings`] in a read of their own.
+pub fn load(specs: &[String], limits: Option<Limits>) -> Result<(History, Option<RetainedSeries>)> {
+    let dumps = specs.iter().all(|s| is_heap_dumps(Path::new(s)));
+    let Some(limits) = limits.filter(|_| dumps && !specs.is_empty()) else {
+        return Ok((crate::input::load_all(specs, &|_, _| {})?, None));
+    };
+    for spec in specs {
+        crate::cli::paths::check_input(Path::new(spec))?;
+    }
+    let paths = dump_paths(specs)?;
+    // With fewer steps than a finding must grow in, none can be one: nothing to measure.
+    if memcity_hprof::source::expand(&paths)?.len().saturating_sub(1) < limits.min_steps {
+        return Ok((crate::input::load_all(specs, &|_, _| {})?, None));
+    }
+    let descriptions = memcity_structures::builtin();
+    let inspect = move |heap: &memcity_heapgraph::TypedHeap, retained: &(dyn Fn() -> Vec<u64> + Sync)| {
+        heads_retained(heap, &descriptions, retained, limits.max_growth_bytes)
+    };
+    let (history, heaps) =
+        memcity_hprof::import_inspecting(&paths, &Default::default(), &|_, _| {}, &inspect)?;
+    let mut series = RetainedSeries::default();
+    for heads in &heaps {
+        series.push_heads(heads);
+    }
+    Ok((history, Some(series)))
+}
 
 /// One data structure that grew past the limits.
 pub struct StructureFinding {
@@ -29,30 +63,41 @@ impl StructureFinding {
 /// The structures of `specs` (a run of `snapshots` snapshots) that grew past `limits`, the
 /// largest growth first; those whose type or path matches `ignored` are left out. Inputs that
 /// carry groups, not objects, have none.
+/// `measured` is what [`load`] measured already, if anything.
 pub fn findings(
     specs: &[String],
     snapshots: usize,
     limits: Limits,
     ignored: &dyn Fn(&str) -> bool,
+    measured: Option<RetainedSeries>,
 ) -> Result<Vec<StructureFinding>> {
     // With fewer steps than a finding must grow in, none can be one: nothing to read.
     if snapshots.saturating_sub(1) < limits.min_steps || !carries_objects(specs) {
         return Ok(Vec::new());
     }
-    let descriptions = memcity_structures::builtin();
-    let options = Options { deep: false, leaves: false };
-    let mut series = RetainedSeries::default();
-    each_typed_heap(specs, Snapshots::All, &Layout::default(), &mut |snapshot| {
-        series.push(&measure_with(&snapshot.heap, &descriptions, options));
-        Ok(())
-    })?;
+    let series = match measured {
+        Some(series) => series,
+        None => {
+            let descriptions = memcity_structures::builtin();
+            let options = Options { deep: false, leaves: false };
+            let mut series = RetainedSeries::default();
+            each_typed_heap(specs, Snapshots::All, &Layout::default(), &mut |snapshot| {
+                series.push(&measure_with(&snapshot.heap, &descriptions, options));
+                Ok(())
+            })?;
+            series
+        }
+    };
     let heap_end = series.heap_bytes().last().copied().unwrap_or(0);
     let mut found: Vec<StructureFinding> = series
         .instances()
         .iter()
-        .filter(|t| !ignored(&t.type_name) && !ignored(&t.path))
         .filter_map(|t| {
+            // A finding retains more than --max-growth-bytes at the end, so its path is named.
             let grew = grew_past(&t.retained, heap_end, limits)?;
+            if ignored(&t.type_name) || ignored(&t.path) {
+                return None;
+            }
             Some(StructureFinding { type_name: t.type_name.clone(), path: t.path.clone(), grew })
         })
         .collect();
@@ -87,6 +132,30 @@ mod tests {
     fn finding(path: &str, growth: i64) -> StructureFinding {
         let grew = Grew { growth_bytes: growth, growth_per_step: 0.0, retained_bytes: 0, steps_grown: 3 };
         StructureFinding { type_name: "java.util.HashMap".into(), path: path.into(), grew }
+    }
+
+    /// What a series of dumps shows when measured in the import's read is what a read of its
+    /// own with every instance named shows: the same structures, paths and sizes.
+    #[test]
+    fn dumps_measured_in_the_import_read_find_what_a_read_of_their_own_finds() {
+        let specs = [concat!(env!("CARGO_MANIFEST_DIR"), "/data/hprof").to_string()];
+        let limits = Limits { max_growth_bytes: 100, max_growth_percent: 0.0, min_steps: 1 };
+        let (history, measured) = load(&specs, Some(limits)).unwrap();
+        assert!(measured.is_some(), "dumps are measured in the import");
+        let n = history.snapshots.len();
+        let shown = |found: Vec<StructureFinding>| -> Vec<(String, String, i64, u64)> {
+            found
+                .into_iter()
+                .map(|f| (f.type_name, f.path, f.grew.growth_bytes, f.grew.retained_bytes))
+                .collect()
+        };
+        let shared = shown(findings(&specs, n, limits, &|_| false, measured).unwrap());
+        let own = shown(findings(&specs, n, limits, &|_| false, None).unwrap());
+        assert!(
+            shared.iter().any(|(t, p, _, _)| t == "java.util.LinkedList" && p.contains("LeakApp")),
+            "{shared:?}"
+        );
+        assert_eq!(shared, own);
     }
 
     #[test]

@@ -138,7 +138,21 @@ pub fn group_heap_named(
     holder: &dyn Fn(u32) -> Option<String>,
     options: &AnalysisOptions,
 ) -> GroupedHeap {
-    analyse(Graph::Borrowed(g), group_count, live, roots, holder, PathNames::None, options)
+    analyse(Graph::Borrowed(g), group_count, live, roots, holder, PathNames::None, options, false).0
+}
+
+/// [`group_heap_named`], also handing back every object's retained bytes (its dominator
+/// subtree's, 0 where unreachable): the tree the groups' sizes come from, so a caller that
+/// measures single objects too (`memcity check`'s data structures) builds it once.
+pub fn group_heap_with_object_retained(
+    g: &HeapGraph,
+    group_count: usize,
+    live: &[bool],
+    roots: &[RootSet],
+    holder: &dyn Fn(u32) -> Option<String>,
+    options: &AnalysisOptions,
+) -> (GroupedHeap, Vec<u64>) {
+    analyse(Graph::Borrowed(g), group_count, live, roots, holder, PathNames::None, options, true)
 }
 
 /// [`group_heap_named`], naming the references along each retainer path (`names`).
@@ -151,7 +165,7 @@ pub fn group_heap_labelled(
     names: PathNames,
     options: &AnalysisOptions,
 ) -> GroupedHeap {
-    analyse(Graph::Borrowed(g), group_count, live, roots, holder, names, options)
+    analyse(Graph::Borrowed(g), group_count, live, roots, holder, names, options, false).0
 }
 
 /// [`group_heap_named`] for a caller that has no further use for the graph: its references are
@@ -165,7 +179,7 @@ pub fn group_heap_owned(
     holder: &dyn Fn(u32) -> Option<String>,
     options: &AnalysisOptions,
 ) -> GroupedHeap {
-    analyse(Graph::Owned(g), group_count, live, roots, holder, PathNames::None, options)
+    analyse(Graph::Owned(g), group_count, live, roots, holder, PathNames::None, options, false).0
 }
 
 /// [`group_heap_owned`], naming the references along each retainer path (`names`). With
@@ -180,7 +194,7 @@ pub fn group_heap_owned_labelled(
     names: PathNames,
     options: &AnalysisOptions,
 ) -> GroupedHeap {
-    analyse(Graph::Owned(g), group_count, live, roots, holder, names, options)
+    analyse(Graph::Owned(g), group_count, live, roots, holder, names, options, false).0
 }
 
 /// The graph being analysed: borrowed, or owned so that its references can go early.
@@ -210,7 +224,9 @@ impl Graph<'_> {
 /// references are followed forward (pointed-from maps beside the depth-first numbering) and
 /// reversed once into the numbering's referrers; then the points-to maps read the referrers
 /// beside the dominator forest, whose side goes on to assemble the tree and to read it for
-/// retained sizes and retainer paths (again side by side).
+/// retained sizes and retainer paths (again side by side). With `object_retained`, every
+/// object's retained bytes come back too (else an empty table).
+#[allow(clippy::too_many_arguments)] // one private step list behind the public entry points
 fn analyse(
     mut graph: Graph,
     group_count: usize,
@@ -219,7 +235,8 @@ fn analyse(
     holder: &dyn Fn(u32) -> Option<String>,
     names: PathNames,
     options: &AnalysisOptions,
-) -> GroupedHeap {
+    object_retained: bool,
+) -> (GroupedHeap, Vec<u64>) {
     let g = graph.get();
     let mut counts = vec![GroupCounts::default(); group_count];
     let mut reachable_bytes = 0;
@@ -235,9 +252,9 @@ fn analyse(
         }
     }
     let want_retained = options.retained != Retained::None;
-    if !want_retained && !options.retainer_paths {
+    if !want_retained && !options.retainer_paths && !object_retained {
         let maps = options.pointer_maps.then(|| pointer_maps(g, group_count, live));
-        return GroupedHeap { counts, maps, paths: vec![None; group_count], reachable_bytes };
+        return (GroupedHeap { counts, maps, paths: vec![None; group_count], reachable_bytes }, Vec::new());
     }
     let (pointed_from, spanning) =
         rayon::join(|| options.pointer_maps.then(|| pointed_from(g, group_count, live)), || Spanning::new(g));
@@ -252,14 +269,14 @@ fn analyse(
     // paths are found without the numbering.
     let (referrers, vertex) = (Arc::new(referrers), Arc::new(vertex));
     let (tree_referrers, tree_vertex) = (Arc::clone(&referrers), Arc::clone(&vertex));
-    let (points_to, (dominated, (paths, via))) = rayon::join(
+    let (points_to, (dominated, (paths, via), per_object)) = rayon::join(
         move || options.pointer_maps.then(|| points_to(&g.group, group_count, &vertex, &referrers)),
         move || {
             let idom = immediate_dominators(parent, &tree_referrers);
             drop(tree_referrers);
             let tree = assemble(&g.shallow, &tree_vertex, &idom);
             drop((idom, tree_vertex));
-            rayon::join(
+            let (dominated, paths) = rayon::join(
                 || want_retained.then(|| dominated_sizes(g, &tree, group_count)),
                 || {
                     if !options.retainer_paths {
@@ -273,7 +290,8 @@ fn analyse(
                         paths.iter().map(|p| p.as_ref().map(|p| name_steps(g, &tree, p, names))).collect();
                     (Some(paths), via)
                 },
-            )
+            );
+            (dominated, paths, if object_retained { tree.retained } else { Vec::new() })
         },
     );
     let maps =
@@ -300,7 +318,7 @@ fn analyse(
             .collect(),
         None => vec![None; group_count],
     };
-    GroupedHeap { counts, maps, paths, reachable_bytes }
+    (GroupedHeap { counts, maps, paths, reachable_bytes }, per_object)
 }
 
 /// The `via` of each step of a path, and the object its last step is rooted at.

@@ -4,8 +4,6 @@
 //! it serves as the identity of a data structure across snapshots, and tells a user which
 //! field holds it.
 
-use std::collections::VecDeque;
-
 use crate::HeapGraph;
 use crate::objects::EdgeLabels;
 
@@ -38,25 +36,45 @@ impl<'g> RootPaths<'g> {
     /// Time and memory linear in the heap: one pass over the reachable objects and their edges.
     pub fn new(g: &'g HeapGraph) -> RootPaths<'g> {
         let n = g.object_count();
-        let (mut parent, mut via) = (vec![NONE; n], vec![NONE; n]);
-        let mut queue = VecDeque::new();
+        // Side by side: a reference's target is checked and then set, both in one cache line.
+        let mut up = vec![(NONE, NONE); n];
+        // Breadth-first: every object is queued once, so a plain list read from the front.
+        let mut queue = Vec::new();
         for &r in &g.roots {
-            if (r as usize) < n && via[r as usize] == NONE {
-                via[r as usize] = ROOT;
-                queue.push_back(r);
+            if (r as usize) < n && up[r as usize].1 == NONE {
+                up[r as usize].1 = ROOT;
+                queue.push(r);
             }
         }
-        while let Some(o) = queue.pop_front() {
+        let mut next = 0;
+        while let Some(&o) = queue.get(next) {
+            next += 1;
             // An object of more than 2³² − 2 references is named by its first ones only.
             for (i, &t) in g.referents(o).iter().enumerate().take(ROOT as usize) {
-                if (t as usize) < n && via[t as usize] == NONE {
-                    parent[t as usize] = o;
-                    via[t as usize] = i as u32;
-                    queue.push_back(t);
+                if let Some(slot) = up.get_mut(t as usize).filter(|s| s.1 == NONE) {
+                    *slot = (o, i as u32);
+                    queue.push(t);
                 }
             }
         }
+        let (parent, via) = up.into_iter().unzip();
         RootPaths { parent, via, edge_start: &g.edge_start }
+    }
+
+    /// Whether `o` is reached from a root.
+    pub fn reached(&self, o: u32) -> bool {
+        self.via.get(o as usize).is_some_and(|&v| v != NONE)
+    }
+
+    /// The object before `o` on its path and the edge from it to `o`; `None` for a root or an
+    /// object not reached (one step of [`Self::path`], for a caller that walks paths itself).
+    pub fn up(&self, o: u32) -> Option<(u32, usize)> {
+        let via = *self.via.get(o as usize)?;
+        if via == NONE || via == ROOT {
+            return None;
+        }
+        let parent = self.parent[o as usize];
+        Some((parent, self.edge_start[parent as usize] + via as usize))
     }
 
     /// The path from a root to `o`, root first; empty when `o` is not reachable.

@@ -6,14 +6,17 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use memcity_heapgraph::{Grouper, Grouping, SeriesHeap, history_of};
+use memcity_heapgraph::{
+    Grouper, Grouping, SeriesHeap, TypedHeap, group_heap_named, group_heap_with_object_retained, history_of,
+};
 use memcity_model::History;
 use rayon::prelude::*;
 
 use crate::error::HprofError;
 use crate::layout::Layout;
-use crate::snapshot::{assign_leaves, default_grouping, group_dump};
-use crate::source;
+use crate::snapshot::{assign_leaves, default_grouping, group_dump, hold_unreached};
+use crate::typed::object_table;
+use crate::{parse, resolve, source};
 
 /// How dumps are read (the JVM's object layout) and grouped.
 #[derive(Debug, Clone)]
@@ -41,6 +44,34 @@ pub fn import(
     options: &ImportOptions,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<History, HprofError> {
+    Ok(import_each(paths, options, progress, None::<&Inspect<()>>)?.0)
+}
+
+/// What looks at each dump's single objects while it is imported: its typed heap (every
+/// reference named; the graph's groups are the history's), and `retained`, which it calls
+/// once: that groups the dump and hands back every object's retained bytes, so whatever the
+/// inspection needs no sizes for can run meanwhile (`rayon::join`).
+pub type Inspect<T> = dyn Fn(&TypedHeap, &(dyn Fn() -> Vec<u64> + Sync)) -> T + Sync;
+
+/// [`import`], also handing every dump to `inspect` from the same read and dominator tree
+/// (`memcity check` measures data structures this way); its answers come back in the
+/// history's order of snapshots.
+pub fn import_inspecting<T: Send>(
+    paths: &[PathBuf],
+    options: &ImportOptions,
+    progress: &(dyn Fn(u64, u64) + Sync),
+    inspect: &Inspect<T>,
+) -> Result<(History, Vec<T>), HprofError> {
+    let (history, seen) = import_each(paths, options, progress, Some(inspect))?;
+    Ok((history, seen.into_iter().flatten().collect()))
+}
+
+fn import_each<T: Send>(
+    paths: &[PathBuf],
+    options: &ImportOptions,
+    progress: &(dyn Fn(u64, u64) + Sync),
+    inspect: Option<&Inspect<T>>,
+) -> Result<(History, Vec<Option<T>>), HprofError> {
     let files = source::expand(paths)?;
     // A bad file is reported before the good ones are read.
     files.par_iter().try_for_each(|f| crate::precheck::precheck(f))?;
@@ -48,7 +79,7 @@ pub fn import(
     let total = sizes.iter().sum();
     let done = AtomicU64::new(0);
     let grouper = Mutex::new(Grouper::new(options.grouping.classifiers.clone()));
-    let results: Vec<Result<SeriesHeap, HprofError>> = files
+    let results: Vec<Result<(SeriesHeap, Option<T>), HprofError>> = files
         .par_iter()
         .zip(&sizes)
         .map(|(file, &size)| {
@@ -61,33 +92,73 @@ pub fn import(
                     + now.saturating_sub(before);
                 progress(sum, total);
             };
-            import_one(file, options, &grouper, &on_bytes)
+            import_one(file, options, &grouper, &on_bytes, inspect)
         })
         .collect();
-    let heaps = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let (heaps, mut seen): (Vec<SeriesHeap>, Vec<Option<T>>) =
+        results.into_iter().collect::<Result<Vec<_>, _>>()?.into_iter().unzip();
+    // The history's order: by time, stable (as `history_of` sorts).
+    let mut order: Vec<usize> = (0..heaps.len()).collect();
+    order.sort_by_key(|&i| heaps[i].time_ms);
+    let seen = order.into_iter().map(|i| seen[i].take()).collect();
     let grouper = grouper.into_inner().unwrap_or_else(|e| e.into_inner());
-    Ok(history_of(&grouper, heaps))
+    Ok((history_of(&grouper, heaps), seen))
 }
 
-fn import_one(
+fn import_one<T>(
     file: &Path,
     options: &ImportOptions,
     grouper: &Mutex<Grouper>,
     progress: &dyn Fn(u64, u64),
-) -> Result<SeriesHeap, HprofError> {
+    inspect: Option<&Inspect<T>>,
+) -> Result<(SeriesHeap, Option<T>), HprofError> {
     let name = file.display().to_string();
     let bytes = source::open_within(file, &options.inflation)?;
     let len = bytes.len() as u64;
-    let mut dump = crate::read_dump_bytes(&bytes, &name, &options.layout, &|pos| progress(pos, len))?;
+    let raw = parse::scan(&bytes, &|pos| progress(pos, len)).map_err(|f| f.in_file(&name))?;
+    // Reference names only where someone reads them: they cost a table as long as the edges.
+    let (mut dump, labels) = resolve::resolve_labelled(&bytes, raw, &options.layout, inspect.is_some())
+        .map_err(|f| f.in_file(&name))?;
     drop(bytes);
+    let classes = inspect.map(|_| dump.graph.group.clone());
     let (mut roots, group_count) = {
         let mut grouper = grouper.lock().unwrap_or_else(|e| e.into_inner());
         (assign_leaves(&mut dump, &mut grouper), grouper.group_count())
     };
-    // Groups other dumps add meanwhile have no objects here; the counts cover what exists now.
-    let heap = group_dump(&mut dump, &mut roots, group_count, &options.grouping.analysis);
     let label = file.file_name().map_or(name.clone(), |n| n.to_string_lossy().into_owned());
-    Ok(SeriesHeap { time_ms: dump.timestamp_ms, label, heap, metrics: Default::default() })
+    let (Some(inspect), Some(classes)) = (inspect, classes) else {
+        // Groups other dumps add meanwhile have no objects here; the counts cover what exists now.
+        let heap = group_dump(&mut dump, &mut roots, group_count, &options.grouping.analysis);
+        return Ok((
+            SeriesHeap { time_ms: dump.timestamp_ms, label, heap, metrics: Default::default() },
+            None,
+        ));
+    };
+    // The graph is kept past grouping (the inspection follows its references), and the
+    // dominator tree's retained sizes are handed on rather than built again.
+    hold_unreached(&mut dump, &mut roots);
+    let live = vec![true; dump.graph.object_count()];
+    let objects = object_table(&dump, classes, labels.unwrap_or_default(), &roots);
+    let typed = TypedHeap { graph: std::mem::take(&mut dump.graph), objects };
+    let grouped = Mutex::new(None);
+    let analysis = &options.grouping.analysis;
+    let group = |object_retained: bool| {
+        let holder = |node| dump.holder_name(node);
+        let g = &typed.graph;
+        match object_retained {
+            true => group_heap_with_object_retained(g, group_count, &live, &roots, &holder, analysis),
+            false => (group_heap_named(g, group_count, &live, &roots, &holder, analysis), Vec::new()),
+        }
+    };
+    let retained = || {
+        let (heap, retained) = group(true);
+        *grouped.lock().unwrap_or_else(|e| e.into_inner()) = Some(heap);
+        retained
+    };
+    let seen = inspect(&typed, &retained);
+    // An inspection that asked for no sizes: the dump is grouped all the same.
+    let heap = grouped.into_inner().unwrap_or_else(|e| e.into_inner()).unwrap_or_else(|| group(false).0);
+    Ok((SeriesHeap { time_ms: dump.timestamp_ms, label, heap, metrics: Default::default() }, Some(seen)))
 }
 
 /// The exact GC closure `(objects, bytes)` of the leaf group `key` in one dump, grouped the way
@@ -105,4 +176,31 @@ pub fn closure_of(file: &Path, options: &ImportOptions, key: &str) -> Result<(u6
         .ok_or_else(|| HprofError::new(&name, format!("no group has the key \"{key}\" in this dump")))?;
     let live = vec![true; dump.graph.object_count()];
     Ok(memcity_heapgraph::retained::closure_size(&dump.graph, &live, group))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_inspected_import_is_the_import_and_sees_every_dump_typed_in_its_order() {
+        let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/hprof");
+        let paths = [folder];
+        let options = ImportOptions::default();
+        let plain = import(&paths, &options, &|_, _| {}).unwrap();
+        let inspect = |heap: &TypedHeap, retained: &(dyn Fn() -> Vec<u64> + Sync)| {
+            let sizes = retained();
+            let cache = heap.objects.root_names.iter().find(|(_, n)| n == "class LeakApp").map(|(o, _)| *o);
+            let named = heap.objects.labels.of_edge.len() == heap.graph.edges.len();
+            (heap.graph.shallow.iter().sum::<u64>(), sizes.len() == heap.graph.object_count(), cache, named)
+        };
+        let (history, seen) = import_inspecting(&paths, &options, &|_, _| {}, &inspect).unwrap();
+        assert_eq!(history, plain, "the same history with or without an inspection");
+        assert_eq!(seen.len(), history.snapshots.len());
+        for (snapshot, (bytes, sized, class, named)) in history.snapshots.iter().zip(seen) {
+            let reachable = snapshot.heap.as_ref().and_then(|h| h.reachable_bytes);
+            assert_eq!(Some(bytes), reachable, "in the history's order");
+            assert!(sized && named && class.is_some());
+        }
+    }
 }

@@ -29,7 +29,7 @@ use std::path::Path;
 
 pub use error::HprofError;
 pub use histogram::{Histogram, parse_histogram};
-pub use import::{ImportOptions, closure_of, import};
+pub use import::{ImportOptions, Inspect, closure_of, import, import_inspecting};
 pub use inflate::Inflation;
 pub use layout::Layout;
 pub use memcity_heapgraph::Grouping;

@@ -168,6 +168,8 @@ type Strings<'a> = std::collections::HashMap<u64, &'a [u8]>;
 struct FieldNames {
     by_id: FxHashMap<u64, Label>,
     names: Vec<String>,
+    /// Where each name is in `names` (a dump has thousands of names, each looked up per class).
+    at: FxHashMap<String, u32>,
 }
 
 impl FieldNames {
@@ -184,11 +186,16 @@ impl FieldNames {
     }
 
     fn named(&mut self, name: &str) -> Label {
-        let at = self.names.iter().position(|n| n == name).unwrap_or_else(|| {
-            self.names.push(name.to_string());
-            self.names.len() - 1
-        });
-        Label::field(at as u32)
+        let at = match self.at.get(name) {
+            Some(&at) => at,
+            None => {
+                self.names.push(name.to_string());
+                let at = self.names.len() as u32 - 1;
+                self.at.insert(name.to_string(), at);
+                at
+            }
+        };
+        Label::field(at)
     }
 }
 

@@ -6,10 +6,11 @@
 
 use std::path::Path;
 
-use memcity_heapgraph::{ObjectTable, ObjectType, TypeKind, TypedHeap, root_sets};
+use memcity_heapgraph::{EdgeLabels, ObjectTable, ObjectType, RootSet, TypeKind, TypedHeap, root_sets};
 
 use crate::error::HprofError;
 use crate::layout::Layout;
+use crate::resolve::Dump;
 use crate::snapshot::hold_unreached;
 use crate::{parse, resolve, source};
 
@@ -30,6 +31,24 @@ pub fn typed_heap(path: &Path, layout: &Layout) -> Result<TypedDump, HprofError>
         resolve::resolve_labelled(&bytes, raw, layout, true).map_err(|f| f.in_file(&name))?;
     let mut roots = root_sets(dump.graph.object_count(), dump.root_kinds.iter().copied());
     hold_unreached(&mut dump, &mut roots);
+    let objects = object_table(&dump, dump.graph.group.clone(), labels.unwrap_or_default(), &roots);
+    let reachable_bytes = dump.graph.shallow.iter().sum();
+    Ok(TypedDump {
+        timestamp_ms: dump.timestamp_ms,
+        reachable_bytes,
+        heap: TypedHeap { graph: dump.graph, objects },
+    })
+}
+
+/// What is known of a dump's objects besides the graph: `type_of` is each object's class
+/// (the graph's groups before grouping), `roots` its root kinds with the VM's own for objects
+/// no root record reaches ([`hold_unreached`]).
+pub(crate) fn object_table(
+    dump: &Dump,
+    type_of: Vec<u32>,
+    labels: EdgeLabels,
+    roots: &[RootSet],
+) -> ObjectTable {
     let primitive = |class: usize| dump.classes.primitive_arrays.contains(&(class as u32));
     let types = dump
         .classes
@@ -48,13 +67,13 @@ pub fn typed_heap(path: &Path, layout: &Layout) -> Result<TypedDump, HprofError>
     let root_names = (dump.first_class_node..dump.graph.object_count() as u32)
         .filter_map(|node| Some((node, dump.holder_name(node)?)))
         .collect();
-    let objects = ObjectTable {
+    ObjectTable {
         types,
-        type_of: dump.graph.group.clone(),
+        type_of,
         // Addresses move between dumps: no id worth a table (26 M objects: 200 MB).
         identity: Vec::new(),
         identity_stable: false,
-        labels: labels.unwrap_or_default(),
+        labels,
         root_names,
         // With the objects no root record reaches, which the VM holds itself.
         root_kinds: roots
@@ -63,13 +82,7 @@ pub fn typed_heap(path: &Path, layout: &Layout) -> Result<TypedDump, HprofError>
             .flat_map(|(o, set)| set.kinds().map(move |kind| (o as u32, kind)))
             .collect(),
         ..ObjectTable::default()
-    };
-    let reachable_bytes = dump.graph.shallow.iter().sum();
-    Ok(TypedDump {
-        timestamp_ms: dump.timestamp_ms,
-        reachable_bytes,
-        heap: TypedHeap { graph: dump.graph, objects },
-    })
+    }
 }
 
 /// When a dump was taken (ms since the epoch), from its header alone: a series is put in

@@ -14,7 +14,8 @@ mod collections;
 mod plan;
 
 pub use collections::CollectionTypes;
-use plan::{INTERNAL, NONE, OUTSIDE, Plan};
+pub(crate) use plan::Plan;
+use plan::{INTERNAL, NONE, OUTSIDE};
 pub use plan::{Warning, unmatched};
 
 /// Objects and bytes.

@@ -11,6 +11,7 @@
 pub mod city;
 pub mod detect;
 pub mod growth;
+pub mod heads;
 pub mod lang;
 pub mod measure;
 pub mod report;
@@ -23,6 +24,7 @@ pub use growth::{
     Delta, Growth, InstanceGrowth, LeafChange, Measure, Pattern, SortBy, Status, Window, compare, growth_of,
     pair, rank, window,
 };
+pub use heads::{HeadRetained, HeapHeads, heads_retained};
 pub use lang::{Descriptions, ParseError, builtin, load_path, parse};
 pub use measure::{
     HeapStructures, InstanceKey, InstanceMeasure, LeafKey, Options, PATH_STEPS, fill_deep, heap_bytes,

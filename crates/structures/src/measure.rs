@@ -16,6 +16,9 @@ use crate::lang::Descriptions;
 pub enum InstanceKey {
     Object(u64),
     Path(String),
+    /// A root path known by a hash of its steps alone ([`crate::heads`]): the same path in two
+    /// heaps hashes the same, and it is named only where it is shown.
+    PathHash(u64),
 }
 
 impl std::fmt::Display for InstanceKey {
@@ -23,6 +26,7 @@ impl std::fmt::Display for InstanceKey {
         match self {
             InstanceKey::Object(id) => write!(f, "@{id}"),
             InstanceKey::Path(path) => f.write_str(path),
+            InstanceKey::PathHash(hash) => write!(f, "#{hash:016x}"),
         }
     }
 }
@@ -191,6 +195,11 @@ impl<'a> PathNamer<'a> {
     /// One breadth-first walk of the heap.
     pub(crate) fn new(heap: &'a TypedHeap) -> PathNamer<'a> {
         PathNamer { heap, paths: RootPaths::new(&heap.graph) }
+    }
+
+    /// The walk this namer names by.
+    pub(crate) fn paths(&self) -> &RootPaths<'a> {
+        &self.paths
     }
 
     /// How an instance with head `o` is shown (`static app.Registry.people`): at most

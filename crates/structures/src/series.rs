@@ -5,6 +5,7 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::heads::HeapHeads;
 use crate::measure::{HeapStructures, InstanceKey};
 
 /// One instance over the run.
@@ -33,23 +34,51 @@ impl RetainedSeries {
         let snapshot = self.heap_bytes.len();
         self.heap_bytes.push(measured.heap_bytes);
         for i in &measured.instances {
-            let at = *self.by_key.entry(i.key.clone()).or_insert_with(|| {
-                self.tracked.push(Tracked {
-                    key: i.key.clone(),
-                    type_name: i.type_name.clone(),
-                    path: String::new(),
-                    retained: vec![0; snapshot],
-                });
-                self.tracked.len() - 1
-            });
-            let t = &mut self.tracked[at];
-            // Two instances of one path in one heap (a reader's duplicate): the larger counts.
-            t.retained.resize(snapshot + 1, 0);
-            t.retained[snapshot] = t.retained[snapshot].max(i.measure.retained.bytes);
-            if t.path != i.path {
-                t.path.clone_from(&i.path);
-            }
+            self.add(snapshot, &i.key, &i.type_name, Some(&i.path), i.measure.retained.bytes);
         }
+        self.close(snapshot);
+    }
+
+    /// Adds the next snapshot's instances measured by retained size alone
+    /// ([`crate::heads_retained`]): an instance's path is the last one named.
+    pub fn push_heads(&mut self, measured: &HeapHeads) {
+        let snapshot = self.heap_bytes.len();
+        self.heap_bytes.push(measured.heap_bytes);
+        for i in &measured.heads {
+            let type_name = measured.types.get(i.type_index as usize).map_or("?", String::as_str);
+            self.add(snapshot, &i.key, type_name, i.path.as_deref(), i.retained);
+        }
+        self.close(snapshot);
+    }
+
+    fn add(
+        &mut self,
+        snapshot: usize,
+        key: &InstanceKey,
+        type_name: &str,
+        path: Option<&str>,
+        retained: u64,
+    ) {
+        let at = *self.by_key.entry(key.clone()).or_insert_with(|| {
+            self.tracked.push(Tracked {
+                key: key.clone(),
+                type_name: type_name.to_string(),
+                path: String::new(),
+                retained: vec![0; snapshot],
+            });
+            self.tracked.len() - 1
+        });
+        let t = &mut self.tracked[at];
+        // Two instances of one path in one heap (a reader's duplicate): the larger counts.
+        t.retained.resize(snapshot + 1, 0);
+        t.retained[snapshot] = t.retained[snapshot].max(retained);
+        if let Some(path) = path.filter(|p| *p != t.path) {
+            t.path = path.to_string();
+        }
+    }
+
+    /// Instances absent from `snapshot` count 0 there.
+    fn close(&mut self, snapshot: usize) {
         for t in &mut self.tracked {
             t.retained.resize(snapshot + 1, 0);
         }

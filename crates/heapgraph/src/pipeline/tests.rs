@@ -175,6 +175,28 @@ fn an_owned_graph_gives_the_same_result() {
     }
 }
 
+#[test]
+fn every_objects_retained_size_comes_from_the_groups_own_tree() {
+    let (g, roots, grouper) = heap();
+    let live = crate::reachable(&g);
+    let holder = |o: u32| (o == 0).then(|| "App.list".to_string());
+    let tree = crate::dominators(&g);
+    // Whatever the groups need, the tree is built when object sizes are asked for.
+    for retained in [Retained::None, Retained::Dominated] {
+        for retainer_paths in [false, true] {
+            let options = AnalysisOptions { pointer_maps: true, retained, retainer_paths };
+            let alone = group_heap_named(&g, grouper.group_count(), &live, &roots, &holder, &options);
+            let (grouped, per_object) =
+                group_heap_with_object_retained(&g, grouper.group_count(), &live, &roots, &holder, &options);
+            assert_eq!(grouped, alone, "{options:?}");
+            assert_eq!(per_object, tree.retained, "{options:?}");
+        }
+    }
+    // The list retains its nodes, people and their shared String; garbage retains nothing.
+    assert_eq!(tree.retained[0], 10 + 20 + 20 + 30 + 30 + 40);
+    assert_eq!(tree.retained[7], 0);
+}
+
 /// The references of `heap()`, named: 0 .head→ 1 .next→ 2; 1 .item→ 3; 2 .item→ 4; 3, 4 .name→ 5.
 fn labels() -> crate::objects::EdgeLabels {
     use crate::objects::Label;

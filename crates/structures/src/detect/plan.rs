@@ -15,7 +15,7 @@ pub(super) const INTERNAL: u8 = 1;
 pub(super) const LEAF: u8 = 2;
 
 /// Per heap type: whether it is a head, and which row says what its objects may point to.
-pub(super) struct Plan {
+pub(crate) struct Plan {
     head: Vec<bool>,
     /// Per type, the row of what its objects may point to, or NONE (a type acting as a leaf).
     row_of: Vec<u32>,
@@ -26,7 +26,7 @@ pub(super) struct Plan {
 }
 
 impl Plan {
-    pub(super) fn new(heap: &TypedHeap, descriptions: &Descriptions) -> Plan {
+    pub(crate) fn new(heap: &TypedHeap, descriptions: &Descriptions) -> Plan {
         let types = &heap.objects.types;
         let lookup = Lookup::new(descriptions);
         let mut head = vec![false; types.len()];
@@ -59,7 +59,7 @@ impl Plan {
         Plan { head, row_of, rows }
     }
 
-    pub(super) fn is_head(&self, t: u32) -> bool {
+    pub(crate) fn is_head(&self, t: u32) -> bool {
         self.head.get(t as usize).copied().unwrap_or(false)
     }
 
