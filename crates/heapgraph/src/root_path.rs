@@ -35,25 +35,35 @@ pub struct PathStep {
 impl<'g> RootPaths<'g> {
     /// Time and memory linear in the heap: one pass over the reachable objects and their edges.
     pub fn new(g: &'g HeapGraph) -> RootPaths<'g> {
+        RootPaths::preferring(g, |_| false)
+    }
+
+    /// As [`Self::new`], but the roots for which `last_resort` holds start their walk only once
+    /// everything the other roots reach has its path: an object an engine's own root list
+    /// happens to hold (V8's `(Strong roots)`) is named by the user's path to it
+    /// (`global .registry .sessions`) where there is one.
+    pub fn preferring(g: &'g HeapGraph, last_resort: impl Fn(u32) -> bool) -> RootPaths<'g> {
         let n = g.object_count();
         // Side by side: a reference's target is checked and then set, both in one cache line.
         let mut up = vec![(NONE, NONE); n];
         // Breadth-first: every object is queued once, so a plain list read from the front.
         let mut queue = Vec::new();
-        for &r in &g.roots {
-            if (r as usize) < n && up[r as usize].1 == NONE {
-                up[r as usize].1 = ROOT;
-                queue.push(r);
-            }
-        }
         let mut next = 0;
-        while let Some(&o) = queue.get(next) {
-            next += 1;
-            // An object of more than 2³² − 2 references is named by its first ones only.
-            for (i, &t) in g.referents(o).iter().enumerate().take(ROOT as usize) {
-                if let Some(slot) = up.get_mut(t as usize).filter(|s| s.1 == NONE) {
-                    *slot = (o, i as u32);
-                    queue.push(t);
+        for late in [false, true] {
+            for &r in g.roots.iter().filter(|&&r| last_resort(r) == late) {
+                if (r as usize) < n && up[r as usize].1 == NONE {
+                    up[r as usize].1 = ROOT;
+                    queue.push(r);
+                }
+            }
+            while let Some(&o) = queue.get(next) {
+                next += 1;
+                // An object of more than 2³² − 2 references is named by its first ones only.
+                for (i, &t) in g.referents(o).iter().enumerate().take(ROOT as usize) {
+                    if let Some(slot) = up.get_mut(t as usize).filter(|s| s.1 == NONE) {
+                        *slot = (o, i as u32);
+                        queue.push(t);
+                    }
                 }
             }
         }
@@ -173,6 +183,20 @@ mod tests {
             ],
         };
         (g, labels)
+    }
+
+    #[test]
+    fn a_root_of_last_resort_is_named_by_another_roots_path() {
+        let (mut g, labels) = heap();
+        // The engine's own root list also holds the cache (2).
+        g.roots.push(2);
+        let root = |o: u32| if o == 0 { "static Service".to_string() } else { "(Strong roots)".to_string() };
+        assert_eq!(describe(&RootPaths::new(&g).path(2), &labels, &root, 8), "(Strong roots)");
+        let paths = RootPaths::preferring(&g, |r| r == 2);
+        assert_eq!(describe(&paths.path(2), &labels, &root, 8), "static Service .INSTANCE .cache");
+        // Held by nothing else, it stays a root of its own.
+        g.roots = vec![2];
+        assert_eq!(RootPaths::preferring(&g, |r| r == 2).path(2).len(), 1);
     }
 
     #[test]

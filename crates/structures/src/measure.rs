@@ -185,6 +185,15 @@ fn keys(heap: &TypedHeap, structures: &Structures, namer: &PathNamer) -> (Vec<In
         .unzip()
 }
 
+/// The roots held only by the engine's own root lists ([`RootKind::Internal`]).
+fn engine_only_roots(heap: &TypedHeap) -> rustc_hash::FxHashSet<u32> {
+    use memcity_heapgraph::RootKind;
+    let kinds = &heap.objects.root_kinds;
+    let other: rustc_hash::FxHashSet<u32> =
+        kinds.iter().filter(|(_, k)| *k != RootKind::Internal).map(|&(o, _)| o).collect();
+    kinds.iter().filter(|(o, k)| *k == RootKind::Internal && !other.contains(o)).map(|&(o, _)| o).collect()
+}
+
 /// Names objects by their shortest path from a GC root, as instances are shown.
 pub(crate) struct PathNamer<'a> {
     heap: &'a TypedHeap,
@@ -192,9 +201,11 @@ pub(crate) struct PathNamer<'a> {
 }
 
 impl<'a> PathNamer<'a> {
-    /// One breadth-first walk of the heap.
+    /// One breadth-first walk of the heap; roots only the engine's own lists hold come last,
+    /// so what the program also holds is named by the program's path to it.
     pub(crate) fn new(heap: &'a TypedHeap) -> PathNamer<'a> {
-        PathNamer { heap, paths: RootPaths::new(&heap.graph) }
+        let engine_only = engine_only_roots(heap);
+        PathNamer { heap, paths: RootPaths::preferring(&heap.graph, |r| engine_only.contains(&r)) }
     }
 
     /// The walk this namer names by.
