@@ -11,7 +11,7 @@ use memcity_wire::protocol::{history_message, snapshot_message};
 use memcity_wire::{Server, ServerConfig};
 
 use crate::app::live::{LivePlugin, LiveServer};
-use crate::app::load::{LoadPlugin, Loading, OpenInput};
+use crate::app::load::{CompareInputs, LoadPlugin, Loading, OpenInput};
 use crate::app::model::LayoutMorph;
 use crate::app::model::{CityModel, ModelPlugin};
 use crate::app::tests::{app, cursor, sample};
@@ -188,6 +188,27 @@ fn a_failed_load_says_why_and_keeps_the_city() {
     std::fs::remove_file(&bad).unwrap();
     let after = model(&app);
     assert_eq!((after.generation, after.snapshot_count()), (before.generation, before.snapshot_count()));
+}
+
+#[test]
+fn two_runs_open_as_one_pair_and_a_bad_one_keeps_the_city() {
+    let mut app = loading_app();
+    let before = model(&app);
+    let runs = |b: &str, a: &str| CompareInputs([b.to_string(), a.to_string()]);
+    app.world_mut().write_message(runs(&repo("no/such/file.json"), "scenario:linked-list"));
+    app.update();
+    let error = app.world().resource::<Loading>().error.clone().unwrap();
+    assert!(error.contains("no/such/file.json"), "{error}");
+    assert_eq!(model(&app).generation, before.generation, "the city is unchanged");
+    app.world_mut().write_message(runs(&repo("data/hprof/dump1.hprof.gz"), &repo("data/hprof")));
+    app.update();
+    update_until(&mut app, "the pair", |a| !a.world().resource::<Loading>().is_busy());
+    assert_eq!(app.world().resource::<Loading>().error, None);
+    app.update();
+    let city = model(&app);
+    assert!(memcity_model::compare::is_pair(&city.history));
+    assert_eq!(city.snapshot_count(), 3, "as long as the longer run");
+    assert!(city.layout.buildings.len() >= 2 && city.layout.buildings.len() % 2 == 0, "alike on both sides");
 }
 
 #[test]
