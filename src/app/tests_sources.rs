@@ -208,7 +208,10 @@ fn two_runs_open_as_one_pair_and_a_bad_one_keeps_the_city() {
     let city = model(&app);
     assert!(memcity_model::compare::is_pair(&city.history));
     assert_eq!(city.snapshot_count(), 3, "as long as the longer run");
-    assert!(city.layout.buildings.len() >= 2 && city.layout.buildings.len() % 2 == 0, "alike on both sides");
+    assert!(
+        city.layout.buildings.len() >= 2 && city.layout.buildings.len().is_multiple_of(2),
+        "alike on both sides"
+    );
 }
 
 #[test]
