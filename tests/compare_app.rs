@@ -40,7 +40,7 @@ fn compare_refuses_bad_input_in_one_line() {
         (vec!["--compare", "scenario:linked-list", "scenario:nope"], "scenario:nope"),
         (
             vec!["--compare", "scenario:linked-list", "scenario:churn", "--time", "999"],
-            "--time 999: the longer of the two runs",
+            "--time 999: the history has 30 snapshots (0..29)",
         ),
         (vec!["--compare", "scenario:linked-list"], "2 values"),
         (

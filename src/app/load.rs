@@ -60,13 +60,6 @@ impl Loading {
         self.start_with(specs.join(" "), inputs, move |report| crate::input::load_all(&specs, report));
     }
 
-    /// Loads two runs as one pair; the city gets no source (its keys are the pair's).
-    fn start_compare(
-        [before, after]: [String; 2],
-    ) -> impl FnOnce(&Report) -> anyhow::Result<memcity_model::History> + Send + 'static {
-        move |_| crate::input::compare::pair(&before, &after)
-    }
-
     /// Runs `load` on its own thread, `spec` naming it in the UI and `specs` becoming the city's
     /// source once loaded.
     fn start_with(
@@ -134,11 +127,10 @@ fn start_compares(mut compares: MessageReader<CompareInputs>, mut loading: ResMu
     {
         let runs = runs.clone().map(|s| s.trim().to_string());
         match crate::input::check_all(&runs[..1]).and_then(|_| crate::input::check_all(&runs[1..])) {
-            Ok(()) => loading.start_with(
-                format!("{} against {}", runs[1], runs[0]),
-                Vec::new(),
-                Loading::start_compare(runs),
-            ),
+            // The city gets no source: its keys are the pair's, no single input's.
+            Ok(()) => loading.start_with(format!("{} against {}", runs[1], runs[0]), Vec::new(), move |_| {
+                crate::input::compare::pair(&runs[0], &runs[1])
+            }),
             Err(e) => loading.error = Some(format!("{e:#}")),
         }
     }

@@ -147,7 +147,7 @@ pub fn run(args: OpenArgs) -> Result<()> {
             bail!("--structure-view groups the objects of an INPUT: it cannot be combined with --compare");
         }
         let history = crate::input::compare::pair(&runs[0], &runs[1])?;
-        crate::input::compare::check_time(args.time, &history)?;
+        check_time(args.time, &history)?;
         let mut args = args;
         args.select = args.select.map(|key| crate::input::compare::select_key(&history, key));
         return launch(args, history, settings, None, None, Vec::new());
@@ -216,20 +216,7 @@ pub fn run(args: OpenArgs) -> Result<()> {
     } else {
         crate::input::load(&specs[0])?
     };
-    if let Some(t) = args.time
-        && history.snapshots.is_empty()
-    {
-        bail!("--time {t}: the city starts empty (--listen without INPUT), so there is no snapshot to show");
-    }
-    if let Some(t) = args.time
-        && t >= history.snapshots.len()
-    {
-        bail!(
-            "--time {t}: the history has {} snapshots (0..{})",
-            history.snapshots.len(),
-            history.snapshots.len() - 1
-        );
-    }
+    check_time(args.time, &history)?;
     let listen = match (&args.listen, &args.inspect, &args.follow) {
         (Some(addr), _, _) => Some(listen(addr, &args.access)?),
         (None, Some(inspector), _) => Some(inspect(inspector, &args)?),
@@ -246,6 +233,23 @@ pub fn run(args: OpenArgs) -> Result<()> {
     let from_inputs = !args.bench_render && args.connect.is_none() && background.is_none() && !by_structures;
     let source = if from_inputs && !history.snapshots.is_empty() { specs } else { Vec::new() };
     launch(args, history, settings, background, listen, source)
+}
+
+/// `--time I` lies within the history to show.
+fn check_time(time: Option<usize>, history: &memcity_model::History) -> Result<()> {
+    match time {
+        Some(t) if history.snapshots.is_empty() => {
+            bail!(
+                "--time {t}: the city starts empty (--listen without INPUT), so there is no snapshot to show"
+            )
+        }
+        Some(t) if t >= history.snapshots.len() => bail!(
+            "--time {t}: the history has {} snapshots (0..{})",
+            history.snapshots.len(),
+            history.snapshots.len() - 1
+        ),
+        _ => Ok(()),
+    }
 }
 
 /// Whether the city is grouped by data structures (`--structure-view` with structures wanted).

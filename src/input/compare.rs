@@ -30,18 +30,6 @@ pub fn pair(before: &str, after: &str) -> Result<History> {
     Ok(memcity_model::compare::pair(&a, &b, [before, after]))
 }
 
-/// `--time I` with a pair: within the longer run.
-pub fn check_time(time: Option<usize>, history: &History) -> Result<()> {
-    match time {
-        Some(t) if t >= history.snapshots.len() => bail!(
-            "--time {t}: the longer of the two runs has {} snapshots (0..{})",
-            history.snapshots.len(),
-            history.snapshots.len() - 1
-        ),
-        _ => Ok(()),
-    }
-}
-
 /// `--select KEY` with a pair: a key of the pair as it is, a run's own key on the after side.
 pub fn select_key(pair: &History, key: String) -> String {
     let mut known = false;

@@ -34,22 +34,27 @@ impl std::str::FromStr for CompareView {
 /// Per group of a pair, its twin on the other side (`NONE` for the root and where none);
 /// `None` when `timeline` is not a pair.
 pub fn twins(timeline: &Timeline) -> Option<Vec<u32>> {
-    let sides = SIDES.map(|key| timeline.group(key));
-    if sides.iter().any(Option::is_none) {
+    if SIDES.iter().any(|key| timeline.group(key).is_none()) {
         return None;
     }
-    Some(
-        timeline
-            .groups
-            .iter()
-            .map(|g| match split_key(&g.key) {
-                Some((side, key)) => timeline.group(&side_key(1 - side, key)).unwrap_or(NONE),
-                None => {
-                    SIDES.iter().position(|s| *s == g.key).and_then(|side| sides[1 - side]).unwrap_or(NONE)
-                }
-            })
-            .collect(),
-    )
+    Some((0..timeline.groups.len() as u32).map(|g| twin_of(timeline, g).unwrap_or(NONE)).collect())
+}
+
+/// The twin of one group of a pair on the other side (the side districts twin each other);
+/// `None` for the root, a group without one and groups of other histories.
+pub fn twin_of(timeline: &Timeline, group: u32) -> Option<u32> {
+    let key = &timeline.groups.get(group as usize)?.key;
+    match split_key(key) {
+        Some((side, key)) => timeline.group(&side_key(1 - side, key)),
+        None => SIDES.iter().position(|s| s == key).and_then(|side| timeline.group(SIDES[1 - side])),
+    }
+}
+
+/// The side (0 before, 1 after) a group of a pair belongs to; `None` for the root and groups
+/// of other histories.
+pub fn side_of(timeline: &Timeline, group: u32) -> Option<usize> {
+    let key = &timeline.groups.get(group as usize)?.key;
+    split_key(key).map(|(side, _)| side).or_else(|| SIDES.iter().position(|s| s == key))
 }
 
 /// The max tree with each group at the larger of its own and its twin's max.

@@ -82,17 +82,18 @@ impl Multiples {
 /// The trees a multiple shows for `root`: itself, or with two compared runs the before and the
 /// after side of it (the pair's root gives both runs).
 pub fn paired_roots(model: &CityModel, root: u32) -> Vec<u32> {
-    use memcity_layout::city::NONE;
-    let Some(twins) = memcity_layout::compare::twins(&model.timeline) else { return vec![root] };
-    let sides = memcity_model::compare::SIDES.map(|k| model.timeline.group(k));
-    match (root, twins.get(root as usize).copied()) {
-        (0, _) => sides.iter().flatten().copied().collect(),
-        (_, Some(twin)) if twin != NONE => {
-            let before = memcity_model::compare::split_key(&model.timeline.groups[root as usize].key)
-                .is_some_and(|(side, _)| side == 0)
-                || Some(root) == sides[0];
-            if before { vec![root, twin] } else { vec![twin, root] }
-        }
+    use memcity_layout::compare::{side_of, twin_of};
+    use memcity_model::compare::SIDES;
+    let timeline = &model.timeline;
+    let sides = SIDES.map(|k| timeline.group(k));
+    if let [Some(before), Some(after)] = sides
+        && timeline.groups.get(root as usize).is_some_and(|g| g.parent.is_none())
+    {
+        return vec![before, after];
+    }
+    match (twin_of(timeline, root), side_of(timeline, root)) {
+        (Some(twin), Some(0)) => vec![root, twin],
+        (Some(twin), Some(_)) => vec![twin, root],
         _ => vec![root],
     }
 }
