@@ -68,16 +68,19 @@ impl Loading {
         specs: Vec<String>,
         load: impl FnOnce(&Report) -> anyhow::Result<memcity_model::History> + Send + 'static,
     ) {
+        info!("opening {spec}");
         let progress = Arc::new((AtomicU64::new(0), AtomicU64::new(0)));
         let (send, result) = channel();
         let for_thread = progress.clone();
+        let spec_for_thread = spec.clone();
         let inputs = specs;
         let spawned = std::thread::Builder::new().name("memcity-load".into()).spawn(move || {
             let report = move |done: u64, total: u64| {
                 for_thread.1.store(total, Ordering::Relaxed);
                 for_thread.0.store(done, Ordering::Relaxed);
             };
-            let loaded = load(&report).map_err(|e| format!("{e:#}"));
+            // An importer's bug on an unusual file fails this load only.
+            let loaded = crate::app::crash::guarded(&format!("loading {spec_for_thread}"), || load(&report));
             let _ = send.send(loaded);
         });
         self.error = None;
@@ -116,7 +119,10 @@ fn start_loads(mut opens: MessageReader<OpenInput>, mut loading: ResMut<Loading>
         let specs: Vec<String> = specs.iter().map(|s| s.trim().to_string()).collect();
         match crate::input::check_all(&specs) {
             Ok(()) => loading.start(specs),
-            Err(e) => loading.error = Some(format!("{e:#}")),
+            Err(e) => {
+                warn!("not opened: {e:#}");
+                loading.error = Some(format!("{e:#}"));
+            }
         }
     }
 }

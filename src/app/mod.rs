@@ -4,6 +4,7 @@
 
 pub mod baseline;
 pub mod camera;
+pub mod crash;
 pub mod headless;
 pub mod inspect;
 pub mod live;
@@ -20,12 +21,15 @@ mod tests;
 #[cfg(test)]
 mod tests_sources;
 #[cfg(test)]
+mod tests_states;
+#[cfg(test)]
 mod tests_tour;
 pub mod time;
 pub mod tour;
 pub mod trees;
 pub mod ui;
 pub mod viewport;
+pub mod visit;
 pub mod wake;
 pub mod why;
 pub mod why_pane;
@@ -93,6 +97,8 @@ pub struct AppOptions {
     pub structures: Arc<memcity_structures::Descriptions>,
     /// The view to start in (`--mode`).
     pub start_view: StartView,
+    /// Bring every tab to the front in turn once each city is loaded, then play (`--visit-tabs`).
+    pub visit_tabs: bool,
 }
 
 /// The view a run starts in: the city, a tree view or the ownership display.
@@ -129,7 +135,7 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
     // group has it.
     let later = options.listen.is_some() || options.load_in_background.is_some();
     check_select(options.select.as_deref(), &options.history, later)?;
-    install_panic_message();
+    crash::install();
     let mut app = App::new();
     let headless = !matches!(options.mode, Mode::Window(_));
     let log = bevy::log::LogPlugin { fmt_layer: plain_log_when_not_a_terminal, ..default() };
@@ -211,6 +217,9 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
             if let Some(tab) = options.start_view.tab() {
                 app.world_mut().write_message(ShowTab::named(tab));
             }
+            if options.visit_tabs {
+                app.add_plugins(visit::VisitTabsPlugin);
+            }
             if let Some(path) = shot {
                 // A capture needs frames until it is on disk.
                 app.insert_resource(bevy::winit::WinitSettings::continuous());
@@ -278,7 +287,8 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
                 .add_systems(Last, headless::bench_step);
         }
     }
-    match app.run() {
+    app.add_systems(Last, crash::mark_started);
+    match crash::run_guarded(&mut app) {
         AppExit::Success => Ok(()),
         AppExit::Error(code) => anyhow::bail!("the app stopped with error code {code}"),
     }
@@ -304,24 +314,4 @@ fn check_select(select: Option<&str>, history: &History, later: bool) -> anyhow:
     });
     let pending = later && history.snapshots.is_empty();
     if known || pending { Ok(()) } else { anyhow::bail!("--select {key}: no group has this key") }
-}
-
-/// Renderer start-up failures (no GPU adapter, no display) end in a one-line message instead of
-/// a panic trace.
-fn install_panic_message() {
-    std::panic::set_hook(Box::new(|info| {
-        let message = info
-            .payload()
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| info.payload().downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown error".into());
-        let place = info.location().map(|l| format!(" ({}:{})", l.file(), l.line())).unwrap_or_default();
-        shout!(
-            "memcity: the renderer stopped: {message}{place}\n\
-             memcity: no usable GPU adapter or display? Install a Vulkan driver (e.g. mesa-vulkan-drivers), \
-             or render headless with --screenshot out.png"
-        );
-        std::process::exit(2);
-    }));
 }

@@ -151,8 +151,9 @@ fn request_closure(
     let (specs, job_key) = (source.0.clone(), key.clone());
     let (send, receive) = channel();
     let spawned = std::thread::Builder::new().name("memcity-closure".into()).spawn(move || {
-        let result =
-            crate::input::closure(&specs, snapshot, label.as_deref(), &job_key).map_err(|e| format!("{e:#}"));
+        let result = crate::app::crash::guarded("the closure", || {
+            crate::input::closure(&specs, snapshot, label.as_deref(), &job_key)
+        });
         let _ = send.send(result);
     });
     let state = match spawned {

@@ -94,6 +94,11 @@ pub struct OpenArgs {
     /// FILE saved by memcity; without it, the layout of the last exit.
     #[arg(long, value_name = "default|teaching|FILE")]
     pub layout: Option<String>,
+    /// In the window: once each city is loaded, bring every tab to the front in turn (the Tree
+    /// tab in each view), select the top grower, then play time — a check that every view
+    /// shows this input (the window tests use it).
+    #[arg(long)]
+    pub visit_tabs: bool,
     /// With --connect: the AntTracks tab to open (default: the first of its tab list).
     #[arg(long, value_name = "N", requires = "connect")]
     pub tab: Option<i64>,
@@ -439,6 +444,7 @@ fn launch(
         structures: std::sync::Arc::new(
             crate::cli::structures::descriptions(&args.structure.structures)?.all,
         ),
+        visit_tabs: args.visit_tabs,
     })
 }
 

@@ -7,6 +7,7 @@ use std::process::{Command, Stdio};
 
 pub mod shots;
 pub mod trees;
+pub mod window;
 
 /// Whether every tool runs here. Where one is missing the test skips with a note, unless CI=1
 /// or `require_env` is set: then a missing tool is a failure.

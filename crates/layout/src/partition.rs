@@ -152,7 +152,11 @@ pub fn kept_children(
 /// the root. A group's own objects (its value beyond its children's) leave a gap at the end of
 /// its extent.
 pub fn partition(timeline: &Timeline, view: &TreeView, snapshot: usize) -> Vec<Part> {
-    let TreeView { metric, root, levels, scale, .. } = *view;
+    let TreeView { metric, root, levels, scale, order, .. } = *view;
+    // A root or order of another city (the window's model changed under a view) shows nothing.
+    if root as usize >= timeline.groups.len() || order.len() != timeline.groups.len() {
+        return Vec::new();
+    }
     let Some(values) = timeline.values.get(snapshot).map(|v| v.get(metric)) else { return Vec::new() };
     let value = |g: u32| values.get(g as usize).copied().unwrap_or(0);
     let scale = scale.max(1) as f64;
@@ -204,7 +208,8 @@ pub fn window_scale(timeline: &Timeline, metric: Metric, root: u32, from: usize,
 /// How many levels lie below `root` in the union tree (at least one, so a leaf shows as a
 /// column or ring of its own).
 pub fn levels_below(timeline: &Timeline, root: u32) -> u32 {
-    let base = timeline.groups[root as usize].depth;
+    // No such group (an empty city): one level, as for a leaf.
+    let Some(base) = timeline.groups.get(root as usize).map(|g| g.depth) else { return 1 };
     let mut deepest = base;
     let mut pending = vec![root];
     while let Some(g) = pending.pop() {

@@ -144,8 +144,10 @@ fn start_reading(
     let descriptions = descriptions.0.clone();
     let (send, receive) = channel();
     let spawned = std::thread::Builder::new().name("memcity-ownership".into()).spawn(move || {
-        let read = crate::input::extend_series(&specs, &mut series, &descriptions);
-        let _ = send.send(read.map(|_| series).map_err(|e| format!("{e:#}")));
+        let read = crate::app::crash::guarded("reading the series", || {
+            crate::input::extend_series(&specs, &mut series, &descriptions).map(|_| series)
+        });
+        let _ = send.send(read);
     });
     analysis.read_for = Some(want);
     match spawned {

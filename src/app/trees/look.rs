@@ -24,7 +24,7 @@ impl Look<'_> {
     pub fn name(&self, g: u32) -> String {
         let name = self.names.get(g);
         if name.is_empty() {
-            short(&self.model.timeline.groups[g as usize].name).to_string()
+            self.model.timeline.groups.get(g as usize).map_or("", |g| short(&g.name)).to_string()
         } else {
             name.into()
         }
@@ -40,8 +40,9 @@ impl Look<'_> {
     /// `metric` values of `groups` at the first and the current snapshot.
     pub fn values(&self, groups: &[u32], metric: memcity_model::Metric) -> (u64, u64) {
         let values = &self.model.timeline.values;
-        let sum =
-            |s: usize| values.get(s).map_or(0, |v| groups.iter().map(|&g| v.get(metric)[g as usize]).sum());
+        let sum = |s: usize| {
+            values.get(s).map_or(0, |v| groups.iter().filter_map(|&g| v.get(metric).get(g as usize)).sum())
+        };
         (sum(0), sum(self.snapshot))
     }
 

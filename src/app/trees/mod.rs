@@ -144,7 +144,7 @@ impl DrillDown {
     }
 
     fn set(&mut self, model: &CityModel, group: u32) {
-        self.root = (group != 0).then(|| model.timeline.groups[group as usize].key.clone());
+        self.root = model.timeline.groups.get(group as usize).filter(|_| group != 0).map(|g| g.key.clone());
     }
 }
 
@@ -273,7 +273,8 @@ fn apply_clicks(
     for click in clicks.read() {
         // "Other" merges several groups: nothing to select or drill into.
         let PartNode::Group(g) = click.node else { continue };
-        let group = &model.timeline.groups[g as usize];
+        // A click on a tree drawn for the city before this one.
+        let Some(group) = model.timeline.groups.get(g as usize) else { continue };
         if click.select || group.is_leaf() {
             selection.selected = Some(group.key.clone());
             flight.0 = Some(group.key.clone());

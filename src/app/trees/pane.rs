@@ -144,7 +144,7 @@ fn controls(ui: &mut egui::Ui, kind: &mut TreeKind, settings: &mut TreeSettings)
 fn breadcrumb(ui: &mut egui::Ui, look: &Look, root: u32, clicks: &mut MessageWriter<TreeClicked>) {
     let groups = &look.model.timeline.groups;
     let mut path = vec![root];
-    while let Some(parent) = groups[*path.last().unwrap() as usize].parent {
+    while let Some(parent) = path.last().and_then(|&g| groups.get(g as usize)).and_then(|g| g.parent) {
         path.push(parent);
     }
     path.reverse();
@@ -219,13 +219,16 @@ pub(super) fn tooltip(ui: &mut egui::Ui, look: &Look, part: &Part) {
     };
     ui.label(format!("growth since snapshot 0: {} objects, {}", signed(o, o0), signed_bytes(b, b0)));
     let metric = model.layout.settings.metric;
-    let heap = model.timeline.values.get(look.snapshot).map_or(0, |v| v.get(metric)[0]);
+    let heap =
+        model.timeline.values.get(look.snapshot).and_then(|v| v.get(metric).first().copied()).unwrap_or(0);
     if heap > 0 {
         ui.label(format!("{:.1} % of the heap", 100.0 * part.value as f64 / heap as f64));
     }
     let hint = match &part.node {
         PartNode::Other { .. } => "not drillable: its groups are too small to show",
-        PartNode::Group(g) if model.timeline.groups[*g as usize].is_leaf() => "click: select it in the city",
+        PartNode::Group(g) if model.timeline.groups.get(*g as usize).is_some_and(|g| g.is_leaf()) => {
+            "click: select it in the city"
+        }
         PartNode::Group(_) => "click: open it (its root: step up) · Ctrl+click: select it in the city",
     };
     ui.small(hint);

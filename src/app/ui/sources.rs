@@ -73,7 +73,9 @@ fn open_pane(
     let focus = std::mem::take(&mut open.focus);
     let (go, field) = path_field(ui, &mut open.text, &mut loading.error, busy);
     if focus {
+        // Ctrl+O selects the path there, so what is typed replaces it (as a browser's Ctrl+L).
         ui.memory_mut(|m| m.request_focus(field.id));
+        select_all(ui.ctx(), field.id, open.text.chars().count());
     }
     if go && !open.text.trim().is_empty() {
         requests.write(OpenInput(vec![open.text.clone()]));
@@ -137,6 +139,14 @@ fn open_pane(
     }
 }
 
+/// Selects the whole text of the text field `id`.
+fn select_all(ctx: &egui::Context, id: egui::Id, chars: usize) {
+    use egui::text::{CCursor, CCursorRange};
+    let mut state = egui::text_edit::TextEditState::load(ctx, id).unwrap_or_default();
+    state.cursor.set_char_range(Some(CCursorRange::two(CCursor::new(0), CCursor::new(chars))));
+    state.store(ctx, id);
+}
+
 /// The path field and its Open button: whether to open now (Enter or the button), and the
 /// field. Typing clears the last failure: it was about the path that was there.
 pub fn path_field(
@@ -176,6 +186,20 @@ mod tests {
         ctx.run_ui(input, |ui| rect = path_field(ui, text, error, false).1.rect)
             .drop_without_applying_deltas();
         rect
+    }
+
+    #[test]
+    fn a_selected_path_is_replaced_by_what_is_typed() {
+        let ctx = egui::Context::default();
+        let (mut text, mut error) = ("old/dump.hprof".to_string(), None);
+        let mut id = egui::Id::NULL;
+        ctx.run_ui(egui::RawInput::default(), |ui| id = path_field(ui, &mut text, &mut error, false).1.id)
+            .drop_without_applying_deltas();
+        // What Ctrl+O does: the field takes the keyboard with its path selected.
+        ctx.memory_mut(|m| m.request_focus(id));
+        select_all(&ctx, id, text.chars().count());
+        pass(&ctx, &mut text, &mut error, vec![egui::Event::Text("new.hprof".into())]);
+        assert_eq!(text, "new.hprof", "the selected path was replaced");
     }
 
     #[test]

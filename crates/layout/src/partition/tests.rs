@@ -129,3 +129,28 @@ fn levels_below_count_the_union_tree_under_a_group_and_a_leaf_still_gets_one() {
     assert_eq!(levels_below(&t, 0), 2);
     assert_eq!(levels_below(&t, group(&t, "A")), 1);
 }
+
+#[test]
+fn an_empty_city_or_a_root_of_another_city_gives_no_parts_and_one_level() {
+    let empty = timeline(&[]);
+    let order = sort_order(&empty, Metric::Objects, SortBy::Growth, 0, 0);
+    assert!(partition(&empty, &view(&order, Pruning::default(), 2, 0), 0).is_empty());
+    assert_eq!(levels_below(&empty, 0), 1);
+    assert_eq!(window_scale(&empty, Metric::Objects, 0, 0, 0), 0);
+    // A view made for a larger city (its root and order) over a smaller one.
+    let small = timeline(&[&[("A", 1)]]);
+    let stale: Vec<u32> = vec![0; 9];
+    let mut far = view(&stale, Pruning::default(), 2, 1);
+    far.root = 7;
+    assert!(partition(&small, &far, 0).is_empty());
+    assert_eq!(levels_below(&small, 7), 1);
+    let order = sort_order(&small, Metric::Objects, SortBy::Growth, 0, 0);
+    let mut past = view(&order, Pruning::default(), 2, 1);
+    past.root = 7;
+    assert!(partition(&small, &past, 0).is_empty(), "a root past the groups");
+    assert_eq!(
+        partition(&small, &view(&order, Pruning::default(), 2, 1), 3),
+        Vec::new(),
+        "a time past the end"
+    );
+}
