@@ -85,7 +85,9 @@ impl Grouper {
         }
         let id = self.nodes.len() as u32;
         let key = format!("{}#{role}:{name}", self.nodes[parent as usize].key);
-        self.nodes.push(TrieNode { key, name: name.clone(), role, children: vec![] });
+        // The key keeps the name as the source wrote it; people read a type's source form.
+        let shown = if role == "Type" { memcity_model::names::source_name(&name) } else { name.clone() };
+        self.nodes.push(TrieNode { key, name: shown, role, children: vec![] });
         self.nodes[parent as usize].children.push(id);
         self.child.insert((parent, role, name), id);
         id
@@ -180,6 +182,21 @@ mod tests {
         assert_eq!((lang_node.objects, lang_node.children.len()), (5, 2));
         assert_eq!(lang_node.children[0].retained_bytes, Some(1));
         assert_eq!(g.group_of_key(&g.leaf_key(r#ref)), Some(r#ref));
+    }
+
+    #[test]
+    fn array_types_are_named_in_source_form_and_keyed_as_the_dump_wrote_them() {
+        let mut g = Grouper::new(parse_list("package,type").unwrap());
+        let objects = g.leaf(&ObjectFacts { type_name: "[Ljava.lang.Object;", ..Default::default() });
+        let bytes = g.leaf(&ObjectFacts { type_name: "[B", ..Default::default() });
+        let tree = g.tree(&counts(g.group_count(), &[(objects, 1), (bytes, 2)]));
+        let mut named = Vec::new();
+        tree.walk(&mut |n, _| named.push((n.key.clone(), n.name.clone())));
+        let key = "Heap#Package:java#Package:java.lang#Type:[Ljava.lang.Object;";
+        assert!(named.contains(&(key.into(), "java.lang.Object[]".into())), "{named:?}");
+        let key = "Heap#Package:(primitive arrays)#Type:[B";
+        assert!(named.contains(&(key.into(), "byte[]".into())), "{named:?}");
+        assert_eq!(g.group_of_key(key), Some(bytes));
     }
 
     #[test]

@@ -106,44 +106,11 @@ pub fn dump_time(path: &Path) -> Result<u64, HprofError> {
     Ok(u64::from_be_bytes(time.try_into().expect("8 bytes")))
 }
 
-/// A class name as Java source writes it: `[Ljava.lang.Object;` → `java.lang.Object[]`,
-/// `[[I` → `int[][]`; other names stay.
-pub fn source_name(name: &str) -> String {
-    let dims = name.bytes().take_while(|&b| b == b'[').count();
-    if dims == 0 {
-        return name.to_string();
-    }
-    let element = &name[dims..];
-    let base = match element {
-        "Z" => "boolean",
-        "B" => "byte",
-        "C" => "char",
-        "S" => "short",
-        "I" => "int",
-        "J" => "long",
-        "F" => "float",
-        "D" => "double",
-        _ => match element.strip_prefix('L').and_then(|e| e.strip_suffix(';')) {
-            Some(class) => class,
-            None => return name.to_string(),
-        },
-    };
-    format!("{base}{}", "[]".repeat(dims))
-}
+pub use memcity_model::names::source_name;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn array_classes_take_their_source_names() {
-        assert_eq!(source_name("[Ljava.lang.Object;"), "java.lang.Object[]");
-        assert_eq!(source_name("[Ljava.util.HashMap$Node;"), "java.util.HashMap$Node[]");
-        assert_eq!(source_name("[[I"), "int[][]");
-        assert_eq!(source_name("[B"), "byte[]");
-        assert_eq!(source_name("java.util.HashMap"), "java.util.HashMap");
-        assert_eq!(source_name("[Q"), "[Q", "an unknown element type stays as written");
-    }
 
     #[test]
     fn the_sample_dump_names_its_references() {
