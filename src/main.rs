@@ -7,6 +7,7 @@ mod term;
 #[cfg(feature = "app")]
 mod app;
 mod cli;
+mod clock;
 mod follow;
 #[cfg(target_os = "linux")]
 mod huge_pages;

@@ -58,7 +58,11 @@ fn timeline(
         if ui.add(egui::Slider::new(&mut index, 0..=count.saturating_sub(1)).text("snapshot")).changed() {
             commands.write(TimeCommand::GoTo(index));
         }
-        ui.label(format!("{}  ·  {} ms", snapshot.display_label(), snapshot.time_ms));
+        ui.label(format!(
+            "{}  ·  {}",
+            snapshot.display_label(),
+            crate::clock::when(&model.history, snapshot)
+        ));
     });
     // Total heap per snapshot in the chosen metric, with the current time and detected windows.
     let totals = heap_totals(&model, settings.metric);

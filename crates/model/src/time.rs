@@ -1,0 +1,77 @@
+//! A snapshot's time in words. On screen a time reads as its offset from the history's first
+//! snapshot ("+12.4 s", "+3 min 5 s"), never as raw milliseconds. Sources that record when a
+//! snapshot was taken (an HPROF header, a V8 snapshot's file name, the probe's heap files, a
+//! live inspector) write `time_ms` as milliseconds since the Unix epoch; the others (traces,
+//! scenarios, AntTracks trees) count from the program's start. The two never meet: a
+//! program-relative time would have to run for thirty years to reach [`CLOCK_FROM_MS`].
+
+use crate::history::{History, Snapshot};
+
+/// 2000-01-01T00:00:00Z in milliseconds: times from here on are clock times.
+pub const CLOCK_FROM_MS: u64 = 946_684_800_000;
+
+/// Whether the history's times are clock times (every snapshot's is).
+pub fn has_clock(history: &History) -> bool {
+    !history.snapshots.is_empty() && history.snapshots.iter().all(|s| s.time_ms >= CLOCK_FROM_MS)
+}
+
+/// The snapshot's time as an offset from the first snapshot of its history.
+pub fn since_first(history: &History, snapshot: &Snapshot) -> String {
+    let first = history.snapshots.first().map_or(snapshot.time_ms, |s| s.time_ms);
+    offset(snapshot.time_ms as i128 - first as i128)
+}
+
+/// A signed duration in milliseconds as people read it: "+0 s", "+850 ms", "+12.4 s",
+/// "+3 min 5 s", "+2 h 7 min", "+3 d 4 h"; "−…" before the first snapshot.
+pub fn offset(ms: i128) -> String {
+    let sign = if ms < 0 { "−" } else { "+" };
+    let ms = ms.unsigned_abs();
+    let (s, min, h, d) = (ms / 1000, ms / 60_000, ms / 3_600_000, ms / 86_400_000);
+    let text = if ms == 0 {
+        "0 s".to_string()
+    } else if ms < 1000 {
+        format!("{ms} ms")
+    } else if ms < 60_000 {
+        format!("{:.1} s", ms as f64 / 1000.0)
+    } else if h == 0 {
+        format!("{min} min {} s", s % 60)
+    } else if d == 0 {
+        format!("{h} h {} min", min % 60)
+    } else {
+        format!("{d} d {} h", h % 24)
+    };
+    format!("{sign}{text}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::Node;
+
+    fn history(times: &[u64]) -> History {
+        let snapshots =
+            times.iter().map(|&t| Snapshot::new(t, Node::leaf("Heap", "Heap", "Heap", 0, 0))).collect();
+        History { format: crate::FORMAT.into(), metric_names: Default::default(), snapshots }
+    }
+
+    #[test]
+    fn offsets_read_in_the_largest_useful_units() {
+        assert_eq!(offset(0), "+0 s");
+        assert_eq!(offset(850), "+850 ms");
+        assert_eq!(offset(12_400), "+12.4 s");
+        assert_eq!(offset(185_000), "+3 min 5 s");
+        assert_eq!(offset(2 * 3_600_000 + 7 * 60_000 + 1), "+2 h 7 min");
+        assert_eq!(offset(3 * 86_400_000 + 4 * 3_600_000), "+3 d 4 h");
+        assert_eq!(offset(-2_000), "−2.0 s");
+        assert_eq!(offset(i128::from(u64::MAX)).chars().next(), Some('+'), "no overflow");
+    }
+
+    #[test]
+    fn dumps_carry_clock_times_and_traces_do_not() {
+        let dumps = history(&[1_795_816_166_000, 1_795_816_178_314]);
+        assert!(has_clock(&dumps));
+        assert_eq!(since_first(&dumps, &dumps.snapshots[1]), "+12.3 s");
+        assert!(!has_clock(&history(&[0, 500, 1000])));
+        assert!(!has_clock(&history(&[])));
+    }
+}
