@@ -70,13 +70,17 @@ pub fn short(name: &str) -> &str {
 /// The shortest unique name of every group for which `shown` holds (others get "").
 pub fn unique_names(timeline: &Timeline, shown: impl Fn(u32) -> bool) -> Vec<String> {
     let n = timeline.groups.len();
-    // Each group's path from itself up to (not including) the root.
+    // Two compared runs are named side by side as two cities: a group and its twin share a
+    // name, and no name carries its run's district (the side is shown on its own).
+    let side = |g: u32| memcity_layout::compare::side_of(timeline, g);
+    let is_side = |g: u32| memcity_model::compare::SIDES.contains(&timeline.groups[g as usize].key.as_str());
+    // Each group's path from itself up to (not including) the root or its run's district.
     let path = |g: u32| {
         let mut parts = Vec::new();
         let mut cur = Some(g);
         while let Some(i) = cur {
             let group = &timeline.groups[i as usize];
-            if group.parent.is_none() && n > 1 && i != g {
+            if (group.parent.is_none() && n > 1 || is_side(i)) && i != g {
                 break;
             }
             parts.push(group.name.as_str());
@@ -101,9 +105,9 @@ pub fn unique_names(timeline: &Timeline, shown: impl Fn(u32) -> bool) -> Vec<Str
     loop {
         let names: Vec<String> =
             paths.iter().enumerate().map(|(i, p)| label(p, depth[i], abbreviate[i])).collect();
-        let mut seen: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut seen: HashMap<(Option<usize>, &str), Vec<usize>> = HashMap::new();
         for (i, name) in names.iter().enumerate() {
-            seen.entry(name.as_str()).or_default().push(i);
+            seen.entry((side(groups[i]), name.as_str())).or_default().push(i);
         }
         let mut changed = false;
         for same in seen.values().filter(|v| v.len() > 1) {
@@ -159,5 +163,21 @@ mod tests {
         assert!(init.iter().any(|n| n.starts_with("String ‹")), "{init:?}");
         // A type on its own is just its simple name.
         assert!(shown.iter().any(|n| *n == "Person"), "{shown:?}");
+    }
+
+    #[test]
+    fn two_compared_runs_name_a_group_and_its_twin_alike_without_their_run() {
+        let history =
+            crate::input::compare::pair("scenario:linked-list", "scenario:linked-list-fixed").unwrap();
+        let timeline = Timeline::new(&history);
+        let names = unique_names(&timeline, |g| g != 0);
+        let person = |side: usize| {
+            let key = memcity_model::compare::side_key(side, "Heap#Type:app.model.Person");
+            timeline.group(&key).map(|g| names[g as usize].clone())
+        };
+        let (before, after) = (person(0).expect("before's Person"), person(1).expect("after's Person"));
+        assert_eq!(before, "Person");
+        assert_eq!(before, after, "twins share their name");
+        assert!(names.iter().all(|n| !n.contains("scenario:")), "no name carries its run: {names:?}");
     }
 }

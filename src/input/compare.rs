@@ -27,7 +27,10 @@ pub fn pair(before: &str, after: &str) -> Result<History> {
             b.metric_names.bytes
         );
     }
-    Ok(memcity_model::compare::pair(&a, &b, [before, after]))
+    let sides = memcity_model::compare::SIDE_NAMES;
+    let labels =
+        [format!("{} · {}", sides[0], run_name(before)), format!("{} · {}", sides[1], run_name(after))];
+    Ok(memcity_model::compare::pair(&a, &b, [&labels[0], &labels[1]]))
 }
 
 /// `--select KEY` with a pair: a key of the pair as it is, a run's own key on the after side.
@@ -37,4 +40,11 @@ pub fn select_key(pair: &History, key: String) -> String {
         snapshot.tree.walk(&mut |node, _| known |= node.key == key);
     }
     if known { key } else { memcity_model::compare::side_key(1, &key) }
+}
+
+/// A run's short name: its file or folder's name (`…/runs/after` → `after`), a scenario's name.
+fn run_name(spec: &str) -> &str {
+    let spec = spec.trim_end_matches('/');
+    let name = spec.rsplit('/').next().unwrap_or(spec);
+    name.strip_prefix("scenario:").unwrap_or(name)
 }

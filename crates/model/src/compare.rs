@@ -12,6 +12,9 @@ use crate::{History, Node, PointerMap, RetainerPath, Snapshot};
 pub const ROOT: &str = "compare";
 /// The keys of the two sides' districts: before, after.
 pub const SIDES: [&str; 2] = ["compare#before", "compare#after"];
+
+/// What the two sides are called wherever they are shown.
+pub const SIDE_NAMES: [&str; 2] = ["before", "after"];
 /// The role of the two side districts.
 const SIDE_ROLE: &str = "Run";
 
@@ -44,10 +47,22 @@ pub fn pair(before: &History, after: &History, labels: [&str; 2]) -> History {
     let snapshots = (0..count)
         .filter_map(|i| {
             let (a, b) = (at(before, i)?, at(after, i)?);
-            Some(pair_snapshot([a, b], labels))
+            let mut snapshot = pair_snapshot([a, b], labels);
+            snapshot.label = Some(pair_label([before, after], i));
+            Some(snapshot)
         })
         .collect();
     History { format: before.format.clone(), metric_names: before.metric_names.clone(), snapshots }
+}
+
+/// What the pair's snapshot `i` shows of each run: "before dump_2 · after dump_4" (a run
+/// without labels by its snapshot's number; a shorter run stays at its last).
+fn pair_label(runs: [&History; 2], i: usize) -> String {
+    let name = |run: &History| {
+        let at = i.min(run.snapshots.len().saturating_sub(1));
+        run.snapshots.get(at).and_then(|s| s.label.clone()).unwrap_or_else(|| format!("snapshot {at}"))
+    };
+    format!("{} {} · {} {}", SIDE_NAMES[0], name(runs[0]), SIDE_NAMES[1], name(runs[1]))
 }
 
 /// Run `run`'s snapshot `i`, or its last one when it has fewer.
@@ -94,11 +109,6 @@ fn pair_snapshot(runs: [&Snapshot; 2], labels: [&str; 2]) -> Snapshot {
         children: sides,
     };
     let mut snapshot = Snapshot::new(runs[0].time_ms.max(runs[1].time_ms), root);
-    snapshot.label = Some(format!(
-        "{} | {}",
-        runs[0].label.as_deref().unwrap_or(&format!("{} ms", runs[0].time_ms)),
-        runs[1].label.as_deref().unwrap_or(&format!("{} ms", runs[1].time_ms))
-    ));
     for (side, run) in runs.iter().enumerate() {
         snapshot.points_to.extend(prefixed_map(&run.points_to, side));
         snapshot.pointed_from.extend(prefixed_map(&run.pointed_from, side));

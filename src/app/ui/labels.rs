@@ -84,6 +84,28 @@ fn labels(
     // Headless screenshots have no workspace: the city fills the image.
     let room = city.map_or_else(|| ctx.content_rect(), |c| c.egui_rect(ctx.content_rect()));
     let mut placed: Vec<egui::Rect> = Vec::new();
+    // Two compared runs: each side's name on its ground, at the front edge of its district.
+    for side in memcity_model::compare::SIDES {
+        let Some(d) = model.timeline.group(side).and_then(|g| layout.district(g)) else { continue };
+        let district = &layout.districts[d];
+        let (x, _) = district.rect.center();
+        let front = Vec3::new(x as f32, district.top() as f32, (district.rect.z + district.rect.d) as f32);
+        let Ok(screen) = camera.world_to_viewport(transform, front) else { continue };
+        let galley = painter.layout_no_wrap(
+            cut(&model.timeline.groups[district.group as usize].name),
+            egui::FontId::proportional(15.0),
+            egui::Color32::BLACK,
+        );
+        let rect = egui::Rect::from_center_size(
+            egui::pos2(screen.x, screen.y + 14.0),
+            galley.size() + egui::vec2(10.0, 6.0),
+        );
+        if room.contains_rect(rect) {
+            painter.rect_filled(rect, 3.0, egui::Color32::from_rgb(230, 230, 230));
+            painter.galley(rect.min + egui::vec2(5.0, 3.0), galley, egui::Color32::BLACK);
+            placed.push(rect);
+        }
+    }
     for b in target.into_iter().chain(shown.into_iter().filter(|&b| Some(b) != target)) {
         let (building, state) = (&layout.buildings[b], frame.frame.states[b]);
         if !memcity_layout::frame::visible(state) {
