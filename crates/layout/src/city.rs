@@ -155,6 +155,9 @@ pub struct CityLayout {
     /// Group ids in the order they were placed (depth first, siblings in squarify order), so a
     /// later layout can keep siblings in the same order ([`relayout`]).
     pub placed: Vec<u32>,
+    /// Nothing grew (one snapshot, or a flat series): the largest buildings are solid instead
+    /// of the strongest growers, and stay in the neutral colour.
+    pub solid_by_size: bool,
 }
 
 pub const NONE: u32 = u32::MAX;
@@ -224,6 +227,7 @@ fn layout_in_order(timeline: &Timeline, settings: &Settings, rank: Option<&[u32]
         max_growth: 1.0,
         full_red: 1.0,
         placed: Vec::new(),
+        solid_by_size: false,
     };
     if n > 0 && area[0] > 0.0 {
         place(timeline, &kept, &area, 0, Rect::new(0.0, 0.0, CITY_SIZE, CITY_SIZE), &mut city);
@@ -364,6 +368,16 @@ fn mark_solid(timeline: &Timeline, city: &mut CityLayout) {
         GrowthScale::Relative => city.max_growth,
         GrowthScale::Heap => city.max_growth.max(RED_HEAP_SHARE * peak_heap(timeline, city.settings.metric)),
     };
+    // Nothing to rank by growth: the largest buildings at the last snapshot stand solid, so a
+    // single snapshot still shows a city and not only glass.
+    city.solid_by_size = growers.is_empty();
+    if city.solid_by_size {
+        let last = |b: usize| city.values.last().map_or(0.0, |v| v[b]);
+        growers = (0..city.buildings.len()).filter(|&b| last(b) > 0.0).collect();
+        growers.sort_by(|&a, &b| {
+            last(b).total_cmp(&last(a)).then(city.buildings[a].group.cmp(&city.buildings[b].group))
+        });
+    }
     for &b in growers.iter().take(city.settings.solid) {
         city.buildings[b].solid = true;
     }
@@ -410,6 +424,7 @@ impl CityLayout {
             max_growth: 1.0,
             full_red: 1.0,
             placed: Vec::new(),
+            solid_by_size: false,
         }
     }
 }

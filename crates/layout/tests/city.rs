@@ -317,3 +317,25 @@ fn relayout_after_growth_keeps_siblings_in_their_order() {
     assert_eq!(corner(&old, "H#a"), corner(&kept, "H#a"));
     assert_ne!(corner(&fresh, "H#a"), corner(&kept, "H#a"));
 }
+
+/// One snapshot (or a series in which nothing grew) has no growth to rank: the largest
+/// buildings stand solid instead, so the city is not all glass.
+#[test]
+fn without_growth_the_largest_buildings_are_solid() {
+    let mut history =
+        load_path(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/sample-leak.json")).unwrap();
+    history.snapshots.drain(..history.snapshots.len() - 1);
+    let t = Timeline::new(&history);
+    let settings = Settings { solid: 3, ..Settings::default() };
+    let city = layout(&t, &settings);
+    assert!(city.solid_by_size);
+    let size = |b: usize| city.values[0][b];
+    let solid: Vec<usize> = (0..city.buildings.len()).filter(|&b| city.buildings[b].solid).collect();
+    assert_eq!(solid.len(), 3.min(city.buildings.len()), "{solid:?}");
+    let smallest_solid = solid.iter().map(|&b| size(b)).fold(f32::INFINITY, f32::min);
+    assert!((0..city.buildings.len()).filter(|b| !solid.contains(b)).all(|b| size(b) <= smallest_solid));
+    // A growing history keeps the growers solid.
+    let grown = layout(&sample(), &settings);
+    assert!(!grown.solid_by_size);
+    assert!(grown.buildings.iter().any(|b| b.solid));
+}

@@ -35,6 +35,7 @@ fn toolbar(
     registry: Res<TabRegistry>,
     workspace: Res<Workspace>,
     loading: Res<Loading>,
+    model: Res<crate::app::model::CityModel>,
     mut height: ResMut<MenuBarHeight>,
     mut show: MessageWriter<ShowTab>,
     mut layout: MessageWriter<LayoutCommand>,
@@ -49,7 +50,7 @@ fn toolbar(
         .collect();
     let mut choice = None;
     let panel = egui::Panel::top("memcity_toolbar").show(&mut screen, |ui| {
-        choice = menu_bar(ui, &tabs, loading.status()).0;
+        choice = menu_bar(ui, &tabs, loading.status(), status_line(&model)).0;
     });
     match choice {
         Some(MenuChoice::Show(tab)) => {
@@ -70,12 +71,25 @@ fn toolbar(
     Ok(())
 }
 
+/// What the bar says when nothing loads: how to start, and why a city that did not grow
+/// still shows solid towers.
+pub fn status_line(model: &crate::app::model::CityModel) -> &'static str {
+    if model.snapshot_count() == 0 {
+        "No city yet: Ctrl+O opens a heap dump, a snapshot, a trace or a scenario"
+    } else if model.layout.solid_by_size {
+        "Nothing grew, so the solid towers are the largest groups · click one to see what keeps it alive"
+    } else {
+        "Space plays the history · click a tower to see what keeps it alive"
+    }
+}
+
 /// The bar's contents: `tabs` as (name, title, open). Returns what was chosen, and where each
 /// quick button is (by tab name).
 pub fn menu_bar(
     ui: &mut egui::Ui,
     tabs: &[(&'static str, &'static str, bool)],
     loading: Option<(&str, Option<f32>, f32)>,
+    status: &str,
 ) -> (Option<MenuChoice>, Vec<(&'static str, egui::Rect)>) {
     let (mut choice, mut buttons) = (None, Vec::new());
     ui.horizontal(|ui| {
@@ -119,7 +133,7 @@ pub fn menu_bar(
                 ui.ctx().request_repaint();
             }
             None => {
-                ui.label("Space plays the history · click a tower to see what keeps it alive");
+                ui.label(status);
             }
         }
     });
@@ -143,7 +157,7 @@ mod tests {
         let tabs = [("city", "City", true), ("search", "Search", false)];
         let mut out = (None, Vec::new());
         ctx.run_ui(input, |ui| {
-            egui::Panel::top("toolbar").show(ui, |ui| out = menu_bar(ui, &tabs, None));
+            egui::Panel::top("toolbar").show(ui, |ui| out = menu_bar(ui, &tabs, None, ""));
         })
         .drop_without_applying_deltas();
         out
@@ -170,5 +184,22 @@ mod tests {
             assert_eq!(choice, Some(MenuChoice::Show(TabId::new(id))));
         }
         assert_eq!(pass(&ctx, Vec::new()).0, None, "nothing chosen without a click");
+    }
+
+    #[test]
+    fn the_status_line_says_why_a_city_without_growth_has_solid_towers() {
+        use crate::app::model::CityModel;
+        let settings = memcity_layout::Settings::default();
+        let mut one = crate::input::load("scenario:easytravel").unwrap();
+        one.snapshots.drain(..one.snapshots.len() - 1);
+        assert!(status_line(&CityModel::new(one, &settings)).starts_with("Nothing grew"));
+        let grown = CityModel::new(crate::input::load("scenario:easytravel").unwrap(), &settings);
+        assert!(status_line(&grown).starts_with("Space plays"));
+        let empty = memcity_model::History {
+            format: memcity_model::FORMAT.into(),
+            metric_names: Default::default(),
+            snapshots: Vec::new(),
+        };
+        assert!(status_line(&CityModel::new(empty, &settings)).starts_with("No city yet"));
     }
 }
