@@ -11,6 +11,7 @@ use crate::app::model::CityModel;
 use crate::app::names::GroupNames;
 use crate::app::render::retainer_arcs::RETAINER;
 use crate::app::structures::PickedStructure;
+use crate::app::structures::held::{HeldIn, PickStructure, held_in_ui};
 use crate::app::time::TimeCursor;
 use crate::app::ui::style::bytes;
 use crate::app::ui::workspace::layouts::tabs::{SUSPECTS, WHY};
@@ -21,7 +22,8 @@ pub struct WhyPanePlugin;
 
 impl Plugin for WhyPanePlugin {
     fn build(&self, app: &mut App) {
-        app.add_tab(WHY, "Why is it alive?", retainer_pane)
+        app.add_message::<PickStructure>()
+            .add_tab(WHY, "Why is it alive?", retainer_pane)
             .add_tab(SUSPECTS, "Leak suspects", suspects_pane)
             .add_systems(Update, show_on_path)
             .add_systems(Last, redraw_while_computing);
@@ -58,11 +60,15 @@ fn retainer_pane(
     (view, closures): (Res<RetainerView>, Res<Closures>),
     picked: Option<Res<PickedStructure>>,
     mut fly: MessageWriter<FlyTo>,
+    (held, mut pick): (Option<Res<HeldIn>>, MessageWriter<PickStructure>),
 ) {
     let Some(key) = &view.key else {
         ui.label("Select a building to see the chain of groups that keeps its objects alive.");
         return;
     };
+    if let Some(held) = &held {
+        held_in_ui(ui, held, &mut pick);
+    }
     // A data structure picked in its tab is named by the references that lead to it.
     if let Some(p) =
         picked.as_ref().and_then(|p| p.picked.as_ref()).filter(|p| p.selected.as_ref() == Some(key))

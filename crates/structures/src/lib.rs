@@ -30,5 +30,5 @@ pub use measure::{
     HeapStructures, InstanceKey, InstanceMeasure, LeafKey, Options, PATH_STEPS, fill_deep, heap_bytes,
     measure, measure_with,
 };
-pub use report::{FATES_SHOWN, Report, report, types_held};
+pub use report::{FATES_SHOWN, Report, objects_held, report, types_held};
 pub use series::{RetainedSeries, Tracked};

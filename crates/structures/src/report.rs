@@ -3,7 +3,7 @@
 //! the order a reader wants them (the ranked survivors, then the largest that appeared or died).
 
 use memcity_heapgraph::TypedSnapshot;
-use rustc_hash::FxHashSet;
+use rustc_hash::FxHashMap;
 
 use crate::detect::{Scratch, detect};
 use crate::growth::{InstanceGrowth, SortBy, Status, Window, compare, leaf_changes, rank, window};
@@ -165,21 +165,32 @@ pub fn types_held(
     descriptions: &Descriptions,
     heads: &[u32],
 ) -> Vec<Vec<String>> {
+    let held = objects_held(heap, descriptions, heads);
+    held.into_iter().map(|types| types.into_iter().map(|(name, _)| name).collect()).collect()
+}
+
+/// What each instance headed by `heads` holds at its depth, as (type name, objects) sorted by
+/// name: which of the city's groups it keeps alive, and how many of their objects.
+pub fn objects_held(
+    heap: &memcity_heapgraph::TypedHeap,
+    descriptions: &Descriptions,
+    heads: &[u32],
+) -> Vec<Vec<(String, u64)>> {
     let structures = detect(heap, descriptions);
     let mut scratch = Scratch::new(heap.graph.object_count());
     heads
         .iter()
         .map(|&head| {
             let Some(i) = structures.instances.iter().position(|i| i.head == head) else { return Vec::new() };
-            let mut types: FxHashSet<u32> = FxHashSet::default();
+            let mut types: FxHashMap<u32, u64> = FxHashMap::default();
             let type_of = &heap.objects.type_of;
             structures.visit_deep(i, &mut scratch, &mut |o| {
-                types.insert(type_of[o as usize]);
+                *types.entry(type_of[o as usize]).or_default() += 1;
             });
-            let mut names: Vec<String> =
-                types.into_iter().map(|t| heap.objects.types[t as usize].name.clone()).collect();
-            names.sort();
-            names
+            let mut named: Vec<(String, u64)> =
+                types.into_iter().map(|(t, n)| (heap.objects.types[t as usize].name.clone(), n)).collect();
+            named.sort();
+            named
         })
         .collect()
 }

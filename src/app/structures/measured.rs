@@ -38,8 +38,10 @@ pub struct Row {
     pub objects: (u64, u64),
     pub retained: (u64, u64),
     pub leaves: Vec<LeafChange>,
-    /// The types of everything it holds at the end (its parts and leaves).
+    /// The types of everything it holds at the end (its parts and leaves), sorted.
     pub types: Vec<String>,
+    /// How many objects of each of `types` it holds there.
+    pub held: Vec<u64>,
 }
 
 /// One window, measured.
@@ -65,7 +67,7 @@ pub fn measure(specs: &[String], request: Request, descriptions: &Descriptions) 
     let end_heap = last.as_ref().map_or(&first.heap, |l| &l.heap);
     let survivors: Vec<_> = report.survivors().collect();
     let heads: Vec<u32> = survivors.iter().map(|i| report.instance(i).head).collect();
-    let types = memcity_structures::types_held(end_heap, descriptions, &heads);
+    let types = memcity_structures::objects_held(end_heap, descriptions, &heads);
     let rows = survivors
         .iter()
         .zip(types)
@@ -81,7 +83,8 @@ pub fn measure(specs: &[String], request: Request, descriptions: &Descriptions) 
                 objects: (start.measure.deep_structure.objects, end.measure.deep_structure.objects),
                 retained: (start.measure.retained.bytes, end.measure.retained.bytes),
                 leaves: i.leaves.clone(),
-                types,
+                held: types.iter().map(|&(_, n)| n).collect(),
+                types: types.into_iter().map(|(t, _)| t).collect(),
             })
         })
         .collect();
@@ -94,6 +97,34 @@ pub fn measure(specs: &[String], request: Request, descriptions: &Descriptions) 
         died: report.count(Status::Died),
         rows,
     })
+}
+
+/// The instances that hold objects of `type_name`, the most first: (row, objects held). What
+/// a selected group's panes name as where its objects are kept.
+pub fn holders_of(measured: &Measured, type_name: &str) -> Vec<(usize, u64)> {
+    let mut holders: Vec<(usize, u64)> = measured
+        .rows
+        .iter()
+        .enumerate()
+        .filter_map(|(row, r)| {
+            Some((row, r.held[r.types.binary_search_by(|t| t.as_str().cmp(type_name)).ok()?]))
+        })
+        .collect();
+    holders.sort_by_key(|&(row, n)| (std::cmp::Reverse(n), row));
+    holders
+}
+
+/// The type a group's objects are of: the group itself or its nearest Type ancestor.
+pub fn type_of_group(timeline: &Timeline, group: u32) -> Option<&str> {
+    let mut at = Some(group);
+    while let Some(g) = at {
+        let node = timeline.groups.get(g as usize)?;
+        if node.role == Classifier::Type.role() {
+            return Some(&node.name);
+        }
+        at = node.parent;
+    }
+    None
 }
 
 /// Per group of the city, whether it holds objects of one of `types`: a group of one of these

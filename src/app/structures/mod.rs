@@ -2,8 +2,11 @@
 //! that grew most over a window, as the paper's bar chart of four heap growth portions each, and
 //! the leaves of the picked one at the window's start and end. Picking an instance marks the
 //! buildings of what it holds, selects its head's group and names its field path in the Why
-//! pane. The input is measured again on a thread of its own, when the tab is first shown.
+//! pane. The input is measured again on a thread of its own, once for each city loaded (so a
+//! selected group's panes can say which structure holds it, held.rs) and again for another
+//! window or metric.
 
+pub mod held;
 pub mod measured;
 mod pane;
 
@@ -15,10 +18,11 @@ use bevy::prelude::*;
 use bevy::window::RequestRedraw;
 use memcity_structures::Descriptions;
 
-use crate::app::inspect::Marked;
+use crate::app::camera::FlyTo;
+use crate::app::inspect::{Marked, Selection};
 use crate::app::model::CityModel;
-use crate::app::ui::workspace::AddTab;
 use crate::app::ui::workspace::layouts::tabs::STRUCTURES;
+use crate::app::ui::workspace::{AddTab, ShowTab};
 use crate::app::why::CitySource;
 use measured::{Measured, Request};
 
@@ -29,9 +33,25 @@ impl Plugin for StructuresPlugin {
         app.init_resource::<StructureAnalysis>()
             .init_resource::<PickedStructure>()
             .init_resource::<StructureDescriptions>()
+            .init_resource::<held::HeldIn>()
+            .init_resource::<Selection>()
             .add_message::<MeasureStructures>()
+            .add_message::<held::PickStructure>()
+            .add_message::<FlyTo>()
+            .add_message::<ShowTab>()
             .add_tab(STRUCTURES, "Data structures", pane::structures_pane)
-            .add_systems(Update, (start_measuring, receive_measured, mark_picked).chain())
+            .add_systems(
+                Update,
+                (
+                    measure_each_city,
+                    start_measuring,
+                    receive_measured,
+                    pick_structures,
+                    mark_picked,
+                    held::update_held_in,
+                )
+                    .chain(),
+            )
             .add_systems(Last, redraw_while_measuring);
     }
 }
@@ -123,7 +143,8 @@ fn start_measuring(
     let (specs, descriptions) = (source.0.clone(), descriptions.0.clone());
     let (send, receive) = channel();
     let spawned = std::thread::Builder::new().name("memcity-structures".into()).spawn(move || {
-        let result = measured::measure(&specs, request, &descriptions).map_err(|e| format!("{e:#}"));
+        let result =
+            crate::app::crash::guarded("measuring", || measured::measure(&specs, request, &descriptions));
         let _ = send.send(result);
     });
     analysis.state = match spawned {
@@ -144,6 +165,52 @@ fn receive_measured(mut analysis: ResMut<StructureAnalysis>, mut picked: ResMut<
     };
     // Rows of another measurement are other instances.
     picked.picked = None;
+}
+
+/// Every city read from an input is measured once in the background, so a selected group's
+/// panes can name the structures that hold it (the tab measures again for its own window).
+fn measure_each_city(
+    model: Res<CityModel>,
+    source: Res<CitySource>,
+    analysis: Res<StructureAnalysis>,
+    mut measure: MessageWriter<MeasureStructures>,
+) {
+    let measured_city = analysis.asked().map(|(_, city)| city);
+    if model.snapshot_count() > 0 && !source.0.is_empty() && measured_city != Some(model.city) {
+        measure.write(MeasureStructures(analysis.request));
+    }
+}
+
+/// Picks a row of the measurement shown: selects its head's group, marks what it holds, frames
+/// the marks and brings the tab to the front.
+#[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it touches
+fn pick_structures(
+    mut picks: MessageReader<held::PickStructure>,
+    model: Res<CityModel>,
+    analysis: Res<StructureAnalysis>,
+    mut picked: ResMut<PickedStructure>,
+    (mut selection, mut marked): (ResMut<Selection>, ResMut<Marked>),
+    mut fly: MessageWriter<FlyTo>,
+    mut show: MessageWriter<ShowTab>,
+) {
+    let Some(&held::PickStructure(row)) = picks.read().last() else { return };
+    let Analysis::Done((_, city), measured) = &analysis.state else { return };
+    let Some(r) = measured.rows.get(row).filter(|_| *city == model.city) else { return };
+    let group = measured::head_group(&model.timeline, &r.type_name, r.site.as_deref());
+    let key = group.and_then(|g| model.timeline.groups.get(g as usize)).map(|g| g.key.clone());
+    selection.selected.clone_from(&key);
+    picked.picked = Some(Picked {
+        row,
+        type_name: r.type_name.clone(),
+        path: r.path.clone(),
+        selected: key,
+        types: r.types.clone(),
+        city: model.city,
+    });
+    // Marked now, so the flight frames them.
+    mark(&mut marked, measured::groups_of_types(&model.timeline, &r.types));
+    fly.write(FlyTo::Marked);
+    show.write(ShowTab::named(STRUCTURES));
 }
 
 /// The city's groups of what the picked instance holds are marked while it is picked and the

@@ -5,10 +5,9 @@ use bevy::prelude::*;
 use bevy_egui::egui;
 use memcity_structures::SortBy;
 
-use super::measured::{Measured, Row, groups_of_types, head_group};
-use super::{Analysis, MeasureStructures, Picked, PickedStructure, StructureAnalysis, mark};
-use crate::app::camera::FlyTo;
-use crate::app::inspect::{Marked, Selection};
+use super::held::PickStructure;
+use super::measured::{Measured, Row};
+use super::{Analysis, MeasureStructures, PickedStructure, StructureAnalysis};
 use crate::app::model::CityModel;
 use crate::app::ui::style::bytes;
 use crate::app::why::CitySource;
@@ -30,9 +29,8 @@ pub fn structures_pane(
     source: Res<CitySource>,
     mut analysis: ResMut<StructureAnalysis>,
     mut picked: ResMut<PickedStructure>,
-    (mut selection, mut marked): (ResMut<Selection>, ResMut<Marked>),
     mut measure: MessageWriter<MeasureStructures>,
-    mut fly: MessageWriter<FlyTo>,
+    mut pick: MessageWriter<PickStructure>,
 ) {
     if source.0.is_empty() {
         ui.label(
@@ -80,21 +78,7 @@ pub fn structures_pane(
             // A second click on the picked instance takes its marks away.
             picked.picked = None;
         } else if let Some(row) = clicked {
-            let r = &measured.rows[row];
-            let group = head_group(&model.timeline, &r.type_name, r.site.as_deref());
-            let key = group.map(|g| model.timeline.groups[g as usize].key.clone());
-            selection.selected.clone_from(&key);
-            picked.picked = Some(Picked {
-                row,
-                type_name: r.type_name.clone(),
-                path: r.path.clone(),
-                selected: key,
-                types: r.types.clone(),
-                city: model.city,
-            });
-            // Marked now, so the flight frames them.
-            mark(&mut marked, groups_of_types(&model.timeline, &r.types));
-            fly.write(FlyTo::Marked);
+            pick.write(PickStructure(row));
         }
         if let Some(row) = chosen.and_then(|r| measured.rows.get(r)) {
             ui.separator();

@@ -93,3 +93,89 @@ fn a_picked_instance_marks_the_buildings_of_what_it_holds_until_unpicked() {
     assert!(marked.groups.iter().all(|m| !m), "unpicked, unmarked");
     assert!(marked.version > version);
 }
+
+/// Whether a JDK is here; where none is, the JVM test skips with a note unless CI or
+/// MEMCITY_REQUIRE_JVM make that a failure.
+fn jdk_present() -> bool {
+    let runs = |tool: &str| std::process::Command::new(tool).arg("-version").output().is_ok();
+    let present = ["java", "javac", "jcmd"].into_iter().all(runs);
+    let required = std::env::var_os("CI").is_some() || std::env::var_os("MEMCITY_REQUIRE_JVM").is_some();
+    assert!(present || !required, "CI or MEMCITY_REQUIRE_JVM is set but no JDK was found");
+    present
+}
+
+/// Dumps of tests/java/CacheLeak.java (a search cache whose key class has no equals and
+/// hashCode) taken with jcmd at its first `phases` pauses, in `dir`.
+fn cache_leak_dumps(dir: &std::path::Path, phases: usize) {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    let classes = dir.join("classes");
+    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/java/CacheLeak.java");
+    assert!(Command::new("javac").arg("-d").arg(&classes).arg(source).status().unwrap().success());
+    let mut java = Command::new("java")
+        .args(["-Xmx128m", "-XX:+UseSerialGC", "-cp"])
+        .arg(&classes)
+        .args(["CacheLeak", "20000"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (mut stdin, pid) = (java.stdin.take().unwrap(), java.id().to_string());
+    let mut lines = BufReader::new(java.stdout.take().unwrap()).lines();
+    assert_eq!(lines.next().unwrap().unwrap(), "STARTED");
+    let dumps = dir.join("series");
+    std::fs::create_dir_all(&dumps).unwrap();
+    for phase in 1..=phases {
+        writeln!(stdin, "go").unwrap();
+        stdin.flush().unwrap();
+        assert!(lines.next().unwrap().unwrap().starts_with(&format!("READY {phase}")));
+        let file = dumps.join(format!("dump_{phase}.hprof"));
+        let dumped = Command::new("jcmd").args([&pid, "GC.heap_dump"]).arg(&file).output().unwrap();
+        assert!(dumped.status.success() && file.exists(), "{}", String::from_utf8_lossy(&dumped.stdout));
+    }
+    let _ = writeln!(stdin, "quit");
+    let _ = java.wait();
+}
+
+/// The first click on the tallest red tower of a JVM series names the leaking field: the
+/// Selection and Why panes' line comes from the measurement each city gets in the background.
+#[test]
+fn a_selected_grower_of_a_jvm_series_is_held_in_the_leaking_field() {
+    if !jdk_present() {
+        eprintln!("no JDK here: skipping");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("memcity-held-in-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    cache_leak_dumps(&dir, 3);
+    let series = dir.join("series").display().to_string();
+    let history = crate::input::load(&series).unwrap();
+    let mut app = crate::app::tests::history_app(history, Settings::default(), |app| {
+        app.init_resource::<Marked>()
+            .add_message::<RequestRedraw>()
+            .insert_resource(CitySource(vec![series.clone()]))
+            .add_plugins(StructuresPlugin);
+    });
+    let model = app.world().resource::<CityModel>().clone();
+    let tallest = model.top_growers(1)[0];
+    let key = model.timeline.groups[model.layout.buildings[tallest].group as usize].key.clone();
+    app.world_mut().resource_mut::<Selection>().selected = Some(key.clone());
+    let mut held = held::HeldIn::Nothing;
+    for _ in 0..3000 {
+        app.update();
+        held = app.world().resource::<held::HeldIn>().clone();
+        if matches!(held, held::HeldIn::Held(_)) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let held::HeldIn::Held(lines) = held else { panic!("never measured: {held:?}") };
+    let (row, first) = lines.first().unwrap_or_else(|| panic!("{key}: held in nothing"));
+    assert!(first.starts_with("held in static CacheLeak.SERVICE .cache (HashMap, +"), "{key}: {first}");
+    // A click on the line picks that map in the Data structures tab.
+    app.world_mut().write_message(held::PickStructure(*row));
+    app.update();
+    let picked = app.world().resource::<PickedStructure>().picked.clone().expect("picked");
+    assert_eq!(picked.path, "static CacheLeak.SERVICE .cache");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -7,6 +7,7 @@ use bevy::prelude::*;
 use bevy_egui::egui;
 
 use crate::app::structures::PickedStructure;
+use crate::app::structures::held::{HeldIn, PickStructure, held_in_ui};
 use crate::app::ui::style::HIGHLIGHT;
 
 use super::describe::describe;
@@ -24,7 +25,9 @@ pub struct SelectionPlugin;
 
 impl Plugin for SelectionPlugin {
     fn build(&self, app: &mut App) {
-        app.add_tab(SELECTION, "Selection", selection_pane).add_systems(Update, show_on_select);
+        app.add_message::<PickStructure>()
+            .add_tab(SELECTION, "Selection", selection_pane)
+            .add_systems(Update, show_on_select);
     }
 }
 
@@ -66,6 +69,7 @@ fn selection_pane(
     mut tour_target: ResMut<TourTarget>,
     mut selection: ResMut<Selection>,
     mut fly: MessageWriter<FlyTo>,
+    (held, mut pick): (Option<Res<HeldIn>>, MessageWriter<PickStructure>),
 ) {
     let Some(target) = selection.target(&model) else {
         ui.label("Nothing selected: click a building or a district in the city, or choose one in Search.");
@@ -76,7 +80,13 @@ fn selection_pane(
     for (i, line) in describe(&model, &names, cursor.current, target.group()).into_iter().enumerate() {
         match i {
             0 => ui.heading(line),
-            1 => ui.small(line),
+            1 => {
+                // Where its objects are kept comes first: the leaking field, one click away.
+                if let Some(held) = &held {
+                    held_in_ui(ui, held, &mut pick);
+                }
+                ui.small(line)
+            }
             _ => ui.label(line),
         };
     }

@@ -91,4 +91,10 @@ fn the_types_held_are_the_parts_and_the_leaves() {
     let held = types_held(&last.heap, &builtin(), &[lists[0], 0]);
     assert_eq!(held[0], ["app.Person", "java.util.LinkedList", "java.util.LinkedList$Node"]);
     assert!(held[1].is_empty(), "the root heads no structure");
+    let counted = objects_held(&last.heap, &builtin(), &[lists[0]]);
+    let names: Vec<&str> = counted[0].iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, held[0], "the same types, counted");
+    let count = |t: &str| counted[0].iter().find(|(n, _)| n == t).map(|&(_, c)| c);
+    assert_eq!(count("java.util.LinkedList"), Some(1), "one list");
+    assert_eq!(count("app.Person"), count("java.util.LinkedList$Node"), "a node per person");
 }

@@ -62,3 +62,21 @@ fn the_head_stands_for_its_instance_at_its_site() {
     assert_eq!(parent.name, "java.util.LinkedList");
     assert_eq!(head_group(&timeline, "no.such.Type", None), None);
 }
+
+#[test]
+fn a_selected_group_is_held_in_the_leaking_list_by_its_field() {
+    let measured = linked_list();
+    let history = crate::input::load(crate::input::DEFAULT_INPUT).unwrap();
+    let timeline = Timeline::new(&history);
+    // An allocation site's building below the Person type.
+    let person = timeline.groups.iter().position(|g| g.name == "app.model.Person").unwrap() as u32;
+    let site =
+        (0..timeline.groups.len() as u32).find(|&g| timeline.groups[g as usize].parent == Some(person));
+    let site = site.expect("a site below Person");
+    assert_eq!(type_of_group(&timeline, site), Some("app.model.Person"));
+    let holders = holders_of(&measured, "app.model.Person");
+    let (row, objects) = holders[0];
+    assert_eq!(measured.rows[row].path, "static app.model.Registry.people");
+    assert!(objects > 0 && holders.windows(2).all(|w| w[0].1 >= w[1].1), "{holders:?}");
+    assert!(holders_of(&measured, "no.such.Type").is_empty());
+}
