@@ -88,6 +88,14 @@ fn check_step(json: &Path, size: (u32, u32), step: usize, what: &str) {
             assert!(overlap(*ra, *rb) < 1.0, "{what}: {a} {ra:?} overlaps {b} {rb:?}");
         }
     }
+    // The city keeps at least a third of the window at every step.
+    let city = panes.iter().find(|p| p.0 == "city").unwrap().1;
+    let area = |r: Rect| (r[2] - r[0]) * (r[3] - r[1]);
+    assert!(
+        area(city) >= area(window) / 3.0,
+        "{what}: the city gets {:.0}% of the window",
+        100.0 * area(city) / area(window)
+    );
     let target = &state["target"];
     let pane = target["pane"].as_str().unwrap_or_else(|| panic!("{what}: no target drawn: {state}"));
     assert_eq!(pane, TARGET_PANES[step - 1], "{what}: the target is in the wrong pane");

@@ -52,7 +52,7 @@ pub fn instructions(tour: &Tour, top: &str) -> String {
     }
 }
 
-/// A tour runs in the teaching layout (its pane at full height beside the city); when it
+/// A tour runs in the teaching layout (its pane a strip under the city); when it
 /// ends, the layout from before comes back.
 fn tour_layout(tour: Option<Res<Tour>>, mut running: Local<bool>, mut layout: MessageWriter<LayoutCommand>) {
     if tour.is_some() != *running {

@@ -1,6 +1,6 @@
 //! The built-in layouts: the default one (the city large with the Tree tab behind it, a right column with the Selection
 //! and the Data structures above "Why is it alive?", the timeline along the bottom) and the teaching one tours switch
-//! to (the Tour at full height beside the city).
+//! to (the Tour as a strip under the city, above the timeline).
 
 use egui_dock::{DockState, NodeIndex, SurfaceIndex};
 
@@ -42,18 +42,22 @@ pub fn default_layout() -> DockState<TabId> {
     dock
 }
 
-/// For teaching: the Tour at full height on the left, the city beside it with the Selection
-/// and "Why is it alive?" to its right, the timeline under the city.
+/// For teaching: the city large with the Selection and "Why is it alive?" to its right, the
+/// Tour as a strip across the window under them and the timeline along the bottom. A strip
+/// rather than a column: the tour's few lines read on one wide line each, and the city keeps
+/// over a third of the window at 1024×600.
 pub fn teaching_layout() -> DockState<TabId> {
     let mut dock = DockState::new(ids(&[CITY, TREE, OWNERSHIP]));
     let tree = dock.main_surface_mut();
-    // A left split's fraction is the left (new) node's share, whatever the docs say.
-    let [rest, _tour] = tree.split_left(NodeIndex::root(), 0.27, ids(&[TOUR]));
-    let [city, _timeline] = tree.split_below(rest, 1.0 - TIMELINE_SHARE, ids(&[TIMELINE]));
-    let [_city, right] = tree.split_right(city, 0.66, ids(&[SELECTION, STRUCTURES, SEARCH, OPEN, SETTINGS]));
+    let [top, _timeline] = tree.split_below(NodeIndex::root(), 1.0 - TIMELINE_SHARE, ids(&[TIMELINE]));
+    let [city, _tour] = tree.split_below(top, 1.0 - TOUR_SHARE, ids(&[TOUR]));
+    let [_city, right] = tree.split_right(city, 0.68, ids(&[SELECTION, STRUCTURES, SEARCH, OPEN, SETTINGS]));
     tree.split_below(right, 0.5, ids(&[WHY, SUSPECTS, CONTROLS]));
     dock
 }
+
+/// The share of the space above the timeline the tour's strip takes.
+const TOUR_SHARE: f32 = 0.27;
 
 /// Opens `tab` in the group of the first pane found open (the Selection's column in the
 /// built-in layouts), or split off the right of the city where only the city is open.

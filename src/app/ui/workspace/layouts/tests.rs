@@ -88,13 +88,21 @@ fn the_built_in_layouts_show_the_city_beside_the_panes_and_nothing_overlaps() {
 }
 
 #[test]
-fn the_teaching_layout_gives_the_tour_the_full_height() {
-    let mut dock = teaching_layout();
-    let (window, drawn) = draw(&mut dock, (1024.0, 600.0));
-    let tour = drawn.iter().find(|d| d.0 == TOUR).unwrap().1;
-    let city = drawn.iter().find(|d| d.0 == CITY).unwrap().1;
-    assert!(tour.height() > 0.85 * window.height(), "{tour:?}");
-    assert!(tour.right() <= city.left(), "the tour sits beside the city");
+fn the_teaching_layout_puts_the_tour_in_a_strip_and_the_city_keeps_a_third() {
+    for size in [(1280.0, 720.0), (1024.0, 600.0)] {
+        let mut dock = teaching_layout();
+        let (window, drawn) = draw(&mut dock, size);
+        let tour = drawn.iter().find(|d| d.0 == TOUR).unwrap().1;
+        let city = drawn.iter().find(|d| d.0 == CITY).unwrap().1;
+        let timeline = drawn.iter().find(|d| d.0 == TIMELINE).unwrap().1;
+        assert!(tour.width() > 0.95 * window.width(), "{size:?}: a strip across the window: {tour:?}");
+        assert!(tour.top() >= city.bottom() && tour.bottom() <= timeline.top(), "{size:?}: under the city");
+        assert!(
+            city.area() > window.area() / 3.0,
+            "{size:?}: the city gets {:.0}%",
+            100.0 * city.area() / window.area()
+        );
+    }
 }
 
 #[test]
