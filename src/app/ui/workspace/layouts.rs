@@ -30,7 +30,7 @@ fn ids(names: &[&str]) -> Vec<TabId> {
 }
 
 /// The share of the height the timeline takes.
-const TIMELINE_SHARE: f32 = 0.2;
+const TIMELINE_SHARE: f32 = 0.25;
 
 /// City large, panes in a column on the right, the timeline along the bottom.
 pub fn default_layout() -> DockState<TabId> {
@@ -51,13 +51,13 @@ pub fn teaching_layout() -> DockState<TabId> {
     let tree = dock.main_surface_mut();
     let [top, _timeline] = tree.split_below(NodeIndex::root(), 1.0 - TIMELINE_SHARE, ids(&[TIMELINE]));
     let [city, _tour] = tree.split_below(top, 1.0 - TOUR_SHARE, ids(&[TOUR]));
-    let [_city, right] = tree.split_right(city, 0.68, ids(&[SELECTION, STRUCTURES, SEARCH, OPEN, SETTINGS]));
+    let [_city, right] = tree.split_right(city, 0.75, ids(&[SELECTION, STRUCTURES, SEARCH, OPEN, SETTINGS]));
     tree.split_below(right, 0.5, ids(&[WHY, SUSPECTS, CONTROLS]));
     dock
 }
 
 /// The share of the space above the timeline the tour's strip takes.
-const TOUR_SHARE: f32 = 0.27;
+const TOUR_SHARE: f32 = 0.3;
 
 /// Opens `tab` in the group of the first pane found open (the Selection's column in the
 /// built-in layouts), or split off the right of the city where only the city is open.

@@ -182,6 +182,17 @@ fn city_tab(InMut(ui): InMut<egui::Ui>, mut viewport: ResMut<CityViewport>) {
     }
 }
 
+/// The smallest a pane may be dragged to (egui_dock's default, 175 px, would keep a strip of
+/// the teaching layout and the timeline so tall at 1024×600 that the city got under a third).
+const SMALLEST_PANE: f32 = 90.0;
+
+/// The dock's look: egui's, with panes allowed down to [`SMALLEST_PANE`].
+pub fn dock_style(style: &egui::Style) -> egui_dock::Style {
+    let mut dock = egui_dock::Style::from_egui(style);
+    dock.separator.extra = SMALLEST_PANE;
+    dock
+}
+
 /// Draws the dock into what the menu bar leaves, running each shown tab's system.
 fn show_workspace(world: &mut World) {
     let mut contexts = SystemState::<EguiContexts>::new(world);
@@ -202,6 +213,7 @@ fn show_workspace(world: &mut World) {
             let dock = &mut workspace.bypass_change_detection().dock;
             DockArea::new(dock)
                 .id(egui::Id::new("memcity_dock"))
+                .style(dock_style(ui.style()))
                 .show_add_buttons(false)
                 .show_leaf_collapse_buttons(false)
                 .show_leaf_close_all_buttons(false)

@@ -35,8 +35,11 @@ fn draw(dock: &mut DockState<TabId>, size: (f32, f32)) -> (egui::Rect, Vec<(Stri
     for _ in 0..2 {
         recorder.drawn.clear();
         let input = egui::RawInput { screen_rect: Some(window), ..Default::default() };
-        ctx.run_ui(input, |ui| DockArea::new(dock).show_inside(ui, &mut recorder))
-            .drop_without_applying_deltas();
+        ctx.run_ui(input, |ui| {
+            let style = crate::app::ui::workspace::dock_style(ui.style());
+            DockArea::new(dock).style(style).show_inside(ui, &mut recorder)
+        })
+        .drop_without_applying_deltas();
     }
     (window, recorder.drawn)
 }
