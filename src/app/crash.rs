@@ -75,8 +75,7 @@ pub fn run_guarded(app: &mut App) -> AppExit {
     match std::panic::catch_unwind(AssertUnwindSafe(|| app.run())) {
         Ok(exit) => exit,
         Err(payload) => {
-            let what = last_panic().unwrap_or_else(|| payload_text(payload.as_ref()));
-            shout!("{}", fatal_message(&what, RENDERER_STARTED.load(Ordering::Relaxed)));
+            shout!("{}", fatal_message(&caught(payload.as_ref()), RENDERER_STARTED.load(Ordering::Relaxed)));
             std::process::exit(2);
         }
     }
@@ -87,14 +86,17 @@ pub fn guarded<T>(job: &str, f: impl FnOnce() -> anyhow::Result<T>) -> Result<T,
     match std::panic::catch_unwind(AssertUnwindSafe(f)) {
         Ok(result) => result.map_err(|e| format!("{e:#}")),
         Err(payload) => {
-            let what = last_panic().unwrap_or_else(|| payload_text(payload.as_ref()));
-            Err(format!("{job} stopped on a bug in memcity: {what}; {REPORT}"))
+            Err(format!("{job} stopped on a bug in memcity: {}; {REPORT}", caught(payload.as_ref())))
         }
     }
 }
 
-fn last_panic() -> Option<String> {
-    LAST_PANIC.lock().ok().and_then(|mut p| p.take())
+/// What a caught panic was: its message with the place the hook saw it at, where the last
+/// panic the hook saw is this one (another thread's may have come between).
+fn caught(payload: &(dyn std::any::Any + Send)) -> String {
+    let message = payload_text(payload);
+    let last = LAST_PANIC.lock().ok().and_then(|mut p| p.take());
+    last.filter(|l| l.starts_with(&message)).unwrap_or(message)
 }
 
 /// Marks the renderer started once the window drew its first frames.

@@ -62,7 +62,7 @@ impl Loading {
 
     /// Runs `load` on its own thread, `spec` naming it in the UI and `specs` becoming the city's
     /// source once loaded.
-    fn start_with(
+    pub(crate) fn start_with(
         &mut self,
         spec: String,
         specs: Vec<String>,

@@ -223,3 +223,20 @@ fn the_timeline_knows_the_teaching_scenarios_leak_window() {
     let healthy = CityModel::new(crate::input::load("scenario:healthy").unwrap(), &Settings::default());
     assert!(healthy.windows.iter().all(|w| w.kind != memcity_analysis::windows::WindowKind::Leak));
 }
+
+/// An importer's bug on an unusual file (a panic on the loading thread) is a failed load that
+/// names the bug, and the city already shown stays.
+#[test]
+fn a_panicking_load_fails_that_load_and_keeps_the_city() {
+    let mut app = loading_app();
+    let before = model(&app);
+    let mut loading = app.world_mut().resource_mut::<Loading>();
+    loading
+        .start_with("odd.hprof".into(), vec!["odd.hprof".into()], |_| panic!("an importer bug on a record"));
+    update_until(&mut app, "the failed load", |a| !a.world().resource::<Loading>().is_busy());
+    let error = app.world().resource::<Loading>().error.clone().expect("the load failed");
+    assert!(error.starts_with("loading odd.hprof stopped on a bug in memcity: an importer bug"), "{error}");
+    assert!(error.contains("please report it"), "{error}");
+    app.update();
+    assert_eq!(model(&app).generation, before.generation, "the city is unchanged");
+}

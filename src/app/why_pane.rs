@@ -67,7 +67,7 @@ fn retainer_pane(
         return;
     };
     if let Some(held) = &held {
-        held_in_ui(ui, held, &mut pick);
+        held_in_ui(ui, held, &mut pick, false);
     }
     // A data structure picked in its tab is named by the references that lead to it.
     if let Some(p) =

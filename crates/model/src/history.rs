@@ -159,7 +159,11 @@ impl Snapshot {
         match (&self.label, self.gc_id) {
             (Some(label), _) => label.clone(),
             (None, Some(id)) => format!("GC #{id}"),
-            (None, None) => format!("t = {} ms", self.time_ms),
+            // Never raw epoch milliseconds: a clock time reads as one.
+            (None, None) if self.time_ms >= crate::time::CLOCK_FROM_MS => {
+                format!("taken at {}", crate::time::utc_clock(self.time_ms))
+            }
+            (None, None) => format!("t = {}", crate::time::offset(self.time_ms as i128)),
         }
     }
 }

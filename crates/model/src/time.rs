@@ -43,6 +43,13 @@ pub fn offset(ms: i128) -> String {
     format!("{sign}{text}")
 }
 
+/// Milliseconds since the epoch as a UTC clock time, `HH:MM:SS UTC` (the model knows no time
+/// zone; the app and the CLI show local time where they can).
+pub fn utc_clock(epoch_ms: u64) -> String {
+    let day = (epoch_ms / 1000) % 86_400;
+    format!("{:02}:{:02}:{:02} UTC", day / 3600, day % 3600 / 60, day % 60)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,5 +80,9 @@ mod tests {
         assert_eq!(since_first(&dumps, &dumps.snapshots[1]), "+12.3 s");
         assert!(!has_clock(&history(&[0, 500, 1000])));
         assert!(!has_clock(&history(&[])));
+        let unlabelled = Snapshot::new(1_795_816_178_314, Node::leaf("Heap", "Heap", "Heap", 0, 0));
+        assert_eq!(unlabelled.display_label(), "taken at 21:49:38 UTC");
+        let trace = Snapshot::new(1_500, Node::leaf("Heap", "Heap", "Heap", 0, 0));
+        assert_eq!(trace.display_label(), "t = +1.5 s");
     }
 }

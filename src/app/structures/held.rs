@@ -84,23 +84,34 @@ fn line(row: &super::measured::Row, type_name: &str, objects: u64) -> String {
     )
 }
 
-/// The lines as links; a click picks that structure.
-pub fn held_in_ui(ui: &mut egui::Ui, held: &HeldIn, pick: &mut MessageWriter<PickStructure>) {
+/// The lines as links; a click picks that structure. `one_line`: the strongest holder alone,
+/// cut to one line (its whole text on hover), so the pane's layout stays put while the
+/// measurement arrives (the Selection pane, whose entries a tour scrolls to).
+pub fn held_in_ui(ui: &mut egui::Ui, held: &HeldIn, pick: &mut MessageWriter<PickStructure>, one_line: bool) {
+    let line = |ui: &mut egui::Ui, text: &str, link: bool| {
+        let rich = egui::RichText::new(text);
+        let label = if link {
+            egui::Label::new(rich.strong()).sense(egui::Sense::click())
+        } else {
+            egui::Label::new(rich)
+        };
+        let label = if one_line { label.truncate() } else { label.wrap() };
+        ui.add(label)
+    };
     match held {
         HeldIn::Nothing => {}
         HeldIn::Measuring => {
-            ui.horizontal(|ui| {
-                ui.spinner();
-                ui.label("data structures holding it: measuring…");
-            });
+            line(ui, "data structures holding it: measuring…", false);
         }
         HeldIn::Held(lines) if lines.is_empty() => {
-            ui.label("held in no data structure that lives through the history");
+            line(ui, "held in no data structure that lives through the history", false);
         }
         HeldIn::Held(lines) => {
-            for (row, text) in lines {
-                let link = ui.link(egui::RichText::new(text).strong());
-                if link.on_hover_text("pick it in the Data structures tab").clicked() {
+            let shown = if one_line { &lines[..1] } else { &lines[..] };
+            for (row, text) in shown {
+                let link = line(ui, text, true)
+                    .on_hover_text(format!("{text}\nclick: pick it in the Data structures tab"));
+                if link.clicked() {
                     pick.write(PickStructure(*row));
                 }
             }

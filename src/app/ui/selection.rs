@@ -83,7 +83,7 @@ fn selection_pane(
             1 => {
                 // Where its objects are kept comes first: the leaking field, one click away.
                 if let Some(held) = &held {
-                    held_in_ui(ui, held, &mut pick);
+                    held_in_ui(ui, held, &mut pick, true);
                 }
                 ui.small(line)
             }

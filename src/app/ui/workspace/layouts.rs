@@ -49,12 +49,16 @@ pub fn default_layout() -> DockState<TabId> {
 pub fn teaching_layout() -> DockState<TabId> {
     let mut dock = DockState::new(ids(&[CITY, TREE, OWNERSHIP]));
     let tree = dock.main_surface_mut();
-    let [top, _timeline] = tree.split_below(NodeIndex::root(), 1.0 - TIMELINE_SHARE, ids(&[TIMELINE]));
+    let [top, _timeline] =
+        tree.split_below(NodeIndex::root(), 1.0 - TEACHING_TIMELINE_SHARE, ids(&[TIMELINE]));
     let [city, _tour] = tree.split_below(top, 1.0 - TOUR_SHARE, ids(&[TOUR]));
     let [_city, right] = tree.split_right(city, 0.75, ids(&[SELECTION, STRUCTURES, SEARCH, OPEN, SETTINGS]));
     tree.split_below(right, 0.5, ids(&[WHY, SUSPECTS, CONTROLS]));
     dock
 }
+
+/// The timeline's share in the teaching layout, where the tour's strip needs room too.
+const TEACHING_TIMELINE_SHARE: f32 = 0.22;
 
 /// The share of the space above the timeline the tour's strip takes.
 const TOUR_SHARE: f32 = 0.3;
