@@ -49,20 +49,49 @@ pub fn update_held_in(
         (None, _) => HeldIn::Nothing,
         (Some(_), _) if source.0.is_empty() => HeldIn::Nothing,
         (Some(g), Analysis::Done((_, city), measured)) if *city == model.city => {
-            let Some(type_name) = type_of_group(&model.timeline, g) else {
-                return set(&mut held, HeldIn::Held(Vec::new()));
-            };
-            let lines = holders_of(measured, type_name)
-                .into_iter()
-                .take(SHOWN)
-                .map(|(row, objects)| (row, line(&measured.rows[row], type_name, objects)))
-                .collect();
-            HeldIn::Held(lines)
+            HeldIn::Held(held_lines(&model, measured, g))
         }
         (Some(_), Analysis::Failed(..)) => HeldIn::Nothing,
         (Some(_), _) => HeldIn::Measuring,
     };
     set(&mut held, now);
+}
+
+/// The structures holding the group's type; where none holds it (a string inside the objects
+/// a list holds), those holding the nearest group up its retainer path, "through" that group.
+fn held_lines(model: &CityModel, measured: &super::measured::Measured, group: u32) -> Vec<(usize, String)> {
+    let timeline = &model.timeline;
+    let Some(own) = type_of_group(timeline, group) else { return Vec::new() };
+    // Structures are known by the types they hold, groups by their objects: a holder must hold
+    // at least half as many objects of the type as the group has (a map of a few strings
+    // holds none of a site's thousand).
+    let objects =
+        |g: u32| timeline.values.last().map_or(0, |v| v.objects.get(g as usize).copied().unwrap_or(0));
+    let holding = |type_name: &str, g: u32| -> Vec<(usize, u64)> {
+        let mut holders = holders_of(measured, type_name);
+        holders.retain(|&(_, held)| held.saturating_mul(2) >= objects(g));
+        holders
+    };
+    let direct = holding(own, group);
+    let lines = |holders: Vec<(usize, u64)>, through: Option<&str>| -> Vec<(usize, String)> {
+        let shown = holders.into_iter().take(SHOWN);
+        shown.map(|(row, objects)| (row, line(&measured.rows[row], own, objects, through))).collect()
+    };
+    if !direct.is_empty() {
+        return lines(direct, None);
+    }
+    let key = &timeline.groups[group as usize].key;
+    let path = model.history.snapshots.last().and_then(|s| s.retainers.get(key));
+    let holders = path.into_iter().flat_map(|p| p.steps.iter().skip(1)).find_map(|step| {
+        let g = timeline.group(&step.key)?;
+        let up = type_of_group(timeline, g)?;
+        let holders = holding(up, g);
+        (!holders.is_empty()).then_some((up, holders))
+    });
+    match holders {
+        Some((up, holders)) => lines(holders, Some(up)),
+        None => Vec::new(),
+    }
 }
 
 fn set(held: &mut HeldIn, now: HeldIn) {
@@ -71,16 +100,20 @@ fn set(held: &mut HeldIn, now: HeldIn) {
     }
 }
 
-/// "held in static App.cache (HashMap, +35.4 MB) · 80,000 Location objects".
-fn line(row: &super::measured::Row, type_name: &str, objects: u64) -> String {
+/// "held in static App.cache (HashMap, +35.4 MB) · 80000 Location objects", or for a group
+/// held through another "… · through Person".
+fn line(row: &super::measured::Row, type_name: &str, objects: u64, through: Option<&str>) -> String {
     let growth = row.growth[0];
     let sign = if growth >= 0 { "+" } else { "−" };
+    let what = match through {
+        Some(up) => format!("through {}", short(up)),
+        None => format!("{objects} {} objects", short(type_name)),
+    };
     format!(
-        "held in {} ({}, {sign}{}) · {objects} {} objects",
+        "held in {} ({}, {sign}{}) · {what}",
         row.path,
         short(&row.type_name),
-        bytes(growth.unsigned_abs()),
-        short(type_name)
+        bytes(growth.unsigned_abs())
     )
 }
 

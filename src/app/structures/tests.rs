@@ -179,3 +179,28 @@ fn a_selected_grower_of_a_jvm_series_is_held_in_the_leaking_field() {
     assert_eq!(picked.path, "static CacheLeak.SERVICE .cache");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A group whose type no structure holds (a Person's char[] inside the leaking list) is named
+/// by the structure holding the nearest group up its retainer path.
+#[test]
+fn a_group_inside_held_objects_is_held_through_them() {
+    let mut app = app();
+    app.init_resource::<Selection>();
+    let model = app.world().resource::<CityModel>().clone();
+    let chars = model.layout.buildings.iter().map(|b| &model.timeline.groups[b.group as usize].key);
+    let key = chars.filter(|k| k.contains("Type:char[]") && k.ends_with("Person.<init>")).next().cloned();
+    app.world_mut().resource_mut::<Selection>().selected = Some(key.clone().expect("a char[] building"));
+    let mut held = held::HeldIn::Nothing;
+    for _ in 0..600 {
+        app.update();
+        held = app.world().resource::<held::HeldIn>().clone();
+        if matches!(held, held::HeldIn::Held(_)) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let held::HeldIn::Held(lines) = held else { panic!("never measured: {held:?}") };
+    let first = &lines.first().unwrap_or_else(|| panic!("{key:?}: held in nothing")).1;
+    assert!(first.starts_with("held in static app.model.Registry.people (LinkedList, +"), "{first}");
+    assert!(first.ends_with("· through Person"), "{first}");
+}

@@ -16,12 +16,17 @@ pub fn describe(model: &CityModel, names: &GroupNames, snapshot: usize, group: u
     let mut lines = vec![
         names.get(group).to_string(),
         t.path_label(group),
-        format!("{}: {objects}   {}: {bytes}", metric_names.objects, metric_names.bytes),
+        // One line for size and share: the panes that show it keep their entries in view.
+        format!(
+            "{}: {objects}   {}: {bytes} ({:.1}% of the heap)",
+            metric_names.objects,
+            metric_names.bytes,
+            100.0 * bytes as f64 / heap as f64
+        ),
         format!(
             "growth since the first snapshot: {grown_o:+} {}, {grown_b:+} {}",
             metric_names.objects, metric_names.bytes
         ),
-        format!("share of the heap: {:.1}% of {}", 100.0 * bytes as f64 / heap as f64, metric_names.bytes),
     ];
     if let Some(r) = t.retained[s].get(&group) {
         lines.push(format!("retained (what its objects dominate): {r} bytes"));

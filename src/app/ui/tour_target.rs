@@ -52,19 +52,32 @@ pub struct TourTarget {
     pending: bool,
     /// The widget given the keyboard, taken back when the step moves on.
     focused: Option<egui::Id>,
+    /// Frames the step's target may still be scrolled into view again where it is not wholly
+    /// in view (a pane's content can grow above it just after the first scroll).
+    settling: u32,
 }
+
+/// Frames after a step begins during which its target is kept in view.
+const SETTLING_FRAMES: u32 = 30;
 
 impl TourTarget {
     /// A pane drew the step's target. The first time in a step it is scrolled into view, and
     /// given the keyboard when `focus` (a button or entry to click).
     pub fn drawn(&mut self, tab: &str, response: &egui::Response, focus: bool) {
         self.drawn = Some((TabId::new(tab), response.rect));
-        if std::mem::take(&mut self.pending) {
+        let first = std::mem::take(&mut self.pending);
+        if first {
+            self.settling = SETTLING_FRAMES;
+        }
+        // Not wholly in view: its pane clips it.
+        let clipped = response.interact_rect != response.rect;
+        if first || (self.settling > 0 && clipped) {
             response.scroll_to_me_animation(None, egui::style::ScrollAnimation::none());
-            if focus {
-                response.request_focus();
-                self.focused = Some(response.id);
-            }
+        }
+        self.settling = self.settling.saturating_sub(1);
+        if first && focus {
+            response.request_focus();
+            self.focused = Some(response.id);
         }
     }
 }

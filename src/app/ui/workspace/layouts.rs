@@ -1,6 +1,6 @@
 //! The built-in layouts: the default one (the city large with the Tree tab behind it, a right column with the Selection
 //! and the Data structures above "Why is it alive?", the timeline along the bottom) and the teaching one tours switch
-//! to (the Tour as a strip under the city, above the timeline).
+//! to (the Tour on top of the right column).
 
 use egui_dock::{DockState, NodeIndex, SurfaceIndex};
 
@@ -42,25 +42,21 @@ pub fn default_layout() -> DockState<TabId> {
     dock
 }
 
-/// For teaching: the city large with the Selection and "Why is it alive?" to its right, the
-/// Tour as a strip across the window under them and the timeline along the bottom. A strip
-/// rather than a column: the tour's few lines read on one wide line each, and the city keeps
-/// over a third of the window at 1024×600.
+/// For teaching: the default layout with the Tour on top of the right column, above the
+/// Selection and "Why is it alive?": the city keeps its size (over a third of the window at
+/// 1024×600) and the tour's few lines sit beside the panes its steps point at.
 pub fn teaching_layout() -> DockState<TabId> {
     let mut dock = DockState::new(ids(&[CITY, TREE, OWNERSHIP]));
     let tree = dock.main_surface_mut();
-    let [top, _timeline] =
-        tree.split_below(NodeIndex::root(), 1.0 - TEACHING_TIMELINE_SHARE, ids(&[TIMELINE]));
-    let [city, _tour] = tree.split_below(top, 1.0 - TOUR_SHARE, ids(&[TOUR]));
-    let [_city, right] = tree.split_right(city, 0.75, ids(&[SELECTION, STRUCTURES, SEARCH, OPEN, SETTINGS]));
-    tree.split_below(right, 0.5, ids(&[WHY, SUSPECTS, CONTROLS]));
+    let [city, _timeline] = tree.split_below(NodeIndex::root(), 1.0 - TIMELINE_SHARE, ids(&[TIMELINE]));
+    let [_city, right] = tree.split_right(city, 0.68, ids(&[TOUR]));
+    let [_tour, panes] =
+        tree.split_below(right, TOUR_SHARE, ids(&[SELECTION, STRUCTURES, SEARCH, OPEN, SETTINGS]));
+    tree.split_below(panes, 0.55, ids(&[WHY, SUSPECTS, CONTROLS]));
     dock
 }
 
-/// The timeline's share in the teaching layout, where the tour's strip needs room too.
-const TEACHING_TIMELINE_SHARE: f32 = 0.22;
-
-/// The share of the space above the timeline the tour's strip takes.
+/// The share of the right column the tour takes.
 const TOUR_SHARE: f32 = 0.3;
 
 /// Opens `tab` in the group of the first pane found open (the Selection's column in the
