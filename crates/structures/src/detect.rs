@@ -14,8 +14,8 @@ mod collections;
 mod plan;
 
 pub use collections::CollectionTypes;
-pub(crate) use plan::Plan;
 use plan::{INTERNAL, NONE, OUTSIDE};
+pub(crate) use plan::{Lookup, Plan};
 pub use plan::{Warning, unmatched};
 
 /// Objects and bytes.

@@ -10,6 +10,7 @@
 
 pub mod city;
 pub mod detect;
+pub mod entries;
 pub mod growth;
 pub mod heads;
 pub mod lang;
@@ -20,12 +21,13 @@ pub mod series;
 pub use city::{CityBuilder, Keep, Membership, Unsupported, View};
 pub use detect::Sizes;
 pub use detect::{CollectionTypes, Instance, Scratch, Structures, Warning, detect, unmatched};
+pub use entries::{Entry, Roles, Slot, entries};
 pub use growth::{
     Delta, Growth, InstanceGrowth, LeafChange, Measure, Pattern, SortBy, Status, Window, compare, growth_of,
     pair, rank, window,
 };
 pub use heads::{HeadRetained, HeapHeads, heads_retained};
-pub use lang::{Descriptions, ParseError, builtin, load_path, parse};
+pub use lang::{Descriptions, ParseError, Role, RoleKind, Step, builtin, load_path, parse};
 pub use measure::{
     HeapStructures, InstanceKey, InstanceMeasure, LeafKey, Options, PATH_STEPS, fill_deep, heap_bytes,
     measure, measure_with,

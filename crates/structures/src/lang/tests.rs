@@ -222,3 +222,33 @@ fn wildcards_match_runs_of_characters() {
     assert!(!matches("a*b*c", "acb") && !matches("*Node", "Nodes") && !matches("Map", "HashMap"));
     assert!(matches("Map", "Map") && !matches("ab*ba", "aba"));
 }
+
+#[test]
+fn roles_name_keys_values_and_elements_by_path() {
+    let text = "namespace a;\nDS M { Node[]; keys .inner.map; }\nNode { (*); key .key; value .val; }\nDS L { element .data[*]; key; }";
+    let d = parse("roles.ds", text).unwrap();
+    let field = |name: &str| Step::Field(name.into());
+    assert_eq!(d.list[0].roles, [Role { kind: RoleKind::Keys, path: vec![field("inner"), field("map")] }]);
+    assert_eq!(
+        d.list[1].roles,
+        [
+            Role { kind: RoleKind::Key, path: vec![field("key")] },
+            Role { kind: RoleKind::Value, path: vec![field("val")] }
+        ]
+    );
+    assert_eq!(d.list[2].roles, [Role { kind: RoleKind::Element, path: vec![field("data"), Step::Each] }]);
+    assert_eq!(
+        d.list[2].pointed_to,
+        [PointedTo { pattern: "a.key".into(), leaf: false }],
+        "`key;` is a type"
+    );
+    for (bad, message) in [
+        ("DS A { key key; }", "roles.ds:1:12: expected a path of .field and [*] steps, found \"key\""),
+        ("DS A { key .; }", "roles.ds:1:12: expected a path of .field and [*] steps, found \".\""),
+        ("DS A { value .a[1]; }", "roles.ds:1:14: expected a path of .field and [*] steps, found \".a[1]\""),
+        ("DS A { element .a b; }", "roles.ds:1:19: expected ';' after a role's path, found \"b\""),
+        ("DS A { keys (B); }", "roles.ds:1:13: expected ';' or a role's path after \"keys\", found '('"),
+    ] {
+        assert_eq!(parse("roles.ds", bad).unwrap_err().to_string(), message, "{bad}");
+    }
+}
