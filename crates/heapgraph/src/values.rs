@@ -97,6 +97,61 @@ fn equal_by(values: &dyn Values, value: &Value) -> EqualBy {
     }
 }
 
+/// The values every typed heap has, for sources that keep no others: each reference under its
+/// name (`.next`, `[3]`, `['key']`; `?` where unnamed) and the source's own id. No primitive,
+/// no text.
+pub struct References<'h> {
+    pub heap: &'h crate::TypedHeap,
+}
+
+impl Values for References<'_> {
+    fn contents(&self, o: u32, _: usize) -> Option<Contents> {
+        let g = &self.heap.graph;
+        let objects = &self.heap.objects;
+        let edges = *g.edge_start.get(o as usize)?..*g.edge_start.get(o as usize + 1)?;
+        let fields = edges
+            .map(|e| {
+                let name = objects.labels.text(e).map_or_else(
+                    || "?".to_string(),
+                    |t| t.strip_prefix('.').map_or_else(|| t.clone(), str::to_string),
+                );
+                let r = g.edges[e];
+                FieldValue { name, type_name: Some(objects.type_name(r).to_string()), value: Value::Ref(r) }
+            })
+            .collect();
+        Some(Contents::Fields(fields))
+    }
+
+    fn text(&self, _: u32) -> Option<String> {
+        None
+    }
+
+    fn boxed(&self, _: u32) -> Option<Value> {
+        None
+    }
+
+    fn id(&self, o: u32) -> String {
+        match self.heap.objects.identity.get(o as usize) {
+            Some(id) => id.to_string(),
+            None => format!("@{o}"),
+        }
+    }
+
+    fn find(&self, id: &str) -> Option<u32> {
+        let n = self.heap.graph.object_count();
+        match id.strip_prefix('@') {
+            Some(index) if self.heap.objects.identity.is_empty() => {
+                index.parse().ok().filter(|&o: &u32| (o as usize) < n)
+            }
+            Some(_) => None,
+            None => {
+                let id: u64 = id.parse().ok()?;
+                self.heap.objects.identity.iter().position(|&i| i == id).map(|o| o as u32)
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,5 +198,38 @@ mod tests {
         assert_ne!(value_identity(&Fixed, 9, 0), value_identity(&Fixed, 8, 1), "another type differs");
         assert_eq!(value_identity(&Fixed, 9, 8), None, "unknown values compare by nothing");
         assert_eq!(value_identity(&Fixed, 1, 4).unwrap().1, [EqualBy::Text("Linz".into())]);
+    }
+
+    #[test]
+    fn without_values_a_heap_shows_its_references_by_name() {
+        use crate::{EdgeLabels, HeapGraph, Label, ObjectTable, ObjectType, TypedHeap};
+        let graph = HeapGraph {
+            group: vec![0; 3],
+            shallow: vec![8; 3],
+            edge_start: vec![0, 2, 2, 2],
+            edges: vec![1, 2],
+            roots: vec![0],
+        };
+        let types = vec![ObjectType { name: "Map".into(), kind: Default::default() }];
+        let labels =
+            EdgeLabels { names: vec!["next".into()], of_edge: vec![Label::field(0), Label::index(4)] };
+        let objects = ObjectTable {
+            types,
+            type_of: vec![0; 3],
+            identity: vec![11, 13, 17],
+            labels,
+            ..ObjectTable::default()
+        };
+        let heap = TypedHeap { graph, objects };
+        let values = References { heap: &heap };
+        let Some(Contents::Fields(fields)) = values.contents(0, 0) else { panic!() };
+        let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["next", "[4]"]);
+        assert_eq!(fields[1].value, Value::Ref(2));
+        assert_eq!(
+            (values.id(2), values.find("17"), values.find("12"), values.find("@1")),
+            ("17".into(), Some(2), None, None)
+        );
+        assert_eq!(values.contents(9, 0), None);
     }
 }

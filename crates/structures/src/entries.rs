@@ -175,4 +175,4 @@ fn follow(heap: &TypedHeap, o: u32, path: &[Step]) -> Vec<Slot> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -8,6 +8,7 @@
 //! structures that contain them (the classifiers `containing-structure` and `leaf`, and the
 //! data-structure view).
 
+pub mod causes;
 pub mod city;
 pub mod detect;
 pub mod entries;
@@ -18,6 +19,7 @@ pub mod measure;
 pub mod report;
 pub mod series;
 
+pub use causes::{Cause, duplicate_keys};
 pub use city::{CityBuilder, Keep, Membership, Unsupported, View};
 pub use detect::Sizes;
 pub use detect::{CollectionTypes, Instance, Scratch, Structures, Warning, detect, unmatched};

@@ -7,13 +7,13 @@ use crate::lang::builtin;
 /// A heap of named references: `object(type, [(field, target)])`, `[i]` for array elements;
 /// object 0 is the root.
 #[derive(Default)]
-struct Heap {
+pub(crate) struct Heap {
     types: Vec<ObjectType>,
     objects: Vec<(u32, Vec<(String, u32)>)>,
 }
 
 impl Heap {
-    fn object(&mut self, name: &str, refs: &[(&str, u32)]) -> u32 {
+    pub(crate) fn object(&mut self, name: &str, refs: &[(&str, u32)]) -> u32 {
         let kind = if name.ends_with("[]") { TypeKind::ReferenceArray } else { TypeKind::Instance };
         let t = self.types.iter().position(|t| t.name == name).unwrap_or_else(|| {
             self.types.push(ObjectType { name: name.into(), kind });
@@ -23,11 +23,11 @@ impl Heap {
         (self.objects.len() - 1) as u32
     }
 
-    fn point(&mut self, from: u32, field: &str, to: u32) {
+    pub(crate) fn point(&mut self, from: u32, field: &str, to: u32) {
         self.objects[from as usize].1.push((field.into(), to));
     }
 
-    fn typed(&self) -> TypedHeap {
+    pub(crate) fn typed(&self) -> TypedHeap {
         let (mut edge_start, mut edges, mut labels) = (vec![0], Vec::new(), EdgeLabels::default());
         for (_, refs) in &self.objects {
             for (field, to) in refs {
