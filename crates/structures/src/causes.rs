@@ -7,8 +7,11 @@
 use memcity_heapgraph::{EqualBy, TypedHeap, Values, value_identity};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::detect::Structures;
+use crate::detect::{Structures, detect};
 use crate::entries::{Roles, Slot, entries};
+use crate::growth::{InstanceGrowth, Status};
+use crate::lang::Descriptions;
+use crate::report::Report;
 
 /// The fewest keys of one class for the rule to look at them: a few hundred value-equal keys
 /// are a small cost, not the leak a reader looks for.
@@ -70,6 +73,35 @@ pub fn duplicate_keys(
     let distinct = distinct.len() as u64;
     let message = message(head_type, &type_name, count, distinct);
     Some(Cause { kind: "duplicate-keys", type_name, keys: count, distinct, message })
+}
+
+/// The causes of each instance [`Report::listed`] shows, in that order: looked for in the
+/// survivors whose structure grew over the window (more objects at its end), in `end`, the
+/// heap at the window's end, whose values `values` reads. Detects `end` again (a report keeps
+/// numbers only); costs a walk of each such structure's entries.
+pub fn listed_causes(
+    report: &Report,
+    end: &TypedHeap,
+    descriptions: &Descriptions,
+    values: &dyn Values,
+) -> Vec<Vec<Cause>> {
+    let listed = report.listed();
+    let grew = |i: &InstanceGrowth| {
+        i.status == Status::Survived && i.growth.is_some_and(|g| g.deep_structure.objects > 0)
+    };
+    if !listed.iter().any(|i| grew(i)) {
+        return vec![Vec::new(); listed.len()];
+    }
+    let found = detect(end, descriptions);
+    let roles = Roles::new(end, descriptions);
+    listed
+        .iter()
+        .map(|i| {
+            let at_end = report.at_end(i).filter(|_| grew(i));
+            let instance = at_end.and_then(|m| found.instance_of(m.head));
+            instance.and_then(|k| duplicate_keys(end, &found, &roles, k, values)).into_iter().collect()
+        })
+        .collect()
 }
 
 /// "80,000 keys of TravelApp$QueryKey, 30 distinct by value: does TravelApp$QueryKey define

@@ -90,8 +90,15 @@ fn collect(
             continue;
         }
         read_roles(heap, found, roles, o, limit, nesting, out);
-        // Reversed: the first reference is walked first.
+        // Reversed: the first reference is walked first, and before it what `walk` names.
         stack.extend(g.referents(o).iter().rev().filter(|c| parts.contains(c) && !seen.contains(c)));
+        for role in roles.of(heap, o).iter().filter(|r| r.kind == RoleKind::Walk) {
+            let first = follow(heap, o, &role.path).into_iter().rev();
+            stack.extend(first.filter_map(|s| match s {
+                Slot::Object(c) if parts.contains(&c) && !seen.contains(&c) => Some(c),
+                _ => None,
+            }));
+        }
     }
 }
 
@@ -139,7 +146,7 @@ fn read_roles(
                     }));
                 }
             }
-            RoleKind::Keys => {}
+            RoleKind::Keys | RoleKind::Walk => {}
         }
     }
     if key.is_some() || value.is_some() {

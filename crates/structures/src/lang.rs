@@ -48,6 +48,9 @@ pub enum RoleKind {
     Element,
     /// `keys PATH;`: the elements are the keys of the structure at PATH (a set over a map).
     Keys,
+    /// `walk PATH;`: the walk over the structure goes to PATH first, so a linked list reads
+    /// first to last whatever order a dump writes its fields in.
+    Walk,
 }
 
 /// One step of a role's path.

@@ -16,10 +16,11 @@ pub mod growth;
 pub mod heads;
 pub mod lang;
 pub mod measure;
+pub mod objects;
 pub mod report;
 pub mod series;
 
-pub use causes::{Cause, duplicate_keys};
+pub use causes::{Cause, duplicate_keys, listed_causes};
 pub use city::{CityBuilder, Keep, Membership, Unsupported, View};
 pub use detect::Sizes;
 pub use detect::{CollectionTypes, Instance, Scratch, Structures, Warning, detect, unmatched};
@@ -34,5 +35,6 @@ pub use measure::{
     HeapStructures, InstanceKey, InstanceMeasure, LeafKey, Options, PATH_STEPS, fill_deep, heap_bytes,
     measure, measure_with,
 };
+pub use objects::{Inspection, LookError, Target, look};
 pub use report::{FATES_SHOWN, Report, report, types_held};
 pub use series::{RetainedSeries, Tracked};

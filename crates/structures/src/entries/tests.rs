@@ -101,14 +101,15 @@ fn lists_read_first_to_last() {
     let mut h = Heap::default();
     let root = h.object("Root", &[]);
     let items: Vec<u32> = (0..4).map(|_| h.object("app.Item", &[])).collect();
-    // A LinkedList: first → … → last, each node with prev and next, the list with `last` too.
+    // A LinkedList: first → … → last, each node with prev and next, written as HotSpot does:
+    // `last` before `first`, `prev` before `next`, so only the `walk` roles make it read in order.
     let nodes: Vec<u32> =
         items.iter().map(|&i| h.object("java.util.LinkedList$Node", &[("item", i)])).collect();
     for w in nodes.windows(2) {
-        h.point(w[0], "next", w[1]);
         h.point(w[1], "prev", w[0]);
+        h.point(w[0], "next", w[1]);
     }
-    let list = h.object("java.util.LinkedList", &[("first", nodes[0]), ("last", nodes[3])]);
+    let list = h.object("java.util.LinkedList", &[("last", nodes[3]), ("first", nodes[0])]);
     // An ArrayList whose array has a null at 1 (no reference) and its elements out of order.
     let array = h.object("java.lang.Object[]", &[("[0]", items[2]), ("[2]", items[0])]);
     let array_list = h.object("java.util.ArrayList", &[("elementData", array)]);

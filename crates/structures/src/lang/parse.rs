@@ -145,6 +145,7 @@ fn role_kind(word: &str) -> Option<RoleKind> {
         "value" => Some(RoleKind::Value),
         "element" => Some(RoleKind::Element),
         "keys" => Some(RoleKind::Keys),
+        "walk" => Some(RoleKind::Walk),
         _ => None,
     }
 }

@@ -225,7 +225,7 @@ fn wildcards_match_runs_of_characters() {
 
 #[test]
 fn roles_name_keys_values_and_elements_by_path() {
-    let text = "namespace a;\nDS M { Node[]; keys .inner.map; }\nNode { (*); key .key; value .val; }\nDS L { element .data[*]; key; }";
+    let text = "namespace a;\nDS M { Node[]; keys .inner.map; }\nNode { (*); key .key; value .val; }\nDS L { element .data[*]; key; walk .head; }";
     let d = parse("roles.ds", text).unwrap();
     let field = |name: &str| Step::Field(name.into());
     assert_eq!(d.list[0].roles, [Role { kind: RoleKind::Keys, path: vec![field("inner"), field("map")] }]);
@@ -236,7 +236,13 @@ fn roles_name_keys_values_and_elements_by_path() {
             Role { kind: RoleKind::Value, path: vec![field("val")] }
         ]
     );
-    assert_eq!(d.list[2].roles, [Role { kind: RoleKind::Element, path: vec![field("data"), Step::Each] }]);
+    assert_eq!(
+        d.list[2].roles,
+        [
+            Role { kind: RoleKind::Element, path: vec![field("data"), Step::Each] },
+            Role { kind: RoleKind::Walk, path: vec![field("head")] }
+        ]
+    );
     assert_eq!(
         d.list[2].pointed_to,
         [PointedTo { pattern: "a.key".into(), leaf: false }],
