@@ -51,13 +51,18 @@ fn a_lists_entries_read_first_to_last_with_their_values() {
     assert!(id.starts_with("0x"), "{id}");
     let again = json(&["--object", id, "--json"]);
     assert_eq!(again["objects"][0]["fields"], entries[3]["value"]["fields"]);
-    assert_eq!(again["target"], serde_json::json!({"kind": "object", "name": id, "type": "LeakApp$Person", "objects": 1}));
+    assert_eq!(
+        again["target"],
+        serde_json::json!({"kind": "object", "name": id, "type": "LeakApp$Person", "objects": 1})
+    );
     // A string field's reference is an object too: a String with its text as value.
-    let name = entries[3]["value"]["fields"].as_array().unwrap().iter().find(|f| f["name"] == "name").unwrap();
+    let name =
+        entries[3]["value"]["fields"].as_array().unwrap().iter().find(|f| f["name"] == "name").unwrap();
     let string = json(&["--object", name["ref"].as_str().unwrap(), "--json"]);
     assert_eq!(string["objects"][0]["value"], "person-3");
     // A byte[] shows its length and first elements.
-    let bytes = string["objects"][0]["fields"].as_array().unwrap().iter().find(|f| f["name"] == "value").unwrap();
+    let bytes =
+        string["objects"][0]["fields"].as_array().unwrap().iter().find(|f| f["name"] == "value").unwrap();
     let array = json(&["--object", bytes["ref"].as_str().unwrap(), "--json"]);
     assert_eq!(array["objects"][0]["length"], 8);
     assert_eq!(array["objects"][0]["elements"][0]["value"], u64::from(b'p'));
@@ -110,7 +115,10 @@ fn malformed_flags_and_missing_targets_are_one_line_exit_2() {
     refused(&["--structure", "static Nope.X"], "the largest: \"static LeakApp.PEOPLE\"");
     refused(&["--group", "Heap#Type:Nope"], "no group has the key");
     refused(&["--object", "0x1", "--structures", "/nonexistent.ds"], "--structures");
-    let out = Command::new(MEMCITY).args(["objects", "/nonexistent/dump.hprof", "--object", "0x1"]).output().unwrap();
+    let out = Command::new(MEMCITY)
+        .args(["objects", "/nonexistent/dump.hprof", "--object", "0x1"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(String::from_utf8_lossy(&out.stderr).trim_end().lines().count(), 1);
     let out = Command::new(MEMCITY)
@@ -124,7 +132,13 @@ fn malformed_flags_and_missing_targets_are_one_line_exit_2() {
 #[test]
 fn a_trace_shows_references_by_name_without_values() {
     let out = Command::new(MEMCITY)
-        .args(["objects", "scenario:linked-list", "--structure", "static app.model.Registry.people", "--json"])
+        .args([
+            "objects",
+            "scenario:linked-list",
+            "--structure",
+            "static app.model.Registry.people",
+            "--json",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -134,7 +148,10 @@ fn a_trace_shows_references_by_name_without_values() {
     assert!(!entries.is_empty());
     // No values, but every reference by the trace's own ids, which find the object again.
     let id = entries[0]["value"]["id"].as_str().unwrap().to_string();
-    let again = Command::new(MEMCITY).args(["objects", "scenario:linked-list", "--object", &id, "--json"]).output().unwrap();
+    let again = Command::new(MEMCITY)
+        .args(["objects", "scenario:linked-list", "--object", &id, "--json"])
+        .output()
+        .unwrap();
     assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
     let again: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
     assert_eq!(again["objects"][0]["type"], entries[0]["value"]["type"]);

@@ -70,6 +70,8 @@ struct Shown {
     path: Vec<String>,
     /// The GC root kinds that hold the path's last step ("Static Field"), where known.
     roots: Vec<String>,
+    /// A structure's causes (docs/objects.md, "Causes").
+    causes: Vec<memcity_structures::Cause>,
 }
 
 impl Shown {
@@ -149,6 +151,7 @@ pub fn run(args: CheckArgs) -> Result<bool> {
         grew: f.grew,
         path: vec![f.path],
         roots: Vec::new(),
+        causes: f.causes,
     }));
     let before = all.len();
     let findings: Vec<Shown> =
@@ -188,6 +191,7 @@ fn shown(history: &History, timeline: &Timeline, finding: Finding) -> Shown {
         grew: finding.grew,
         path,
         roots,
+        causes: Vec::new(),
     }
 }
 
@@ -232,8 +236,9 @@ impl Verdict {
     fn print(&self) {
         for s in &self.findings {
             let holder = s.holder().map_or(String::new(), |h| format!(", held by {h}"));
+            let causes: String = s.causes.iter().map(|c| format!("; {}: {}", c.kind, c.message)).collect();
             let line = format!(
-                "LEAK {}: +{:.0} bytes per step over {} steps grown, retains {} bytes{holder}",
+                "LEAK {}: +{:.0} bytes per step over {} steps grown, retains {} bytes{holder}{causes}",
                 s.title(),
                 s.grew.growth_per_step,
                 s.grew.steps_grown,
@@ -277,7 +282,8 @@ impl Verdict {
                 json!({"kind": s.kind(), "name": s.name, "key": s.key, "growth_bytes": s.grew.growth_bytes,
                        "growth_per_step": s.grew.growth_per_step.round(),
                        "steps_grown": s.grew.steps_grown,
-                       "retained_bytes": s.grew.retained_bytes, "path": s.path, "roots": s.roots})
+                       "retained_bytes": s.grew.retained_bytes, "path": s.path, "roots": s.roots,
+                       "causes": s.causes.iter().map(crate::cli::structures::cause_json).collect::<Vec<_>>()})
             })
             .collect();
         let verdict = if self.findings.is_empty() { "pass" } else { "leak" };
@@ -288,8 +294,9 @@ impl Verdict {
     fn junit(&self) -> String {
         let mut failures = String::new();
         for s in &self.findings {
+            let causes: String = s.causes.iter().map(|c| format!("; {}: {}", c.kind, c.message)).collect();
             let message = format!(
-                "{} grew by {} bytes ({:.0} per step), retains {} bytes",
+                "{} grew by {} bytes ({:.0} per step), retains {} bytes{causes}",
                 s.title(),
                 s.grew.growth_bytes,
                 s.grew.growth_per_step,

@@ -104,6 +104,28 @@ pub fn listed_causes(
         .collect()
 }
 
+/// The causes of the instances at each of `paths` (their root paths as [`crate::measure`]
+/// names them) in `heap`, whose values `values` reads; a path no instance has gets none. For
+/// instances a caller already knows to grow (the leak gate's findings).
+pub fn causes_at_paths(
+    heap: &TypedHeap,
+    descriptions: &Descriptions,
+    values: &dyn Values,
+    paths: &[&str],
+) -> Vec<Vec<Cause>> {
+    let options = crate::measure::Options { deep: false, leaves: false };
+    let (measured, found) = crate::measure::measure_detected(heap, descriptions, options);
+    let roles = Roles::new(heap, descriptions);
+    paths
+        .iter()
+        .map(|path| {
+            let head = measured.instances.iter().find(|m| m.path == *path).map(|m| m.head);
+            let instance = head.and_then(|h| found.instance_of(h));
+            instance.and_then(|i| duplicate_keys(heap, &found, &roles, i, values)).into_iter().collect()
+        })
+        .collect()
+}
+
 /// "80,000 keys of TravelApp$QueryKey, 30 distinct by value: does TravelApp$QueryKey define
 /// equals and hashCode?", worded for the structure's language (told by its own type).
 pub fn message(head_type: &str, key_type: &str, keys: u64, distinct: u64) -> String {

@@ -20,7 +20,7 @@ pub mod objects;
 pub mod report;
 pub mod series;
 
-pub use causes::{Cause, duplicate_keys, listed_causes};
+pub use causes::{Cause, causes_at_paths, duplicate_keys, listed_causes};
 pub use city::{CityBuilder, Keep, Membership, Unsupported, View};
 pub use detect::Sizes;
 pub use detect::{CollectionTypes, Instance, Scratch, Structures, Warning, detect, unmatched};
