@@ -139,19 +139,38 @@ fn json_junit_and_a_baseline_that_knows_the_leak() {
         Some("java.util.LinkedList › app.model.Registry.<clinit>"),
         "{node}"
     );
-    // One test case for the input, failed once per suspect.
+    // One failed test case per suspect, named by it.
     let xml = std::fs::read_to_string(&junit).unwrap();
-    assert!(xml.starts_with("<?xml") && xml.contains("tests=\"1\" failures=\"1\""), "{xml}");
-    assert_eq!(xml.matches("<testcase ").count(), 1, "{xml}");
-    assert!(xml.contains("name=\"scenario:linked-list\""), "{xml}");
+    let (tests, failures) =
+        (format!("tests=\"{}\"", suspects.len()), format!("failures=\"{}\"", suspects.len()));
+    assert!(xml.starts_with("<?xml") && xml.contains(&tests) && xml.contains(&failures), "{xml}");
+    assert_eq!(xml.matches("<testcase ").count(), suspects.len(), "{xml}");
+    assert!(xml.contains("name=\"structure java.util.LinkedList\""), "{xml}");
     assert_eq!(xml.matches("<failure ").count(), suspects.len());
-    assert!(xml.contains("<failure type=\"structure\""), "{xml}");
+    assert!(xml.contains("type=\"structure\">static app.model.Registry.people</failure>"), "{xml}");
     // The same run against its own report: everything is known, so it passes.
-    let mut again = vec!["scenario:linked-list", "--baseline", json.to_str().unwrap()];
+    let passed = temp("passed.xml");
+    let mut again = vec![
+        "scenario:linked-list",
+        "--baseline",
+        json.to_str().unwrap(),
+        "--junit",
+        passed.to_str().unwrap(),
+    ];
     again.extend(SMALL);
     let out = check(&again);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
     assert!(String::from_utf8_lossy(&out.stdout).contains("known from the baseline"));
+    // A pass is one passing test case, named by the input.
+    let xml = std::fs::read_to_string(&passed).unwrap();
+    let _ = std::fs::remove_file(&passed);
+    assert!(
+        xml.contains("tests=\"1\"")
+            && xml.contains("failures=\"0\"")
+            && xml.contains("name=\"scenario:linked-list\""),
+        "{xml}"
+    );
+    assert!(!xml.contains("<failure"), "{xml}");
     // Ignoring the leaking groups passes too.
     let mut ignoring = vec![
         "scenario:linked-list",

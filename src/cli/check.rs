@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use memcity_analysis::check::{Finding, Grew, Limits, findings, matches};
-use memcity_model::escape::xml;
 use memcity_model::{History, Timeline};
 use serde_json::{Value, json};
 
@@ -161,7 +160,7 @@ pub fn run(args: CheckArgs) -> Result<bool> {
         write(path, "--json", &(serde_json::to_string_pretty(&verdict.json())? + "\n"))?;
     }
     if let Some(path) = &args.junit {
-        write(path, "--junit", &verdict.junit())?;
+        write(path, "--junit", &verdict.junit()?)?;
     }
     if let Some(path) = &args.report {
         let rows = verdict.report_rows(&timeline);
@@ -290,9 +289,12 @@ impl Verdict {
         json!({"verdict": verdict, "input": self.input, "suspects": suspects})
     }
 
-    /// One test case for the input, failed once per finding.
-    fn junit(&self) -> String {
-        let mut failures = String::new();
+    /// One test suite for the input, written by quick-junit (nextest's writer, which escapes
+    /// names and drops what XML cannot hold): a failed test case per finding, named by it, or
+    /// one passing test case for the input.
+    fn junit(&self) -> Result<String> {
+        use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+        let mut suite = TestSuite::new("memcity check");
         for s in &self.findings {
             let causes: String = s.causes.iter().map(|c| format!("; {}: {}", c.kind, c.message)).collect();
             let message = format!(
@@ -302,17 +304,19 @@ impl Verdict {
                 s.grew.growth_per_step,
                 s.grew.retained_bytes
             );
-            failures.push_str(&format!(
-                "    <failure type=\"{}\" message=\"{}\">{}</failure>\n",
-                s.kind(),
-                xml(&message),
-                xml(&s.path.join(" ← "))
-            ));
+            let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            status.set_type(s.kind()).set_message(message).set_description(s.path.join(" ← "));
+            let mut case = TestCase::new(s.title(), status);
+            case.set_classname(format!("memcity.check.{}", s.kind()));
+            suite.add_test_case(case);
         }
-        let failed = usize::from(!self.findings.is_empty());
-        format!(
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"memcity check\" tests=\"1\" failures=\"{failed}\">\n  <testcase classname=\"memcity.check\" name=\"{}\">\n{failures}  </testcase>\n</testsuite>\n",
-            xml(&self.input)
-        )
+        if self.findings.is_empty() {
+            let mut case = TestCase::new(self.input.as_str(), TestCaseStatus::success());
+            case.set_classname("memcity.check");
+            suite.add_test_case(case);
+        }
+        let mut report = Report::new("memcity check");
+        report.add_test_suite(suite);
+        Ok(report.to_string()?)
     }
 }
