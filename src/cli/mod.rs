@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod analyze;
 mod check;
 mod check_baseline;
+mod check_fold;
 mod check_report;
 mod check_structures;
 mod diff;

@@ -106,21 +106,28 @@ fn valued_dump(files: &[PathBuf], index: usize) -> Result<Valued> {
     Ok(Valued {
         snapshot: dump_snapshot(&files[index], index, typed),
         dump: Some(values),
-        classifiers: memcity_hprof::default_grouping().classifiers,
+        classifiers: default_classifiers(&[files[index].display().to_string()]),
         id_hint: " (a dump's ids are its addresses, written 0x…, as `memcity objects --json` shows them)",
     })
 }
 
-/// A snapshot of a source whose values are not read: its references by name.
-fn without_values(specs: &[String], snapshot: TypedSnapshot) -> Valued {
+/// The classifiers `specs` are grouped by when opened without a grouping of the user's.
+pub fn default_classifiers(specs: &[String]) -> Vec<Classifier> {
     let all = |check: fn(&Path) -> bool| !specs.is_empty() && specs.iter().all(|s| check(Path::new(s)));
-    let classifiers = if all(is_snapshots) {
+    if all(is_heap_dumps) {
+        memcity_hprof::default_grouping().classifiers
+    } else if all(is_snapshots) {
         memcity_v8::default_grouping().classifiers
     } else if all(is_heap_files) {
         memcity_heapfile::default_grouping().classifiers
     } else {
         memcity_analysis::default_grouping().classifiers
-    };
+    }
+}
+
+/// A snapshot of a source whose values are not read: its references by name.
+fn without_values(specs: &[String], snapshot: TypedSnapshot) -> Valued {
+    let classifiers = default_classifiers(specs);
     let id_hint = " (ids are the source's own object ids, as `memcity objects --json` shows them)";
     Valued { snapshot, dump: None, classifiers, id_hint }
 }

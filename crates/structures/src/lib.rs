@@ -12,6 +12,7 @@ pub mod causes;
 pub mod city;
 pub mod detect;
 pub mod entries;
+pub mod fold;
 pub mod growth;
 pub mod heads;
 pub mod lang;

@@ -9,7 +9,7 @@ use memcity_heapgraph::{
 use serde::Serialize;
 use thiserror::Error;
 
-use crate::city::{check, facts};
+use crate::city::{Unsupported, check, facts};
 use crate::detect::detect;
 use crate::entries::{Entry, Roles, Slot, entries};
 use crate::lang::Descriptions;
@@ -227,15 +227,27 @@ fn structure(s: &Snapshot<'_>, path: &str) -> Result<u32, LookError> {
 
 /// The objects of the leaf group `key` in the default grouping.
 fn group(s: &Snapshot<'_>, key: &str) -> Result<Vec<u32>, LookError> {
-    check(s.classifiers).map_err(|e| LookError::Grouping(e.to_string()))?;
-    let objects = &s.heap.objects;
-    let n = s.heap.graph.object_count();
+    let (grouper, leaves) =
+        leaf_groups(s.heap, s.classifiers).map_err(|e| LookError::Grouping(e.to_string()))?;
+    let Some(wanted) = grouper.group_of_key(key) else {
+        let example = leaves.first().map(|&g| format!(" (keys read like \"{}\")", grouper.leaf_key(g)));
+        return Err(LookError::NoGroup(key.to_string(), example.unwrap_or_default()));
+    };
+    Ok((0..leaves.len() as u32).filter(|&o| leaves[o as usize] == wanted).collect())
+}
+
+/// Every object's leaf group under `classifiers` (what a source's import with that grouping
+/// gives it, for the facts a typed heap has), and the grouper that names them.
+pub fn leaf_groups(heap: &TypedHeap, classifiers: &[Classifier]) -> Result<(Grouper, Vec<u32>), Unsupported> {
+    check(classifiers)?;
+    let objects = &heap.objects;
+    let n = heap.graph.object_count();
     let roots = root_sets(n, objects.root_kinds.iter().copied());
-    let mut grouper = Grouper::new(s.classifiers.to_vec());
+    let mut grouper = Grouper::new(classifiers.to_vec());
     // An object's leaf follows from its type, site and root kinds: each combination once.
     let at = |table: &[u32], o: u32| table.get(o as usize).copied().unwrap_or(u32::MAX);
     let mut memo = rustc_hash::FxHashMap::default();
-    let leaves: Vec<u32> = (0..n as u32)
+    let leaves = (0..n as u32)
         .map(|o| {
             let key = (at(&objects.type_of, o), at(&objects.site_of, o), roots[o as usize]);
             *memo
@@ -243,11 +255,7 @@ fn group(s: &Snapshot<'_>, key: &str) -> Result<Vec<u32>, LookError> {
                 .or_insert_with(|| grouper.leaf(&facts(objects, &roots, o, InStructure::NotDetected)))
         })
         .collect();
-    let Some(wanted) = grouper.group_of_key(key) else {
-        let example = leaves.first().map(|&g| format!(" (keys read like \"{}\")", grouper.leaf_key(g)));
-        return Err(LookError::NoGroup(key.to_string(), example.unwrap_or_default()));
-    };
-    Ok((0..n as u32).filter(|&o| leaves[o as usize] == wanted).collect())
+    Ok((grouper, leaves))
 }
 
 /// One object with its fields or elements.
