@@ -10,6 +10,7 @@ use anyhow::Result;
 use memcity_analysis::check::{Grew, Limits, grew_past};
 use memcity_hprof::Layout;
 use memcity_model::History;
+use memcity_structures::unbounded::{entry_counts, unbounded_cache};
 use memcity_structures::{Cause, Options, RetainedSeries, causes_at_paths, heads_retained, measure_with};
 
 use crate::input::{Snapshots, carries_objects, dump_paths, each_typed_heap, is_heap_dumps};
@@ -113,19 +114,33 @@ pub fn findings(
     Ok(found)
 }
 
-/// The causes of the findings, read from the last snapshot's values: heap dumps only (other
-/// sources have no values yet, and a cause is never guessed), and only where there are
-/// findings, since it reads the last dump again.
+/// The causes of the findings: `unbounded-cache` from each finding's entry count in every
+/// snapshot (read once more), `duplicate-keys` from the last snapshot's values (heap dumps
+/// only: other sources have no values yet, and a cause is never guessed). Nothing is read
+/// where there is no finding.
 fn add_causes(specs: &[String], found: &mut [StructureFinding]) -> Result<()> {
-    if found.is_empty() || !specs.iter().all(|s| is_heap_dumps(Path::new(s))) {
+    if found.is_empty() {
         return Ok(());
     }
-    let end = crate::input::valued_snapshot(specs, None)?;
     let paths: Vec<&str> = found.iter().map(|f| f.path.as_str()).collect();
     let descriptions = memcity_structures::builtin();
-    let causes = end.with_values(|values| causes_at_paths(&end.snapshot.heap, &descriptions, values, &paths));
-    for (f, causes) in found.iter_mut().zip(causes) {
-        f.causes = causes;
+    let mut counts = vec![Vec::new(); paths.len()];
+    each_typed_heap(specs, Snapshots::All, &Layout::default(), &mut |s| {
+        for (k, count) in entry_counts(&s.heap, &descriptions, &paths).into_iter().enumerate() {
+            counts[k].push(count);
+        }
+        Ok(())
+    })?;
+    let duplicates = match specs.iter().all(|s| is_heap_dumps(Path::new(s))) {
+        true => {
+            let end = crate::input::valued_snapshot(specs, None)?;
+            end.with_values(|values| causes_at_paths(&end.snapshot.heap, &descriptions, values, &paths))
+        }
+        false => vec![Vec::new(); paths.len()],
+    };
+    for ((f, counts), duplicates) in found.iter_mut().zip(&counts).zip(duplicates) {
+        f.causes = duplicates;
+        f.causes.extend(unbounded_cache(&f.type_name, counts));
     }
     Ok(())
 }

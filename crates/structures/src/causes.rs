@@ -22,12 +22,14 @@ pub const MAX_DISTINCT_PERCENT: u64 = 10;
 /// One cause found in one structure.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cause {
-    /// `duplicate-keys`.
+    /// `duplicate-keys` or `unbounded-cache`.
     pub kind: &'static str,
-    /// The class of the keys.
+    /// The class of the keys (`duplicate-keys`), the structure's type (`unbounded-cache`).
     pub type_name: String,
+    /// The keys (or entries) it holds at the end.
     pub keys: u64,
-    pub distinct: u64,
+    /// Of those, how many are distinct by value, where the cause counts them.
+    pub distinct: Option<u64>,
     pub message: String,
 }
 
@@ -72,7 +74,7 @@ pub fn duplicate_keys(
     let head_type = heap.objects.type_name(found.instances[i].head);
     let distinct = distinct.len() as u64;
     let message = message(head_type, &type_name, count, distinct);
-    Some(Cause { kind: "duplicate-keys", type_name, keys: count, distinct, message })
+    Some(Cause { kind: "duplicate-keys", type_name, keys: count, distinct: Some(distinct), message })
 }
 
 /// The causes of each instance [`Report::listed`] shows, in that order: looked for in the

@@ -20,6 +20,7 @@ pub mod measure;
 pub mod objects;
 pub mod report;
 pub mod series;
+pub mod unbounded;
 
 pub use causes::{Cause, causes_at_paths, duplicate_keys, listed_causes};
 pub use city::{CityBuilder, Keep, Membership, Unsupported, View};
