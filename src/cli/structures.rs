@@ -5,7 +5,9 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use memcity_structures::{Cause, Descriptions, InstanceMeasure, Report, Sizes, Status, listed_causes};
+use memcity_structures::{
+    Cause, Descriptions, InstanceMeasure, Report, Sizes, Status, listed_causes, may_have_causes,
+};
 use serde_json::{Value, json};
 
 #[derive(clap::Args, Debug)]
@@ -85,22 +87,33 @@ pub(crate) fn warn_unmatched(heap: &memcity_heapgraph::TypedHeap, users: &Descri
 
 pub fn run(args: StructuresArgs) -> Result<()> {
     let loaded = descriptions(&args.structures)?;
-    let (start, end) = crate::input::valued_window(&args.inputs, args.from, args.to)?;
-    warn_unmatched(&end.snapshot.heap, &loaded.users);
-    let top = if args.top == 0 { usize::MAX } else { args.top };
-    let report = match &start {
-        Some(start) => {
-            memcity_structures::report(start, Some(&end.snapshot), &loaded.all, args.sort.into(), top)
-        }
-        None => memcity_structures::report(&end.snapshot, None, &loaded.all, args.sort.into(), top),
+    let report = {
+        let heaps = crate::input::typed_heaps(&args.inputs, args.from, args.to)?;
+        let mut heaps = heaps.into_iter();
+        let first = heaps.next().ok_or_else(|| anyhow::anyhow!("no heap in the window"))?;
+        let last = heaps.next();
+        warn_unmatched(last.as_ref().map_or(&first.heap, |l| &l.heap), &loaded.users);
+        let top = if args.top == 0 { usize::MAX } else { args.top };
+        memcity_structures::report(&first, last.as_ref(), &loaded.all, args.sort.into(), top)
     };
-    let causes = end.with_values(|values| listed_causes(&report, &end.snapshot.heap, &loaded.all, values));
+    let causes = causes(&args.inputs, &report, &loaded.all)?;
     if args.json {
         say!("{}", serde_json::to_string_pretty(&json(&report, &causes))?);
     } else {
         say_raw!("{}", text(&report, &causes));
     }
     Ok(())
+}
+
+/// The causes of the listed instances: where one grew and the input has values (heap dumps),
+/// the window's end is read again with its values, once the window's two heaps are gone.
+fn causes(specs: &[String], report: &Report, descriptions: &Descriptions) -> Result<Vec<Vec<Cause>>> {
+    let dumps = specs.iter().all(|s| crate::input::is_heap_dumps(std::path::Path::new(s)));
+    if !dumps || !may_have_causes(report) {
+        return Ok(vec![Vec::new(); report.listed().len()]);
+    }
+    let end = crate::input::valued_snapshot(specs, Some(report.to))?;
+    Ok(end.with_values(|values| listed_causes(report, &end.snapshot.heap, descriptions, values)))
 }
 
 /// A cause as `--json` and `check --json` write it.

@@ -8,7 +8,7 @@ use anyhow::{Result, anyhow, bail};
 use memcity_heapgraph::{Classifier, References, TypedSnapshot, Values};
 use memcity_hprof::{DumpValues, Layout};
 
-use super::typed::{Snapshots, each_typed_heap, file_name, ordered_dumps, window};
+use super::typed::{Snapshots, each_typed_heap, file_name, ordered_dumps};
 use super::{is_heap_dumps, is_heap_files, is_snapshots};
 
 /// A snapshot, its values where the source has them, and the input's default grouping.
@@ -51,32 +51,6 @@ pub fn valued_snapshot(specs: &[String], time: Option<usize>) -> Result<Valued> 
     .map_err(|e| anyhow!("{}", format!("{e:#}").replacen("--from", "--time", 1)))?;
     let snapshot = kept.ok_or_else(|| anyhow!("no snapshot in the input"))?;
     Ok(without_values(specs, snapshot))
-}
-
-/// The two ends of a window (`from`, `to` default to the first and the last snapshot): the
-/// start's typed heap (`None` where both ends are one snapshot) and the end with its values,
-/// each read once.
-pub fn valued_window(
-    specs: &[String],
-    from: Option<usize>,
-    to: Option<usize>,
-) -> Result<(Option<TypedSnapshot>, Valued)> {
-    if dumps(specs)? {
-        let files = ordered_dumps(specs)?;
-        let (from, to) = window(from, to, files.len(), "dumps")?;
-        let start = match from == to {
-            true => None,
-            false => Some(dump_snapshot(
-                &files[from],
-                from,
-                memcity_hprof::typed_heap(&files[from], &Layout::default())?,
-            )),
-        };
-        return Ok((start, valued_dump(&files, to)?));
-    }
-    let mut heaps = super::typed_heaps(specs, from, to)?;
-    let end = heaps.pop().ok_or_else(|| anyhow!("no heap in the window"))?;
-    Ok((heaps.pop(), without_values(specs, end)))
 }
 
 /// Whether `specs` are heap dumps (checked as every input is).

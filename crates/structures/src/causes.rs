@@ -77,6 +77,16 @@ pub fn duplicate_keys(
     Some(Cause { kind: "duplicate-keys", type_name, keys: count, distinct: Some(distinct), message })
 }
 
+/// Whether an instance the report lists grew over its window (survived, with more objects at
+/// its end): the instances causes are looked for in. A caller can skip reading values without.
+pub fn may_have_causes(report: &Report) -> bool {
+    report.listed().into_iter().any(grew)
+}
+
+fn grew(i: &InstanceGrowth) -> bool {
+    i.status == Status::Survived && i.growth.is_some_and(|g| g.deep_structure.objects > 0)
+}
+
 /// The causes of each instance [`Report::listed`] shows, in that order: looked for in the
 /// survivors whose structure grew over the window (more objects at its end), in `end`, the
 /// heap at the window's end, whose values `values` reads. Detects `end` again (a report keeps
@@ -88,10 +98,7 @@ pub fn listed_causes(
     values: &dyn Values,
 ) -> Vec<Vec<Cause>> {
     let listed = report.listed();
-    let grew = |i: &InstanceGrowth| {
-        i.status == Status::Survived && i.growth.is_some_and(|g| g.deep_structure.objects > 0)
-    };
-    if !listed.iter().any(|i| grew(i)) {
+    if !may_have_causes(report) {
         return vec![Vec::new(); listed.len()];
     }
     let found = detect(end, descriptions);

@@ -22,7 +22,7 @@ pub mod report;
 pub mod series;
 pub mod unbounded;
 
-pub use causes::{Cause, causes_at_paths, duplicate_keys, listed_causes};
+pub use causes::{Cause, causes_at_paths, duplicate_keys, listed_causes, may_have_causes};
 pub use city::{CityBuilder, Keep, Membership, Unsupported, View};
 pub use detect::Sizes;
 pub use detect::{CollectionTypes, Instance, Scratch, Structures, Warning, detect, unmatched};
