@@ -1,11 +1,12 @@
 //! One snapshot with a reader of its values, for looking inside objects (`memcity objects`):
-//! a heap dump's values are read from the dump itself; other inputs show each object's
-//! references by name (their values are not read yet).
+//! a heap dump's values are read from the dump itself, a V8 heap snapshot's strings and
+//! exposed numbers from its nodes' names; other inputs show each object's references by name
+//! (their values are not read yet).
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, anyhow, bail};
-use memcity_heapgraph::{Classifier, References, TypedSnapshot, Values};
+use memcity_heapgraph::{Classifier, Primitives, References, TypedSnapshot, Values};
 use memcity_hprof::{DumpValues, Layout};
 
 use super::typed::{Snapshots, each_typed_heap, file_name, ordered_dumps};
@@ -14,8 +15,10 @@ use super::{is_heap_dumps, is_heap_files, is_snapshots};
 /// A snapshot, its values where the source has them, and the input's default grouping.
 pub struct Valued {
     pub snapshot: TypedSnapshot,
-    /// A dump's own values; `None`: only the references ([`Valued::values`]).
+    /// A dump's own values; `None`: only the references ([`Valued::with_values`]).
     dump: Option<DumpValues>,
+    /// A V8 heap snapshot's strings and numbers, beside its references.
+    nodes: Option<memcity_v8::values::NodeValues>,
     pub classifiers: Vec<Classifier>,
     /// How the source writes object ids, for errors.
     pub id_hint: &'static str,
@@ -26,7 +29,10 @@ impl Valued {
     pub fn with_values<R>(&self, f: impl FnOnce(&dyn Values) -> R) -> R {
         match &self.dump {
             Some(dump) => f(dump),
-            None => f(&References { heap: &self.snapshot.heap }),
+            None => {
+                let primitives = self.nodes.as_ref().map(|n| n as &dyn Primitives);
+                f(&References { heap: &self.snapshot.heap, primitives })
+            }
         }
     }
 }
@@ -42,6 +48,9 @@ pub fn valued_snapshot(specs: &[String], time: Option<usize>) -> Result<Valued> 
         }
         return valued_dump(&files, index);
     }
+    if !specs.is_empty() && specs.iter().all(|s| is_snapshots(Path::new(s))) {
+        return valued_v8(specs, time);
+    }
     let mut kept = None;
     each_typed_heap(specs, Snapshots::Window { from: time, to: time }, &Layout::default(), &mut |s| {
         kept = Some(s);
@@ -51,6 +60,30 @@ pub fn valued_snapshot(specs: &[String], time: Option<usize>) -> Result<Valued> 
     .map_err(|e| anyhow!("{}", format!("{e:#}").replacen("--from", "--time", 1)))?;
     let snapshot = kept.ok_or_else(|| anyhow!("no snapshot in the input"))?;
     Ok(without_values(specs, snapshot))
+}
+
+/// V8 heap snapshots, in the import's order: snapshot `time` (default the last) with its nodes'
+/// values.
+fn valued_v8(specs: &[String], time: Option<usize>) -> Result<Valued> {
+    let paths: Vec<PathBuf> = specs.iter().map(PathBuf::from).collect();
+    let files = memcity_v8::source::order(memcity_v8::source::expand(&paths)?);
+    let last = files.len().saturating_sub(1);
+    let index = time.unwrap_or(last);
+    let Some((file, time_ms)) = files.get(index) else {
+        bail!("--time {index}: the input has {} heap snapshots (0..{last})", files.len());
+    };
+    let (typed, nodes) = memcity_v8::values::typed_heap_with_values(file)?;
+    let snapshot = TypedSnapshot {
+        index,
+        time_ms: *time_ms,
+        reachable_bytes: typed.reachable_bytes,
+        label: file_name(file),
+        metrics: Default::default(),
+        heap: typed.heap,
+    };
+    let mut valued = without_values(specs, snapshot);
+    valued.nodes = Some(nodes);
+    Ok(valued)
 }
 
 /// Whether `specs` are heap dumps (checked as every input is).
@@ -80,6 +113,7 @@ fn valued_dump(files: &[PathBuf], index: usize) -> Result<Valued> {
     Ok(Valued {
         snapshot: dump_snapshot(&files[index], index, typed),
         dump: Some(values),
+        nodes: None,
         classifiers: default_classifiers(&[files[index].display().to_string()]),
         id_hint: " (a dump's ids are its addresses, written 0x…, as `memcity objects --json` shows them)",
     })
@@ -103,5 +137,5 @@ pub fn default_classifiers(specs: &[String]) -> Vec<Classifier> {
 fn without_values(specs: &[String], snapshot: TypedSnapshot) -> Valued {
     let classifiers = default_classifiers(specs);
     let id_hint = " (ids are the source's own object ids, as `memcity objects --json` shows them)";
-    Valued { snapshot, dump: None, classifiers, id_hint }
+    Valued { snapshot, dump: None, nodes: None, classifiers, id_hint }
 }

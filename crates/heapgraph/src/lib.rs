@@ -33,7 +33,7 @@ pub use root_path::{PathStep, RootPaths};
 pub use roots::{RootKind, RootSet, root_sets};
 pub use series::{SeriesHeap, history_of};
 pub use spanning::Spanning;
-pub use values::{Contents, EqualBy, FieldValue, References, Value, Values, value_identity};
+pub use values::{Contents, EqualBy, FieldValue, Primitives, References, Value, Values, value_identity};
 
 use rayon::prelude::*;
 

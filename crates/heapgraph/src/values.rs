@@ -97,11 +97,20 @@ fn equal_by(values: &dyn Values, value: &Value) -> EqualBy {
     }
 }
 
-/// The values every typed heap has, for sources that keep no others: each reference under its
-/// name (`.next`, `[3]`, `['key']`; `?` where unnamed) and the source's own id. No primitive,
-/// no text.
+/// What a source whose objects are all references knows of some of them: the text of its
+/// string objects, the value of its number objects (V8's heap numbers, where the snapshot
+/// exposes them).
+pub trait Primitives {
+    fn text(&self, o: u32) -> Option<String>;
+    fn number(&self, o: u32) -> Option<f64>;
+}
+
+/// The values every typed heap has: each reference under its name (`.next`, `[3]`,
+/// `['key']`; `?` where unnamed) and the source's own id; strings' text and numbers where the
+/// source's `primitives` know them, else none.
 pub struct References<'h> {
     pub heap: &'h crate::TypedHeap,
+    pub primitives: Option<&'h dyn Primitives>,
 }
 
 impl Values for References<'_> {
@@ -122,12 +131,15 @@ impl Values for References<'_> {
         Some(Contents::Fields(fields))
     }
 
-    fn text(&self, _: u32) -> Option<String> {
-        None
+    fn text(&self, o: u32) -> Option<String> {
+        self.primitives?.text(o)
     }
 
-    fn boxed(&self, _: u32) -> Option<Value> {
-        None
+    /// A number object's value: an integer where it is one JSON holds exactly.
+    fn boxed(&self, o: u32) -> Option<Value> {
+        let n = self.primitives?.number(o)?;
+        let exact = n.fract() == 0.0 && n.abs() <= (1u64 << 53) as f64;
+        Some(if exact { Value::Int(n as i64) } else { Value::Float(n) })
     }
 
     fn id(&self, o: u32) -> String {
@@ -221,7 +233,7 @@ mod tests {
             ..ObjectTable::default()
         };
         let heap = TypedHeap { graph, objects };
-        let values = References { heap: &heap };
+        let values = References { heap: &heap, primitives: None };
         let Some(Contents::Fields(fields)) = values.contents(0, 0) else { panic!() };
         let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(names, ["next", "[4]"]);

@@ -155,7 +155,8 @@ fn read_roles(
 }
 
 /// What a role's path reaches from `o`: a named reference that is not there is a null one;
-/// `[*]` gives every element in index order (null elements are no references and are skipped).
+/// `[*]` gives every element (a reference named by its index) in order; null elements are no
+/// references and are skipped.
 fn follow(heap: &TypedHeap, o: u32, path: &[Step]) -> Vec<Slot> {
     let g = &heap.graph;
     let labels = &heap.objects.labels;
@@ -173,7 +174,14 @@ fn follow(heap: &TypedHeap, o: u32, path: &[Step]) -> Vec<Slot> {
                     });
                     next.push(named.map_or(Slot::Null, |e| Slot::Object(g.edges[e])));
                 }
-                Step::Each => next.extend(edges.map(|e| Slot::Object(g.edges[e]))),
+                // Elements only: an array node may hold other references (V8's map pointer).
+                Step::Each => next.extend(
+                    edges
+                        .filter(|&e| {
+                            matches!(labels.of_edge.get(e).and_then(|l| l.get()), Some(LabelKind::Index(_)))
+                        })
+                        .map(|e| Slot::Object(g.edges[e])),
+                ),
             }
         }
         at = next;
