@@ -262,17 +262,26 @@ fn snapshot_heaps(specs: &[String], which: Snapshots, visit: &mut Visit) -> Resu
     let files = memcity_v8::source::order(memcity_v8::source::expand(&paths)?);
     for index in picked(which, files.len(), "heap snapshots")? {
         let (file, time_ms) = &files[index];
-        let typed = memcity_v8::typed_heap(file)?;
-        visit(TypedSnapshot {
-            index,
-            time_ms: *time_ms,
-            reachable_bytes: typed.reachable_bytes,
-            label: file_name(file),
-            metrics: Default::default(),
-            heap: typed.heap,
-        })?;
+        visit(v8_snapshot(index, file, *time_ms, memcity_v8::typed_heap(file)?))?;
     }
     Ok(())
+}
+
+/// Snapshot `index` of a V8 series, read from `file` taken at `time_ms`.
+pub(super) fn v8_snapshot(
+    index: usize,
+    file: &Path,
+    time_ms: u64,
+    typed: memcity_v8::TypedSnapshot,
+) -> TypedSnapshot {
+    TypedSnapshot {
+        index,
+        time_ms,
+        reachable_bytes: typed.reachable_bytes,
+        label: file_name(file),
+        metrics: Default::default(),
+        heap: typed.heap,
+    }
 }
 
 /// Heap files, in the import's order (by the probe's clock, files of equal times as named),

@@ -9,7 +9,7 @@ use anyhow::{Result, anyhow, bail};
 use memcity_heapgraph::{Classifier, Primitives, References, TypedSnapshot, Values};
 use memcity_hprof::{DumpValues, Layout};
 
-use super::typed::{Snapshots, each_typed_heap, file_name, ordered_dumps};
+use super::typed::{Snapshots, each_typed_heap, file_name, ordered_dumps, v8_snapshot};
 use super::{is_heap_dumps, is_heap_files, is_snapshots};
 
 /// A snapshot, its values where the source has them, and the input's default grouping.
@@ -73,15 +73,7 @@ fn valued_v8(specs: &[String], time: Option<usize>) -> Result<Valued> {
         bail!("--time {index}: the input has {} heap snapshots (0..{last})", files.len());
     };
     let (typed, nodes) = memcity_v8::values::typed_heap_with_values(file)?;
-    let snapshot = TypedSnapshot {
-        index,
-        time_ms: *time_ms,
-        reachable_bytes: typed.reachable_bytes,
-        label: file_name(file),
-        metrics: Default::default(),
-        heap: typed.heap,
-    };
-    let mut valued = without_values(specs, snapshot);
+    let mut valued = without_values(specs, v8_snapshot(index, file, *time_ms, typed));
     valued.nodes = Some(nodes);
     Ok(valued)
 }
