@@ -170,3 +170,41 @@ fn jdk8_and_jdk6_strings_read_their_char_arrays() {
     assert_eq!(values.text(values.find("0x2100").unwrap()), None);
     let _ = std::fs::remove_file(&path);
 }
+
+#[test]
+fn corrupt_dumps_read_their_values_or_are_refused_never_panic() {
+    use std::io::Read;
+    let gz = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/hprof/dump1.hprof.gz");
+    let mut bytes = Vec::new();
+    flate2::read::MultiGzDecoder::new(std::fs::File::open(gz).unwrap()).read_to_end(&mut bytes).unwrap();
+    let path = std::env::temp_dir().join(format!("memcity-values-corrupt-{}.hprof", std::process::id()));
+    // A deterministic scatter of flipped bytes; a dump that is still read has every value read.
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let (mut read, mut refused) = (0, 0);
+    for _ in 0..24 {
+        let mut corrupt = bytes.clone();
+        for _ in 0..4 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let at = (state % bytes.len() as u64) as usize;
+            corrupt[at] ^= (state >> 32) as u8 | 1;
+        }
+        std::fs::write(&path, &corrupt).unwrap();
+        match typed_heap_with_values(&path, &Layout::default()) {
+            Ok((typed, values)) => {
+                read += 1;
+                for o in (0..typed.heap.graph.object_count() as u32).step_by(5) {
+                    let _ = (values.contents(o, 16), values.text(o), values.boxed(o));
+                    assert_eq!(values.find(&values.id(o)), Some(o));
+                }
+            }
+            Err(e) => {
+                assert!(!e.message.is_empty());
+                refused += 1;
+            }
+        }
+    }
+    let _ = std::fs::remove_file(&path);
+    assert!(read > 0 && refused > 0, "{read} read, {refused} refused");
+}
