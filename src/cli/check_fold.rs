@@ -19,15 +19,23 @@ type Split = FxHashMap<String, Vec<(u64, u64)>>;
 
 /// For each of `groups` (leaf group keys), the index among `structures` (root paths) of the
 /// structure that folds it, if one does: the one holding the most of its growth. Inputs whose
-/// default grouping typed heaps cannot reproduce fold nothing.
+/// default grouping typed heaps cannot reproduce, and whose keys do not end with the type,
+/// fold nothing.
 pub fn fold(specs: &[String], structures: &[String], groups: &[String]) -> Result<Vec<Option<usize>>> {
     if structures.is_empty() || groups.is_empty() {
         return Ok(vec![None; groups.len()]);
     }
-    let classifiers = default_classifiers(specs);
+    let mut classifiers = default_classifiers(specs);
     // A dump's import groups arrays by the JVM's names (`[B`, `[Ljava.lang.Object;`), its
-    // typed heap by Java's (`byte[]`): its groups are matched by their type.
+    // typed heap by Java's (`byte[]`); a V8 snapshot's groups start with a node type typed
+    // heaps do not know. Both are matched by the type their key ends with.
     let dumps = specs.iter().all(|s| crate::input::is_heap_dumps(std::path::Path::new(s)));
+    let node_types = memcity_structures::city::check(&classifiers).is_err()
+        && classifiers.last() == Some(&memcity_heapgraph::Classifier::Type);
+    if node_types {
+        classifiers = vec![memcity_heapgraph::Classifier::Type];
+    }
+    let by_type = dumps || node_types;
     let mut typed_key: FxHashMap<String, String> = FxHashMap::new();
     let descriptions = memcity_structures::builtin();
     let mut ends: Vec<Split> = Vec::new();
@@ -39,7 +47,7 @@ pub fn fold(specs: &[String], structures: &[String], groups: &[String]) -> Resul
         };
         let measured = measure_with(&s.heap, &descriptions, Options { deep: false, leaves: false });
         let group_count = grouper.group_count();
-        for (o, &leaf) in leaves.iter().enumerate().filter(|_| dumps) {
+        for (o, &leaf) in leaves.iter().enumerate().filter(|_| by_type) {
             let name = s.heap.objects.type_name(o as u32);
             if !typed_key.contains_key(name) {
                 typed_key.insert(name.to_string(), grouper.leaf_key(leaf));
@@ -69,12 +77,13 @@ pub fn fold(specs: &[String], structures: &[String], groups: &[String]) -> Resul
     };
     let none = vec![(0, 0); structures.len()];
     let typed = |key: &String| -> String {
-        let raw = key.rsplit_once("#Type:").map(|(_, t)| memcity_hprof::typed::source_name(t));
+        let named = key.rsplit_once("#Type:").map(|(_, t)| t);
+        let raw = named.map(|t| if dumps { memcity_hprof::typed::source_name(t) } else { t.to_string() });
         raw.and_then(|t| typed_key.get(&t).cloned()).unwrap_or_else(|| key.clone())
     };
     Ok(groups
         .iter()
-        .map(|key| if dumps { typed(key) } else { key.clone() })
+        .map(|key| if by_type { typed(key) } else { key.clone() })
         .map(|key| {
             let (a, b) = (start.get(&key).unwrap_or(&none), end.get(&key).unwrap_or(&none));
             (0..structures.len())

@@ -53,6 +53,20 @@ impl Roles {
         self.of_type.get(t as usize).map_or(&[], Vec::as_slice)
     }
 
+    /// Whether type `t` is a head only where its objects meet a `requires` role.
+    pub fn conditional(&self, t: u32) -> bool {
+        self.of_type.get(t as usize).is_some_and(|r| r.iter().any(|r| r.kind == RoleKind::Requires))
+    }
+
+    /// Whether `o` may be a structure's head by its type's `requires` roles: each leads to an
+    /// object.
+    pub fn admits(&self, heap: &TypedHeap, o: u32) -> bool {
+        self.of(heap, o)
+            .iter()
+            .filter(|r| r.kind == RoleKind::Requires)
+            .all(|r| follow(heap, o, &r.path).iter().any(|s| matches!(s, Slot::Object(_))))
+    }
+
     /// Whether instance `i`'s structure is keyed (a map or a set): its parts or head have a key role.
     pub fn keyed(&self, heap: &TypedHeap, found: &Structures, i: usize) -> bool {
         found
@@ -146,7 +160,7 @@ fn read_roles(
                     }));
                 }
             }
-            RoleKind::Keys | RoleKind::Walk => {}
+            RoleKind::Keys | RoleKind::Walk | RoleKind::Requires => {}
         }
     }
     if key.is_some() || value.is_some() {

@@ -51,6 +51,9 @@ pub enum RoleKind {
     /// `walk PATH;`: the walk over the structure goes to PATH first, so a linked list reads
     /// first to last whatever order a dump writes its fields in.
     Walk,
+    /// `requires PATH;` on a head: an object of the type is a structure only where PATH leads
+    /// to an object (a JavaScript object is a dictionary only with a properties store).
+    Requires,
 }
 
 /// One step of a role's path.

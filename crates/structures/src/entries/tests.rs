@@ -138,3 +138,24 @@ fn a_concurrent_hash_map_names_its_values_val() {
     let heap = h.typed();
     assert_eq!(entries_of(&heap, map, 10), [Entry { key: Object(k), value: Object(v) }]);
 }
+
+#[test]
+fn an_object_is_a_dictionary_only_with_its_properties_store() {
+    let mut h = Heap::default();
+    let root = h.object("Root", &[]);
+    let session = h.object("Session", &[]);
+    let store = h.object("(object properties)", &[("0", session)]);
+    let dictionary = h.object("Object", &[("s1", session), ("properties", store)]);
+    let plain = h.object("Object", &[("s1", session)]);
+    h.point(root, "sessions", dictionary);
+    h.point(root, "config", plain);
+    let heap = h.typed();
+    let found = detect(&heap, &builtin());
+    let heads: Vec<u32> = found.instances.iter().map(|i| i.head).collect();
+    assert!(heads.contains(&dictionary) && !heads.contains(&plain), "{heads:?}");
+    let i = found.instance_of(dictionary).unwrap();
+    assert_eq!(found.leaves(i), [session], "the sessions, held through the store");
+    // The ownership graph's collection types leave such a type out: only some of its objects are.
+    let types = crate::CollectionTypes::new(&heap, &builtin());
+    assert!(!types.is_collection(heap.objects.type_of[dictionary as usize]));
+}

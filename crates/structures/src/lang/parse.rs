@@ -146,6 +146,7 @@ fn role_kind(word: &str) -> Option<RoleKind> {
         "element" => Some(RoleKind::Element),
         "keys" => Some(RoleKind::Keys),
         "walk" => Some(RoleKind::Walk),
+        "requires" => Some(RoleKind::Requires),
         _ => None,
     }
 }

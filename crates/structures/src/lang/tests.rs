@@ -258,3 +258,12 @@ fn roles_name_keys_values_and_elements_by_path() {
         assert_eq!(parse("roles.ds", bad).unwrap_err().to_string(), message, "{bad}");
     }
 }
+
+#[test]
+fn requires_is_a_role() {
+    let d = parse("r.ds", "DS Object { \"(object properties)\"; requires .properties; }").unwrap();
+    assert_eq!(
+        d.list[0].roles,
+        [Role { kind: RoleKind::Requires, path: vec![Step::Field("properties".into())] }]
+    );
+}
