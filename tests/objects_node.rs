@@ -65,5 +65,16 @@ fn an_arrays_elements_and_their_strings_read_back_in_order() {
         err.contains("--time 2: the input has 2 heap snapshots (0..1)") && err.lines().count() == 1,
         "{err}"
     );
+    // A group of the snapshot's default grouping (node type, then type): every Handler.
+    let out = Command::new(env!("CARGO_BIN_EXE_memcity"))
+        .arg("objects")
+        .arg(&dir)
+        .args(["--group", "Heap#Node Type:object#Type:Handler", "--entries", "3", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let group: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(group["target"]["objects"], 200);
+    assert!(group["objects"].as_array().unwrap().iter().all(|o| o["type"] == "Handler"));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -227,8 +227,27 @@ fn structure(s: &Snapshot<'_>, path: &str) -> Result<u32, LookError> {
 
 /// The objects of the leaf group `key` in the default grouping.
 fn group(s: &Snapshot<'_>, key: &str) -> Result<Vec<u32>, LookError> {
-    let (grouper, leaves) =
-        leaf_groups(s.heap, s.classifiers).map_err(|e| LookError::Grouping(e.to_string()))?;
+    let (grouper, leaves) = match leaf_groups(s.heap, s.classifiers) {
+        Ok(grouped) => grouped,
+        // A grouping typed heaps cannot reproduce (V8's node types) whose keys end with the
+        // type: the group's objects are those of that type.
+        Err(e) if s.classifiers.last() == Some(&Classifier::Type) => {
+            let Some((_, name)) = key.rsplit_once("#Type:") else {
+                return Err(LookError::NoGroup(key.to_string(), " (keys end with #Type:NAME)".into()));
+            };
+            let objects = &s.heap.objects;
+            let found: Vec<u32> =
+                (0..objects.type_of.len() as u32).filter(|&o| objects.type_name(o) == name).collect();
+            return match found.is_empty() {
+                true => Err(LookError::NoGroup(
+                    key.to_string(),
+                    format!(" (no object has the type {name:?}; {e})"),
+                )),
+                false => Ok(found),
+            };
+        }
+        Err(e) => return Err(LookError::Grouping(e.to_string())),
+    };
     let Some(wanted) = grouper.group_of_key(key) else {
         let example = leaves.first().map(|&g| format!(" (keys read like \"{}\")", grouper.leaf_key(g)));
         return Err(LookError::NoGroup(key.to_string(), example.unwrap_or_default()));
