@@ -97,6 +97,11 @@ fn the_html_report_stands_alone_and_escapes_names() {
     assert!(html.starts_with("<!DOCTYPE html>") && html.contains("memcity check: leak"));
     // The findings, their holder, the heap chart and the city map, with nothing fetched.
     assert!(html.contains("java.util.LinkedList$Node › java.util.LinkedList.linkLast"));
+    // One leak, one finding: the groups the list holds are rows under it.
+    let list_row = html.find("<code>structure java.util.LinkedList</code>").unwrap();
+    let held_row =
+        html.find("<code>↳ holds java.util.LinkedList$Node › java.util.LinkedList.linkLast</code>").unwrap();
+    assert!(list_row < held_row);
     assert!(html.contains("app.model.Registry.&lt;clinit&gt;"), "names are escaped");
     assert!(html.contains("<code>structure java.util.LinkedList</code>"), "the growing list");
     assert!(html.contains("<code>static app.model.Registry.people</code>"), "what holds it");
