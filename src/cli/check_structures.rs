@@ -115,9 +115,9 @@ pub fn findings(
 }
 
 /// The causes of the findings: `unbounded-cache` from each finding's entry count in every
-/// snapshot (read once more), `duplicate-keys` from the last snapshot's values (heap dumps
-/// only: other sources have no values yet, and a cause is never guessed). Nothing is read
-/// where there is no finding.
+/// snapshot (read once more), `duplicate-keys` from the last snapshot's values (read once
+/// more: a dump's fields, elsewhere what the source knows, a value it does not know never
+/// equal to another). Nothing is read where there is no finding.
 fn add_causes(specs: &[String], found: &mut [StructureFinding]) -> Result<()> {
     if found.is_empty() {
         return Ok(());
@@ -131,13 +131,9 @@ fn add_causes(specs: &[String], found: &mut [StructureFinding]) -> Result<()> {
         }
         Ok(())
     })?;
-    let duplicates = match specs.iter().all(|s| is_heap_dumps(Path::new(s))) {
-        true => {
-            let end = crate::input::valued_snapshot(specs, None)?;
-            end.with_values(|values| causes_at_paths(&end.snapshot.heap, &descriptions, values, &paths))
-        }
-        false => vec![Vec::new(); paths.len()],
-    };
+    let end = crate::input::valued_snapshot(specs, None)?;
+    let duplicates =
+        end.with_values(|values| causes_at_paths(&end.snapshot.heap, &descriptions, values, &paths));
     for ((f, counts), duplicates) in found.iter_mut().zip(&counts).zip(duplicates) {
         f.causes = duplicates;
         f.causes.extend(unbounded_cache(&f.type_name, counts));

@@ -105,11 +105,11 @@ pub fn run(args: StructuresArgs) -> Result<()> {
     Ok(())
 }
 
-/// The causes of the listed instances: where one grew and the input has values (heap dumps),
-/// the window's end is read again with its values, once the window's two heaps are gone.
+/// The causes of the listed instances: where one grew, the window's end is read again with its
+/// values (a dump's fields, a V8 snapshot's strings, elsewhere references alone), once the
+/// window's two heaps are gone.
 fn causes(specs: &[String], report: &Report, descriptions: &Descriptions) -> Result<Vec<Vec<Cause>>> {
-    let dumps = specs.iter().all(|s| crate::input::is_heap_dumps(std::path::Path::new(s)));
-    if !dumps || !may_have_causes(report) {
+    if !may_have_causes(report) {
         return Ok(vec![Vec::new(); report.listed().len()]);
     }
     let end = crate::input::valued_snapshot(specs, Some(report.to))?;

@@ -113,21 +113,37 @@ pub struct References<'h> {
     pub primitives: Option<&'h dyn Primitives>,
 }
 
+impl References<'_> {
+    /// Reference `e` as a field: its name (`next`, `[3]`, `['key']`, `?` where unnamed).
+    fn field(&self, e: usize) -> FieldValue {
+        let objects = &self.heap.objects;
+        let name = objects.labels.text(e).map_or_else(
+            || "?".to_string(),
+            |t| t.strip_prefix('.').map_or_else(|| t.clone(), str::to_string),
+        );
+        let r = self.heap.graph.edges[e];
+        FieldValue { name, type_name: Some(objects.type_name(r).to_string()), value: Value::Ref(r) }
+    }
+}
+
 impl Values for References<'_> {
+    /// An object's references by name; a reference with the empty name (a Python object's own
+    /// attribute dict, which paths do not show) gives its referent's references as the
+    /// object's own, so an instance's fields are its attributes.
     fn contents(&self, o: u32, _: usize) -> Option<Contents> {
         let g = &self.heap.graph;
         let objects = &self.heap.objects;
-        let edges = *g.edge_start.get(o as usize)?..*g.edge_start.get(o as usize + 1)?;
-        let fields = edges
-            .map(|e| {
-                let name = objects.labels.text(e).map_or_else(
-                    || "?".to_string(),
-                    |t| t.strip_prefix('.').map_or_else(|| t.clone(), str::to_string),
-                );
-                let r = g.edges[e];
-                FieldValue { name, type_name: Some(objects.type_name(r).to_string()), value: Value::Ref(r) }
-            })
-            .collect();
+        let edges = |o: u32| Some(*g.edge_start.get(o as usize)?..*g.edge_start.get(o as usize + 1)?);
+        let mut fields = Vec::new();
+        for e in edges(o)? {
+            let r = g.edges[e];
+            match objects.labels.text(e) {
+                Some(t) if t.is_empty() => {
+                    fields.extend(edges(r).into_iter().flatten().map(|e| self.field(e)));
+                }
+                _ => fields.push(self.field(e)),
+            }
+        }
         Some(Contents::Fields(fields))
     }
 

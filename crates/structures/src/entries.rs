@@ -69,10 +69,11 @@ impl Roles {
 
     /// Whether instance `i`'s structure is keyed (a map or a set): its parts or head have a key role.
     pub fn keyed(&self, heap: &TypedHeap, found: &Structures, i: usize) -> bool {
-        found
-            .parts(i)
-            .iter()
-            .any(|&o| self.of(heap, o).iter().any(|r| matches!(r.kind, RoleKind::Key | RoleKind::Keys)))
+        found.parts(i).iter().any(|&o| {
+            self.of(heap, o)
+                .iter()
+                .any(|r| matches!(r.kind, RoleKind::Key | RoleKind::Keys | RoleKind::Keyset))
+        })
     }
 }
 
@@ -136,6 +137,10 @@ fn read_roles(
                 let room = limit.saturating_sub(out.len());
                 out.extend(targets.into_iter().take(room).map(|value| Entry { key: Slot::Absent, value }));
             }
+            RoleKind::Keyset => {
+                let room = limit.saturating_sub(out.len());
+                out.extend(targets.into_iter().take(room).map(|key| Entry { key, value: Slot::Absent }));
+            }
             RoleKind::Keys if nesting > 0 => {
                 for target in targets {
                     let Some(inner) = (match target {
@@ -189,6 +194,12 @@ fn follow(heap: &TypedHeap, o: u32, path: &[Step]) -> Vec<Slot> {
                     next.push(named.map_or(Slot::Null, |e| Slot::Object(g.edges[e])));
                 }
                 // Elements only: an array node may hold other references (V8's map pointer).
+                Step::Unnamed => next.extend(
+                    edges
+                        .clone()
+                        .filter(|&e| labels.of_edge.get(e).is_none_or(|l| l.get().is_none()))
+                        .map(|e| Slot::Object(g.edges[e])),
+                ),
                 Step::Each => next.extend(
                     edges
                         .filter(|&e| {

@@ -51,6 +51,9 @@ pub enum RoleKind {
     /// `walk PATH;`: the walk over the structure goes to PATH first, so a linked list reads
     /// first to last whatever order a dump writes its fields in.
     Walk,
+    /// `keyset PATH;`: every object at PATH is a key of the structure, with no value paired
+    /// (a Python dict's keys, which its heap file does not name; a set's elements).
+    Keyset,
     /// `requires PATH;` on a head: an object of the type is a structure only where PATH leads
     /// to an object (a JavaScript object is a dictionary only with a properties store).
     Requires,
@@ -63,6 +66,8 @@ pub enum Step {
     Field(String),
     /// `[*]`: every element of an array, in index order.
     Each,
+    /// `?`: every reference the source names nothing for.
+    Unnamed,
 }
 
 /// A role of a described type: what is found at a path of references from its objects.

@@ -97,7 +97,7 @@ fn pointed_to(lexer: &mut Lexer, namespace: &str) -> Result<(Vec<PointedTo>, Vec
                             lexer.error(
                                 l,
                                 c,
-                                format!("expected a path of .field and [*] steps, found {path:?}"),
+                                format!("expected a path of .field, [*] and ? steps, found {path:?}"),
                             )
                         })?;
                         roles.push(Role { kind: role_kind(&text).expect("checked"), path });
@@ -147,6 +147,7 @@ fn role_kind(word: &str) -> Option<RoleKind> {
         "keys" => Some(RoleKind::Keys),
         "walk" => Some(RoleKind::Walk),
         "requires" => Some(RoleKind::Requires),
+        "keyset" => Some(RoleKind::Keyset),
         _ => None,
     }
 }
@@ -159,6 +160,9 @@ fn role_path(text: &str) -> Option<Vec<Step>> {
     while !rest.is_empty() {
         if let Some(after) = rest.strip_prefix("[*]") {
             steps.push(Step::Each);
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix('?') {
+            steps.push(Step::Unnamed);
             rest = after;
         } else {
             let after = rest.strip_prefix('.')?;

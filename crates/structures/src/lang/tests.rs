@@ -42,7 +42,7 @@ fn errors_name_file_line_and_column() {
         ("namespace ;x", "f.ds:1:13: expected '{' after the type name, found the end of the file"),
         ("DS A { (B; }", "f.ds:1:10: expected ')' after the leaf type, found ';'"),
         ("DS A { \"B }", "f.ds:1:8: expected '\"' to close the quoted name, found the end of the line"),
-        ("\n\n  DS A { B; } ?", "f.ds:3:15: expected a type name, '{', '}', '(', ')' or ';', found '?'"),
+        ("\n\n  DS A { B; } %", "f.ds:3:15: expected a type name, '{', '}', '(', ')' or ';', found '%'"),
         ("DS \"a\\b\" {}", "f.ds:1:7: expected \\\" or \\\\ after a backslash, found another character"),
         ("DS \"a\tb\" {}", "f.ds:1:6: expected a name character, found a control character"),
         ("; DS A {}", "f.ds:1:1: expected a type description (DS NAME { … }) or namespace, found ';'"),
@@ -249,9 +249,12 @@ fn roles_name_keys_values_and_elements_by_path() {
         "`key;` is a type"
     );
     for (bad, message) in [
-        ("DS A { key key; }", "roles.ds:1:12: expected a path of .field and [*] steps, found \"key\""),
-        ("DS A { key .; }", "roles.ds:1:12: expected a path of .field and [*] steps, found \".\""),
-        ("DS A { value .a[1]; }", "roles.ds:1:14: expected a path of .field and [*] steps, found \".a[1]\""),
+        ("DS A { key key; }", "roles.ds:1:12: expected a path of .field, [*] and ? steps, found \"key\""),
+        ("DS A { key .; }", "roles.ds:1:12: expected a path of .field, [*] and ? steps, found \".\""),
+        (
+            "DS A { value .a[1]; }",
+            "roles.ds:1:14: expected a path of .field, [*] and ? steps, found \".a[1]\"",
+        ),
         ("DS A { element .a b; }", "roles.ds:1:19: expected ';' after a role's path, found \"b\""),
         ("DS A { keys (B); }", "roles.ds:1:13: expected ';' or a role's path after \"keys\", found '('"),
     ] {
