@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod analyze;
 mod check;
 mod check_baseline;
+mod check_fold;
 mod check_report;
 mod check_structures;
 mod diff;
@@ -15,6 +16,7 @@ mod fetch;
 pub mod import;
 pub mod inspect;
 pub mod layout;
+mod objects;
 pub mod open;
 mod ownership;
 mod ownership_svg;
@@ -81,10 +83,25 @@ pub enum Command {
     /// Which classes own the heap: the ownership tree of a snapshot, as JSON or SVG
     /// (docs/ownership.md).
     Ownership(ownership::OwnershipArgs),
+    /// Inside one snapshot: a group's objects, a data structure's entries or one object, with
+    /// fields and values (docs/objects.md). Exit 2 on bad input.
+    Objects(objects::ObjectsArgs),
 }
 
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // `objects` answers a malformed flag in one line, exit 2, as its other errors.
+        Err(e) if std::env::args().nth(1).as_deref() == Some("objects") && e.use_stderr() => {
+            let first = e.to_string();
+            shout!(
+                "memcity objects: {}",
+                first.lines().next().unwrap_or_default().trim_start_matches("error: ")
+            );
+            return ExitCode::from(2);
+        }
+        Err(e) => e.exit(),
+    };
     let result = match cli.command {
         Some(Command::Layout(args)) => layout::run(args),
         Some(Command::Serve(args)) => serve::run(args),
@@ -101,6 +118,13 @@ pub fn main() -> ExitCode {
         Some(Command::Diff(args)) => diff::run(args),
         Some(Command::Tree(args)) => tree::run(args),
         Some(Command::Ownership(args)) => ownership::run(args),
+        Some(Command::Objects(args)) => match objects::run(args) {
+            Ok(()) => return ExitCode::SUCCESS,
+            Err(e) => {
+                shout!("memcity: {e:#}");
+                return ExitCode::from(2);
+            }
+        },
         Some(Command::Check(args)) => match check::run(args) {
             Ok(true) => return ExitCode::SUCCESS,
             Ok(false) => return ExitCode::from(1),

@@ -16,6 +16,7 @@ pub mod root_path;
 pub mod roots;
 pub mod series;
 pub mod spanning;
+pub mod values;
 
 pub use classify::{Classifier, FactUse, IN_NO_STRUCTURE, InStructure, ObjectFacts, parse_list};
 pub use group::{GroupCounts, Grouper, OUTSIDE, OUTSIDE_KEY, ROOT_KEY};
@@ -32,6 +33,7 @@ pub use root_path::{PathStep, RootPaths};
 pub use roots::{RootKind, RootSet, root_sets};
 pub use series::{SeriesHeap, history_of};
 pub use spanning::Spanning;
+pub use values::{Contents, EqualBy, FieldValue, Primitives, References, Value, Values, value_identity};
 
 use rayon::prelude::*;
 

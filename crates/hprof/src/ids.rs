@@ -41,6 +41,11 @@ impl IdIndex {
         self.ids.len()
     }
 
+    /// The id at position `i`.
+    pub fn get(&self, i: usize) -> Option<u64> {
+        self.ids.get(i).copied()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.ids.is_empty()
     }

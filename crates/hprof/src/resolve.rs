@@ -229,7 +229,11 @@ impl NodeIndex<'_> {
 /// ascending id order, so the sort is only a fallback. The old HPROF agent writes most objects
 /// twice, in later segments, as the program runs: of records of one id and one kind the last
 /// is kept (the later state); records of one id and different kinds are refused.
-fn sorted_objects(data: &[u8], offsets: Vec<usize>, ids: Vec<u64>) -> Result<(Vec<usize>, Vec<u64>), Fault> {
+pub(crate) fn sorted_objects(
+    data: &[u8],
+    offsets: Vec<usize>,
+    ids: Vec<u64>,
+) -> Result<(Vec<usize>, Vec<u64>), Fault> {
     let (mut offsets, mut ids) = (offsets, ids);
     if !ids.is_sorted() {
         let mut pairs: Vec<(u64, usize)> = ids.into_iter().zip(offsets).collect();
