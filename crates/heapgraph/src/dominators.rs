@@ -77,6 +77,9 @@ pub(crate) fn immediate_dominators(parent: Vec<u32>, referrers: &Referrers) -> V
     // A number not yet processed has itself as its label and semi-dominator.
     let mut forest: Vec<Link> =
         (0..count as u32).map(|v| Link { ancestor: parent[v as usize], label: v, semi: v }).collect();
+    // The forest holds the parents: a number's ancestor is only compressed once the number is
+    // linked, after its own step, so `forest[w].ancestor` is still its parent at step `w`.
+    drop(parent);
     let mut semi = vec![0u32; count];
     let mut idom = vec![0u32; count];
     // The numbers whose semi-dominator is each number, as linked lists.
@@ -84,7 +87,8 @@ pub(crate) fn immediate_dominators(parent: Vec<u32>, referrers: &Referrers) -> V
     let mut next_in_bucket = vec![NONE; count];
     let mut path = Vec::new();
     for w in (1..count).rev() {
-        let mut s = parent[w];
+        let p = forest[w].ancestor;
+        let mut s = p;
         for &v in referrers.of(w as u32) {
             // A number below `w` is not processed yet: its own number is its semi-dominator.
             let candidate = if v < w as u32 { v } else { eval(v, w as u32 + 1, &mut forest, &mut path).semi };
@@ -96,7 +100,6 @@ pub(crate) fn immediate_dominators(parent: Vec<u32>, referrers: &Referrers) -> V
         bucket[s as usize] = w as u32;
         // `w` is linked now; every number whose semi-dominator is its parent gets its
         // immediate dominator, or a number with the same one.
-        let p = parent[w];
         let mut v = std::mem::replace(&mut bucket[p as usize], NONE);
         while v != NONE {
             let u = eval(v, w as u32, &mut forest, &mut path);

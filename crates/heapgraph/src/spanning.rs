@@ -71,11 +71,15 @@ struct Search {
 impl Search {
     /// Iterative: real heaps have reference chains of millions of objects.
     fn new(g: &HeapGraph) -> Search {
+        // At most every object gets a number: room for all at once, since growing by doubling
+        // would hold twice that.
         let mut search = Search {
             object: vec![[UNREACHABLE, 0]; g.object_count()],
-            vertex: vec![VIRTUAL_ROOT],
-            parent: vec![0],
+            vertex: Vec::with_capacity(g.object_count() + 1),
+            parent: Vec::with_capacity(g.object_count() + 1),
         };
+        search.vertex.push(VIRTUAL_ROOT);
+        search.parent.push(0);
         // Frames: (number, next reference, end of references) in `g.edges`.
         let mut stack: Vec<(u32, usize, usize)> = Vec::new();
         let frame = |v: u32, o: u32| (v, g.edge_start[o as usize], g.edge_start[o as usize + 1]);

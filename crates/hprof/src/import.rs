@@ -1,4 +1,4 @@
-//! A series of dumps becomes a history: files read in parallel, every dump's objects grouped by
+//! A series of dumps becomes a history: files read one at a time, every dump's objects grouped by
 //! one shared grouper (so keys agree across the series), snapshots ordered by the dumps' own
 //! timestamps. A bad file rejects the whole series.
 
@@ -79,8 +79,10 @@ fn import_each<T: Send>(
     let total = sizes.iter().sum();
     let done = AtomicU64::new(0);
     let grouper = Mutex::new(Grouper::new(options.grouping.classifiers.clone()));
+    // One dump at a time: each is read and analysed in parallel inside, and two dumps' graphs
+    // alive at once would double the peak.
     let results: Vec<Result<(SeriesHeap, Option<T>), HprofError>> = files
-        .par_iter()
+        .iter()
         .zip(&sizes)
         .map(|(file, &size)| {
             let reported = AtomicU64::new(0);

@@ -72,10 +72,14 @@ pub fn resolve_labelled(
 
     let objects = offsets.len();
     let nodes = objects + raw.classes.len();
+    if nodes > crate::parse::MAX_OBJECTS {
+        return Err(crate::parse::too_many_objects(data.len()));
+    }
+    // Room for the class objects from the start: growing a full table later would double it.
     let mut graph = HeapGraph {
-        group: vec![0; objects],
-        shallow: vec![0; objects],
-        edge_start: vec![0; objects + 1],
+        group: filled(objects, nodes),
+        shallow: filled(objects, nodes),
+        edge_start: filled(objects + 1, nodes + 1),
         edges: Vec::new(),
         roots: Vec::new(),
     };
@@ -99,6 +103,8 @@ pub fn resolve_labelled(
             Ok((out.edges, out.labels))
         })
         .collect::<Result<_, Fault>>()?;
+    // The offsets are read; their room goes before the references are gathered into one table.
+    drop(offsets);
     let mut bases = Vec::with_capacity(chunk_edges.len());
     let mut total = 0;
     for (edges, _) in &chunk_edges {
@@ -108,14 +114,16 @@ pub fn resolve_labelled(
     graph.edge_start[1..].par_chunks_mut(CHUNK).zip(&bases).for_each(|(ends, &base)| {
         ends.iter_mut().for_each(|end| *end += base);
     });
-    graph.edges.reserve(total + raw.classes.len() * 4);
+    // Each class references its loader and at most its reference statics.
+    let static_edges: usize =
+        raw.classes.iter().map(|c| 1 + c.statics.iter().filter(|s| s.1 == OBJECT).count()).sum();
+    check_references(total + static_edges, nodes, data.len())?;
+    graph.edges.reserve_exact(total + static_edges);
     let mut labels = Vec::with_capacity(if labelled { total } else { 0 });
     for (edges, chunk_labels) in chunk_edges {
         graph.edges.extend(edges);
         labels.extend(chunk_labels);
     }
-    graph.group.reserve(nodes - objects);
-    graph.shallow.reserve(nodes - objects);
     for class in &raw.classes {
         graph.group.push(classes.class_class);
         // HotSpot adds pseudo-statics such as `<resolved_references>`: references the class
@@ -158,6 +166,29 @@ pub fn resolve_labelled(
         layout: *layout,
     };
     Ok((dump, labelled.then_some(EdgeLabels { names: names.names, of_edge: labels })))
+}
+
+/// References are counted in `u32`s too (the reversed references' starts), with every object
+/// possibly a root besides.
+fn check_references(references: usize, nodes: usize, offset: usize) -> Result<(), Fault> {
+    let most = memcity_heapgraph::VIRTUAL_ROOT as usize - 1;
+    if references.saturating_add(nodes) <= most {
+        return Ok(());
+    }
+    Err(Fault::new(
+        offset,
+        format!(
+            "{references} references among {nodes} objects: memcity counts references with 32 bits and reads at most {} in all",
+            most - nodes.min(most)
+        ),
+    ))
+}
+
+/// `len` zeros with room for `room`.
+fn filled<T: Clone + Default>(len: usize, room: usize) -> Vec<T> {
+    let mut table = Vec::with_capacity(room);
+    table.resize(len, T::default());
+    table
 }
 
 /// The dump's strings by id.
@@ -331,4 +362,26 @@ fn read_object(
         (index.classes.primitive_arrays[ty as usize], layout.array(ty, length))
     };
     Ok((class, size))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_beyond_u32_are_one_line_refusals() {
+        let most = memcity_heapgraph::VIRTUAL_ROOT as usize - 1;
+        assert!(check_references(most - 10, 10, 0).is_ok());
+        let fault = check_references(most - 9, 10, 77).unwrap_err();
+        assert_eq!(fault.offset, 77);
+        assert!(
+            fault.message.contains("references among 10 objects: memcity counts references with 32 bits")
+        );
+        assert!(check_references(usize::MAX, 5, 0).is_err(), "no overflow");
+        let fault = crate::parse::too_many_objects(5);
+        assert!(fault.message.starts_with("more than 4278190077 objects"), "{}", fault.message);
+        for message in [fault.message, check_references(most, 1, 0).unwrap_err().message] {
+            assert!(!message.contains('\n'));
+        }
+    }
 }
