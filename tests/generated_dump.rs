@@ -63,6 +63,34 @@ fn a_generated_dump_imports_and_shows_its_structures_and_owners() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `--memory` takes a size; a dump that may need more than the budget is read all the same,
+/// with one warning line, and reads the same.
+#[test]
+fn the_memory_budget_is_a_size_and_a_small_one_warns() {
+    let dir = temp("budget");
+    let dump = dir.join("big.hprof");
+    run(memcity().args(["generate-dump", "--objects", "400k", "-o"]).arg(&dump));
+    let (plain, tight) = (dir.join("plain.json"), dir.join("tight.json"));
+    let out = memcity().arg("import").arg(&dump).arg("-o").arg(&plain).output().unwrap();
+    assert!(out.status.success() && out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out =
+        memcity().arg("import").arg(&dump).args(["--memory", "16M", "-o"]).arg(&tight).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("big.hprof may need about") && stderr.contains("memory budget 16.0 MiB (--memory)"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(&plain).unwrap(), std::fs::read(&tight).unwrap());
+    let dump = dump.to_str().unwrap();
+    refused(&["import", dump, "--memory", "lots"], "--memory lots: no number; give a size such as 8G");
+    refused(&["import", dump, "--memory", "8X"], "--memory 8X: unknown unit");
+    refused(&["import", dump, "--memory", "0"], "--memory 0: below 16 MiB");
+    refused(&["import", dump, "--memory", "99999999999T"], "--memory 99999999999T: too large");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn bad_generator_arguments_are_one_line() {
     let out = temp("bad").join("x.hprof");

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use memcity_heapgraph::AnalysisOptions;
+use memcity_heapgraph::budget::{Budget, bytes_text};
 use memcity_hprof::{Grouping, ImportOptions, Layout};
 
 use super::retained::RetainedArgs;
@@ -59,6 +60,11 @@ pub struct LayoutArgs {
     #[arg(long, value_name = "GIB", default_value_t = memcity_hprof::inflate::DEFAULT_MAX_INFLATED_GIB,
           value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
     pub max_inflated_gib: u64,
+    /// The memory budget, e.g. 8G or 512M [default: half of the physical memory, or of the
+    /// lowest memory limit of this process's cgroups where that is lower]. A series of dumps
+    /// is read two at a time only when both fit.
+    #[arg(long, value_name = "SIZE")]
+    pub memory: Option<String>,
 }
 
 impl Default for LayoutArgs {
@@ -69,11 +75,17 @@ impl Default for LayoutArgs {
             array_header: None,
             reference_size: None,
             max_inflated_gib: memcity_hprof::inflate::DEFAULT_MAX_INFLATED_GIB,
+            memory: None,
         }
     }
 }
 
 impl LayoutArgs {
+    /// `--memory`, or this process's default.
+    pub fn budget(&self) -> Result<Budget> {
+        Budget::from_flag(self.memory.as_deref()).map_err(anyhow::Error::msg)
+    }
+
     /// The layout the flags give; without any, each dump's own ([`memcity_hprof::detect`]).
     pub fn layout(&self) -> Result<Layout> {
         let given = self.uncompressed_oops
@@ -96,7 +108,13 @@ impl LayoutArgs {
 
 pub fn options(classifiers: &str, layout: &LayoutArgs, analysis: AnalysisOptions) -> Result<ImportOptions> {
     let inflation = memcity_hprof::Inflation { max: layout.max_inflated_gib << 30, ..Default::default() };
-    Ok(ImportOptions { layout: layout.layout()?, grouping: grouping(classifiers, analysis)?, inflation })
+    let memory = layout.budget()?.bytes;
+    Ok(ImportOptions {
+        layout: layout.layout()?,
+        grouping: grouping(classifiers, analysis)?,
+        inflation,
+        memory,
+    })
 }
 
 /// `--classifiers` and the retained-size flags as a source's grouping.
@@ -143,11 +161,32 @@ pub fn import_series_with_progress(
     match crate::input::series(paths)? {
         crate::input::Series::Dumps(dumps) => {
             let options = options(classifiers.unwrap_or("package,type"), layout, analysis)?;
+            announce_budget(&layout.budget()?, &dumps);
             with_progress("heap dumps", |report| Ok(memcity_hprof::import(&dumps, &options, report)?))
         }
         crate::input::Series::Snapshots(snapshots) => {
             let options = grouping(classifiers.unwrap_or(memcity_v8::DEFAULT_CLASSIFIERS), analysis)?;
             with_progress("heap snapshots", |report| Ok(memcity_v8::import(&snapshots, &options, report)?))
+        }
+    }
+}
+
+/// Says the budget at the start (on a terminal, like the progress bar: scripts and tests read
+/// errors as one line), and warns of each dump that may need more than it, whatever stderr is.
+fn announce_budget(budget: &Budget, dumps: &[PathBuf]) {
+    use std::io::IsTerminal as _;
+    if std::io::stderr().is_terminal() {
+        shout!("memcity: {}", budget.describe());
+    }
+    let files = memcity_hprof::source::expand(dumps).unwrap_or_default();
+    for (file, need) in files.iter().filter_map(|f| Some((f, memcity_hprof::import::estimated_memory(f)?))) {
+        if need > budget.bytes {
+            shout!(
+                "memcity: {} may need about {}, more than the {}; it is read in memory all the same (spilling to disk is not built yet)",
+                file.display(),
+                bytes_text(need),
+                budget.describe()
+            );
         }
     }
 }

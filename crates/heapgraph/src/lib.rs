@@ -4,6 +4,7 @@
 //! maps between groups with distinct counts, dominators, retained sizes (dominated and exact GC
 //! closure) and retainer paths.
 
+pub mod budget;
 pub mod classify;
 pub mod dominators;
 pub mod group;
