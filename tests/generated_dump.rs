@@ -73,8 +73,17 @@ fn the_memory_budget_is_a_size_and_a_small_one_warns() {
     let (plain, tight) = (dir.join("plain.json"), dir.join("tight.json"));
     let out = memcity().arg("import").arg(&dump).arg("-o").arg(&plain).output().unwrap();
     assert!(out.status.success() && out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
-    let out =
-        memcity().arg("import").arg(&dump).args(["--memory", "16M", "-o"]).arg(&tight).output().unwrap();
+    // Over the budget the analysis's tables go to work files, which no one sees afterwards.
+    let work = dir.join("work");
+    let out = memcity()
+        .arg("import")
+        .arg(&dump)
+        .args(["--memory", "16M", "--work-dir"])
+        .arg(&work)
+        .arg("-o")
+        .arg(&tight)
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
@@ -83,11 +92,17 @@ fn the_memory_budget_is_a_size_and_a_small_one_warns() {
         "{stderr}"
     );
     assert_eq!(std::fs::read(&plain).unwrap(), std::fs::read(&tight).unwrap());
+    assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0, "no work file is left");
     let dump = dump.to_str().unwrap();
     refused(&["import", dump, "--memory", "lots"], "--memory lots: no number; give a size such as 8G");
     refused(&["import", dump, "--memory", "8X"], "--memory 8X: unknown unit");
     refused(&["import", dump, "--memory", "0"], "--memory 0: below 16 MiB");
     refused(&["import", dump, "--memory", "99999999999T"], "--memory 99999999999T: too large");
+    refused(&["import", dump, "--work-dir", dump], "big.hprof: cannot make the folder");
+    refused(
+        &["import", dump, "--work-dir", "/proc/memcity-work"],
+        "--work-dir /proc/memcity-work: cannot make",
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -65,6 +65,11 @@ pub struct LayoutArgs {
     /// is read two at a time only when both fit.
     #[arg(long, value_name = "SIZE")]
     pub memory: Option<String>,
+    /// Where tables that do not fit the budget are kept, in memory-mapped work files (removed
+    /// as soon as they are made, so none outlive the run) [default: the user's cache folder,
+    /// $XDG_CACHE_HOME/memcity or ~/.cache/memcity].
+    #[arg(long, value_name = "DIR")]
+    pub work_dir: Option<PathBuf>,
 }
 
 impl Default for LayoutArgs {
@@ -76,11 +81,27 @@ impl Default for LayoutArgs {
             reference_size: None,
             max_inflated_gib: memcity_hprof::inflate::DEFAULT_MAX_INFLATED_GIB,
             memory: None,
+            work_dir: None,
         }
     }
 }
 
 impl LayoutArgs {
+    /// `--work-dir`, made if missing, or the user's cache folder.
+    pub fn work_dir(&self) -> Result<PathBuf> {
+        let dir = match &self.work_dir {
+            Some(dir) => dir.clone(),
+            None => default_work_dir()?,
+        };
+        if let Err(e) = std::fs::create_dir_all(&dir) {
+            bail!("--work-dir {}: cannot make the folder ({e})", dir.display());
+        }
+        if !dir.is_dir() {
+            bail!("--work-dir {}: not a folder", dir.display());
+        }
+        Ok(dir)
+    }
+
     /// `--memory`, or this process's default.
     pub fn budget(&self) -> Result<Budget> {
         Budget::from_flag(self.memory.as_deref()).map_err(anyhow::Error::msg)
@@ -161,12 +182,33 @@ pub fn import_series_with_progress(
     match crate::input::series(paths)? {
         crate::input::Series::Dumps(dumps) => {
             let options = options(classifiers.unwrap_or("package,type"), layout, analysis)?;
-            announce_budget(&layout.budget()?, &dumps);
-            with_progress("heap dumps", |report| Ok(memcity_hprof::import(&dumps, &options, report)?))
+            let budget = layout.budget()?;
+            memcity_heapgraph::table::spill_to(budget.bytes, Some(layout.work_dir()?));
+            announce_budget(&budget, &dumps);
+            let history =
+                with_progress("heap dumps", |report| Ok(memcity_hprof::import(&dumps, &options, report)?));
+            if let Some(note) = memcity_heapgraph::table::spill_note() {
+                shout!("memcity: {note}; the tables were kept in memory");
+            }
+            history
         }
         crate::input::Series::Snapshots(snapshots) => {
             let options = grouping(classifiers.unwrap_or(memcity_v8::DEFAULT_CLASSIFIERS), analysis)?;
             with_progress("heap snapshots", |report| Ok(memcity_v8::import(&snapshots, &options, report)?))
+        }
+    }
+}
+
+/// `$XDG_CACHE_HOME/memcity`, else `~/.cache/memcity`.
+fn default_work_dir() -> Result<PathBuf> {
+    let absolute = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
+    if let Some(cache) = std::env::var_os("XDG_CACHE_HOME").and_then(absolute) {
+        return Ok(cache.join("memcity"));
+    }
+    match std::env::var_os("HOME").and_then(absolute) {
+        Some(home) => Ok(home.join(".cache").join("memcity")),
+        None => {
+            bail!("no cache folder for work files (neither XDG_CACHE_HOME nor HOME is set): give --work-dir")
         }
     }
 }

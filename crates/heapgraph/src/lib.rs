@@ -17,6 +17,7 @@ pub mod root_path;
 pub mod roots;
 pub mod series;
 pub mod spanning;
+pub mod table;
 
 pub use classify::{Classifier, FactUse, IN_NO_STRUCTURE, InStructure, ObjectFacts, parse_list};
 pub use group::{GroupCounts, Grouper, OUTSIDE, OUTSIDE_KEY, ROOT_KEY};

@@ -238,6 +238,9 @@ fn analyse(
     object_retained: bool,
 ) -> (GroupedHeap, Vec<u64>) {
     let g = graph.get();
+    // The graph and the caller's tables count against the budget of the tables made here.
+    let held = g.group.len() * 4 + g.shallow.len() * 8 + g.edge_start.len() * 8 + g.edges.len() * 4;
+    let _held = crate::table::Held::new((held + live.len() + roots.len() * 2) as u64);
     let mut counts = vec![GroupCounts::default(); group_count];
     let mut reachable_bytes = 0;
     for o in (0..g.object_count()).filter(|&o| live[o]) {
@@ -291,7 +294,7 @@ fn analyse(
                     (Some(paths), via)
                 },
             );
-            (dominated, paths, if object_retained { tree.retained } else { Vec::new() })
+            (dominated, paths, if object_retained { tree.retained.to_vec() } else { Vec::new() })
         },
     );
     let maps =

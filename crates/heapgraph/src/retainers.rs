@@ -7,6 +7,7 @@
 
 use crate::HeapGraph;
 use crate::dominators::{DominatorTree, VIRTUAL_ROOT};
+use crate::table::Table;
 
 /// The most steps of a path; groups may repeat (String → Person → String), but a path cannot be
 /// longer than the dominator tree is deep.
@@ -86,7 +87,7 @@ fn paths(
 
 /// The reachable objects of each group in preorder (a counting sort), so that members come
 /// sorted by subtree for the union of their subtrees.
-fn members_by_group(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> (Vec<usize>, Vec<u32>) {
+fn members_by_group(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> (Vec<usize>, Table<u32>) {
     let mut start = vec![0usize; group_count + 1];
     for &o in &tree.preorder {
         start[g.group[o as usize] as usize + 1] += 1;
@@ -95,7 +96,7 @@ fn members_by_group(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> 
         start[i + 1] += start[i];
     }
     let mut fill = start.clone();
-    let mut members = vec![0u32; tree.preorder.len()];
+    let mut members = Table::filled(tree.preorder.len(), 0u32);
     for &o in &tree.preorder {
         let group = g.group[o as usize] as usize;
         members[fill[group]] = o;
@@ -109,18 +110,18 @@ struct Climb<'a> {
     g: &'a HeapGraph,
     tree: &'a DominatorTree,
     /// The nearest dominator in another group, or VIRTUAL_ROOT.
-    exit: Vec<u32>,
+    exit: Table<u32>,
     /// Where the exit is VIRTUAL_ROOT: the top-most dominator in the object's own group (or
     /// the object itself), the one hanging below the virtual root.
-    top: Vec<u32>,
-    pos: Vec<u32>,
+    top: Table<u32>,
+    pos: Table<u32>,
 }
 
 /// Per-step scratch space. The exits of a step are a sparse set: `exits[at[x]] == x` says `x`
 /// is one (whatever `at` held before), so nothing is cleared between steps and only one `u32`
 /// per object is kept; weights and children sit beside the exits, as many as there are.
 struct Scratch {
-    at: Vec<u32>,
+    at: Table<u32>,
     exits: Vec<u32>,
     /// Bytes of the path's group that reach each exit.
     weights: Vec<u64>,
@@ -136,7 +137,7 @@ struct Scratch {
 impl Scratch {
     fn new(n: usize, group_count: usize) -> Scratch {
         Scratch {
-            at: vec![0; n],
+            at: Table::filled(n, 0),
             exits: Vec::new(),
             weights: Vec::new(),
             children: Vec::new(),
@@ -156,8 +157,8 @@ impl Scratch {
 impl<'a> Climb<'a> {
     fn new(g: &'a HeapGraph, tree: &'a DominatorTree, group_count: usize) -> Climb<'a> {
         debug_assert!(g.group.iter().all(|&h| (h as usize) < group_count));
-        let mut exit = vec![VIRTUAL_ROOT; g.object_count()];
-        let mut top: Vec<u32> = (0..g.object_count() as u32).collect();
+        let mut exit = Table::filled(g.object_count(), VIRTUAL_ROOT);
+        let mut top = Table::from_fn(g.object_count(), |o| o as u32);
         for &o in &tree.preorder {
             let (o, d) = (o as usize, tree.idom[o as usize] as usize);
             if d == VIRTUAL_ROOT as usize {
@@ -169,7 +170,11 @@ impl<'a> Climb<'a> {
                 exit[o] = d as u32;
             }
         }
-        Climb { g, tree, exit, top, pos: tree.positions() }
+        let mut pos = Table::filled(g.object_count(), u32::MAX);
+        for (p, &o) in tree.preorder.iter().enumerate() {
+            pos[o as usize] = p as u32;
+        }
+        Climb { g, tree, exit, top, pos }
     }
 
     fn path(&self, group: u32, members: &[u32], scratch: &mut Scratch) -> RetainerPath {

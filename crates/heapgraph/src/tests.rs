@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::*;
 
 /// splitmix64: a tiny seeded generator so the random heaps are the same on every run.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -20,7 +20,7 @@ impl Rng {
     }
 }
 
-fn random_heap(rng: &mut Rng, n: usize, groups: u32) -> HeapGraph {
+pub(crate) fn random_heap(rng: &mut Rng, n: usize, groups: u32) -> HeapGraph {
     let mut edge_start = vec![0];
     let mut edges = Vec::new();
     for _ in 0..n {

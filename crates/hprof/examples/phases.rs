@@ -3,7 +3,9 @@
 //! is the most bytes allocated at once while it ran, earlier phases' tables included, and
 //! beside it the phase's peak resident set (the dump's mapped pages included).
 //!
-//! `cargo run --release -p memcity-hprof --example phases -- DUMP.hprof`
+//! `cargo run --release -p memcity-hprof --example phases -- DUMP.hprof [BUDGET]`: with a
+//! budget (`64M`), the analysis's tables beyond it go to work files in the temporary folder,
+//! as `memcity import --memory` does.
 
 use std::alloc::{GlobalAlloc, Layout as Alloc, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -73,7 +75,11 @@ fn status(field: &str) -> Option<u64> {
 }
 
 fn main() {
-    let path = std::env::args().nth(1).expect("usage: phases DUMP.hprof");
+    let path = std::env::args().nth(1).expect("usage: phases DUMP.hprof [BUDGET]");
+    if let Some(budget) = std::env::args().nth(2) {
+        let bytes = memcity_heapgraph::budget::parse_size(&budget).expect("a budget such as 64M");
+        memcity_heapgraph::table::spill_to(bytes, Some(std::env::temp_dir()));
+    }
     let bytes = source::open(std::path::Path::new(&path)).expect("a readable dump");
     let (mut n, mut m) = (0.0, 0.0);
     let raw = phase("scan", &mut n, &mut m, || parse::scan(&bytes, &|_| {}).expect("a dump"));
@@ -102,4 +108,6 @@ fn main() {
         group_dump(&mut dump, &mut roots, groups, &AnalysisOptions::default())
     });
     println!("{} groups, {} reachable bytes", groups, heap.reachable_bytes);
+    let mapped = memcity_heapgraph::table::mapped_peak() as f64;
+    println!("work files: at most {:.1} MiB at once ({:.1} B/object)", mapped / 1048576.0, mapped / n);
 }

@@ -152,7 +152,7 @@ fn empty_and_rootless_graphs_have_no_reachable_objects() {
     assert_eq!(empty, DominatorTree::default());
     let rootless = dominators(&graph(vec![0; 2], vec![5; 2], &[(0, 1), (1, 0)], vec![]));
     assert_eq!(rootless.idom, vec![UNREACHABLE; 2]);
-    assert_eq!((rootless.retained, rootless.preorder), (vec![0, 0], vec![]));
+    assert_eq!((rootless.retained.to_vec(), rootless.preorder.to_vec()), (vec![0, 0], vec![]));
 }
 
 /// `n` objects of 3 bytes in a chain from root 0, each referencing back to `back(i)` too.
