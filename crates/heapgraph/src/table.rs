@@ -25,6 +25,7 @@ pub unsafe trait Plain: Copy + Send + Sync + 'static {}
 unsafe impl Plain for u8 {}
 unsafe impl Plain for u32 {}
 unsafe impl Plain for u64 {}
+unsafe impl Plain for usize {}
 unsafe impl Plain for [u32; 2] {}
 unsafe impl Plain for [u32; 3] {}
 

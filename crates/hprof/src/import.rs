@@ -148,7 +148,7 @@ fn import_one<T>(
     let (mut dump, labels) = resolve::resolve_labelled(&bytes, raw, &options.layout, inspect.is_some())
         .map_err(|f| f.in_file(&name))?;
     drop(bytes);
-    let classes = inspect.map(|_| dump.graph.group.clone());
+    let classes = inspect.map(|_| dump.graph.group.to_vec());
     let (mut roots, group_count) = {
         let mut grouper = grouper.lock().unwrap_or_else(|e| e.into_inner());
         (assign_leaves(&mut dump, &mut grouper), grouper.group_count())

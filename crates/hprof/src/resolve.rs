@@ -10,6 +10,7 @@ use crate::error::Fault;
 use crate::ids::IdIndex;
 use crate::layout::Layout;
 use crate::parse::{INSTANCE_DUMP, OBJ_ARRAY_DUMP, OBJECT, RawDump, value_size};
+use memcity_heapgraph::table::{Held, Table};
 use memcity_heapgraph::{EdgeLabels, HeapGraph, Label, RootKind};
 use rustc_hash::FxHashMap;
 
@@ -75,21 +76,24 @@ pub fn resolve_labelled(
     if nodes > crate::parse::MAX_OBJECTS {
         return Err(crate::parse::too_many_objects(data.len()));
     }
-    // Room for the class objects from the start: growing a full table later would double it.
+    // Pass 1's tables count against the budget while the graph's are made.
+    let held_offsets = Held::new(objects as u64 * 8);
+    let _held_ids = Held::new(objects as u64 * 8);
+    // Every node's table at its final size from the start; class objects follow the objects.
     let mut graph = HeapGraph {
-        group: filled(objects, nodes),
-        shallow: filled(objects, nodes),
-        edge_start: filled(objects + 1, nodes + 1),
-        edges: Vec::new(),
+        group: Table::filled(nodes, 0),
+        shallow: Table::filled(nodes, 0),
+        edge_start: Table::filled(nodes + 1, 0),
+        edges: Table::default(),
         roots: Vec::new(),
     };
     // Each work item fills its objects' group, size and edge end (relative to its own edges)
     // and returns its edges; the ends are shifted once the items' edge counts are known.
     let chunk_edges: Vec<(Vec<u32>, Vec<Label>)> = offsets
         .par_chunks(CHUNK)
-        .zip(graph.group.par_chunks_mut(CHUNK))
-        .zip(graph.shallow.par_chunks_mut(CHUNK))
-        .zip(graph.edge_start[1..].par_chunks_mut(CHUNK))
+        .zip(graph.group[..objects].par_chunks_mut(CHUNK))
+        .zip(graph.shallow[..objects].par_chunks_mut(CHUNK))
+        .zip(graph.edge_start[1..=objects].par_chunks_mut(CHUNK))
         .map(|(((offsets, group), shallow), edge_end)| {
             let mut out = Out {
                 edges: Vec::new(),
@@ -105,45 +109,48 @@ pub fn resolve_labelled(
         .collect::<Result<_, Fault>>()?;
     // The offsets are read; their room goes before the references are gathered into one table.
     drop(offsets);
+    drop(held_offsets);
     let mut bases = Vec::with_capacity(chunk_edges.len());
     let mut total = 0;
     for (edges, _) in &chunk_edges {
         bases.push(total);
         total += edges.len();
     }
-    graph.edge_start[1..].par_chunks_mut(CHUNK).zip(&bases).for_each(|(ends, &base)| {
+    graph.edge_start[1..=objects].par_chunks_mut(CHUNK).zip(&bases).for_each(|(ends, &base)| {
         ends.iter_mut().for_each(|end| *end += base);
     });
-    // Each class references its loader and at most its reference statics.
-    let static_edges: usize =
-        raw.classes.iter().map(|c| 1 + c.statics.iter().filter(|s| s.1 == OBJECT).count()).sum();
-    check_references(total + static_edges, nodes, data.len())?;
-    graph.edges.reserve_exact(total + static_edges);
-    let mut labels = Vec::with_capacity(if labelled { total } else { 0 });
-    for (edges, chunk_labels) in chunk_edges {
-        graph.edges.extend(edges);
-        labels.extend(chunk_labels);
-    }
-    for class in &raw.classes {
-        graph.group.push(classes.class_class);
+    let mut class_edges = Vec::new();
+    let mut class_labels = Vec::new();
+    for (k, class) in raw.classes.iter().enumerate() {
+        graph.group[objects + k] = classes.class_class;
         // HotSpot adds pseudo-statics such as `<resolved_references>`: references the class
         // holds, but not part of its static block.
         let pseudo = |name: u64| raw.strings.get(&name).is_some_and(|n| n.starts_with(b"<"));
         let statics = class.statics.iter().filter(|&&(name, _, _)| !pseudo(name));
-        graph.shallow.push(layout.class_object(statics.map(|&(_, ty, _)| ty)));
+        graph.shallow[objects + k] = layout.class_object(statics.map(|&(_, ty, _)| ty));
         let statics =
             class.statics.iter().filter(|&&(_, ty, _)| ty == OBJECT).map(|&(name, _, id)| (Some(name), id));
         for (name, id) in statics.chain([(None, class.loader_id)]) {
             let Some(node) = index.node(id) else { continue };
-            graph.edges.push(node);
+            class_edges.push(node);
             if labelled {
-                labels.push(match name {
+                class_labels.push(match name {
                     Some(name) => names.label(&raw.strings, name),
                     None => names.named("<class loader>"),
                 });
             }
         }
-        graph.edge_start.push(graph.edges.len());
+        graph.edge_start[objects + k + 1] = total + class_edges.len();
+    }
+    check_references(total + class_edges.len(), nodes, data.len())?;
+    graph.edges = Table::filled(total + class_edges.len(), 0);
+    let mut labels = Vec::with_capacity(if labelled { total + class_labels.len() } else { 0 });
+    let mut at = 0;
+    // Each item's edges go as soon as they are copied.
+    for (edges, chunk_labels) in chunk_edges.into_iter().chain([(class_edges, class_labels)]) {
+        graph.edges[at..at + edges.len()].copy_from_slice(&edges);
+        at += edges.len();
+        labels.extend(chunk_labels);
     }
 
     let root_kinds: Vec<(u32, RootKind)> =
@@ -182,13 +189,6 @@ fn check_references(references: usize, nodes: usize, offset: usize) -> Result<()
             most - nodes.min(most)
         ),
     ))
-}
-
-/// `len` zeros with room for `room`.
-fn filled<T: Clone + Default>(len: usize, room: usize) -> Vec<T> {
-    let mut table = Vec::with_capacity(room);
-    table.resize(len, T::default());
-    table
 }
 
 /// The dump's strings by id.

@@ -18,10 +18,10 @@ fn heap() -> (HeapGraph, Vec<RootSet>, Grouper) {
         edge_start.push(edges.len());
     }
     let graph = HeapGraph {
-        group,
-        shallow: vec![10, 20, 20, 30, 30, 40, 50, 60],
-        edge_start,
-        edges,
+        group: group.into(),
+        shallow: vec![10, 20, 20, 30, 30, 40, 50, 60].into(),
+        edge_start: edge_start.into(),
+        edges: edges.into(),
         roots: vec![0, 6],
     };
     let roots = root_sets(8, [(0, RootKind::Static), (6, RootKind::Local)]);
