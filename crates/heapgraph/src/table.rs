@@ -68,15 +68,21 @@ pub struct Table<T: Plain> {
 
 enum Storage<T> {
     Memory(Vec<T>),
-    Mapped { map: memmap2::MmapMut, len: usize },
+    /// `len` values at the start of a mapping of the whole work file (room for more when the
+    /// table grows by [`Table::push`]).
+    Mapped {
+        map: memmap2::MmapMut,
+        len: usize,
+        file: File,
+    },
 }
 
 impl<T: Plain> Table<T> {
     /// `len` copies of `value`.
     pub fn filled(len: usize, value: T) -> Table<T> {
         let bytes = (len as u64).saturating_mul(size_of::<T>() as u64);
-        if let Some(map) = map_if_over_budget(bytes) {
-            let mut table = Table { storage: Storage::Mapped { map, len } };
+        if let Some((map, file)) = map_if_over_budget(bytes) {
+            let mut table = Table { storage: Storage::Mapped { map, len, file } };
             // A fresh file reads as zeros; anything else is written.
             if bytes_of(&value).iter().any(|&b| b != 0) {
                 table.fill(value);
@@ -95,9 +101,85 @@ impl<T: Plain> Table<T> {
         table
     }
 
+    /// Appends a value. A table in memory that must grow past the budget moves to a work file;
+    /// a mapped one grows its file (if the disk is full, it moves to memory, with a note).
+    pub fn push(&mut self, value: T) {
+        let size = size_of::<T>();
+        match &mut self.storage {
+            Storage::Memory(v) if v.len() < v.capacity() => v.push(value),
+            Storage::Memory(v) => {
+                let room = (v.capacity() * 2).max(1024);
+                let extra = ((room - v.capacity()) * size) as u64;
+                match map_if_over_budget(extra) {
+                    Some((mut map, file)) => {
+                        let bytes = (room * size) as u64;
+                        drop(map);
+                        map = match map_reserved(&file, bytes) {
+                            Ok(map) => map,
+                            Err(why) => return self.keep_in_memory(why, value),
+                        };
+                        map[..v.len() * size].copy_from_slice(bytes_of_slice(v));
+                        MAPPED_PEAK
+                            .fetch_max(MAPPED.fetch_add(bytes, Ordering::Relaxed) + bytes, Ordering::Relaxed);
+                        let (len, held) = (v.len(), (v.capacity() * size) as u64);
+                        self.storage = Storage::Mapped { map, len, file };
+                        IN_MEMORY.fetch_sub(held, Ordering::Relaxed);
+                        self.push(value);
+                    }
+                    None => {
+                        v.reserve_exact(room - v.len());
+                        IN_MEMORY.fetch_add(extra, Ordering::Relaxed);
+                        v.push(value);
+                    }
+                }
+            }
+            Storage::Mapped { map, len, .. } if (*len + 1) * size <= map.len() => {
+                map[*len * size..(*len + 1) * size].copy_from_slice(bytes_of(&value));
+                *len += 1;
+            }
+            Storage::Mapped { map, file, .. } => {
+                let old = map.len() as u64;
+                match map_reserved(file, old * 2) {
+                    Ok(bigger) => {
+                        *map = bigger;
+                        MAPPED_PEAK
+                            .fetch_max(MAPPED.fetch_add(old, Ordering::Relaxed) + old, Ordering::Relaxed);
+                        self.push(value);
+                    }
+                    Err(why) => self.keep_in_memory(why, value),
+                }
+            }
+        }
+    }
+
+    /// Gives back the room a table in memory grew beyond its length (a mapped one keeps its
+    /// file: disk, not memory).
+    pub fn shrink_to_fit(&mut self) {
+        if let Storage::Memory(v) = &mut self.storage {
+            let before = v.capacity();
+            v.shrink_to_fit();
+            IN_MEMORY.fetch_sub(((before - v.capacity()) * size_of::<T>()) as u64, Ordering::Relaxed);
+        }
+    }
+
+    /// Moves a table that could not grow on disk to memory, noting why, and appends `value`.
+    fn keep_in_memory(&mut self, why: String, value: T) {
+        NOTE.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(why);
+        let mut v: Vec<T> = Vec::with_capacity(self.len() * 2 + 1);
+        v.extend_from_slice(self);
+        v.push(value);
+        *self = Table::from(v);
+    }
+
     pub fn is_mapped(&self) -> bool {
         matches!(self.storage, Storage::Mapped { .. })
     }
+}
+
+/// A slice's bytes.
+fn bytes_of_slice<T: Plain>(values: &[T]) -> &[u8] {
+    // SAFETY: `Plain` types have no padding, so every byte is initialised.
+    unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), size_of_val(values)) }
 }
 
 /// Any value's bytes (for telling a zero fill from another).
@@ -108,7 +190,7 @@ fn bytes_of<T: Plain>(value: &T) -> &[u8] {
 
 /// A zeroed shared mapping of a fresh, unlinked work file of `bytes`, when spilling is on and
 /// the tables in memory would pass the budget; None otherwise or when the file cannot be made.
-fn map_if_over_budget(bytes: u64) -> Option<memmap2::MmapMut> {
+fn map_if_over_budget(bytes: u64) -> Option<(memmap2::MmapMut, File)> {
     let spill = SPILL.lock().unwrap_or_else(|e| e.into_inner());
     let spill = spill.as_ref()?;
     if bytes == 0 || IN_MEMORY.load(Ordering::Relaxed).saturating_add(bytes) <= spill.budget {
@@ -125,7 +207,7 @@ fn map_if_over_budget(bytes: u64) -> Option<memmap2::MmapMut> {
 }
 
 /// Makes, reserves, unlinks and maps a work file.
-fn work_file(dir: &std::path::Path, bytes: u64) -> Result<memmap2::MmapMut, String> {
+fn work_file(dir: &std::path::Path, bytes: u64) -> Result<(memmap2::MmapMut, File), String> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let name = format!("memcity-{}-{}.work", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
     let path = dir.join(name);
@@ -137,14 +219,17 @@ fn work_file(dir: &std::path::Path, bytes: u64) -> Result<memmap2::MmapMut, Stri
         .open(&path)
         .map_err(|e| format!("cannot make a work file in {shown}: {e}"))?;
     let _ = std::fs::remove_file(&path);
-    reserve(&file, bytes).map_err(|e| {
-        format!(
-            "the work folder {shown} has no room for {} more ({e}); free some or give --work-dir",
-            crate::budget::bytes_text(bytes)
-        )
+    let map = map_reserved(&file, bytes).map_err(|e| format!("{e} in the work folder {shown}"))?;
+    Ok((map, file))
+}
+
+/// Reserves `bytes` of the file and maps all of it.
+fn map_reserved(file: &File, bytes: u64) -> Result<memmap2::MmapMut, String> {
+    reserve(file, bytes).map_err(|e| {
+        format!("no room for {} more ({e}); free some or give --work-dir", crate::budget::bytes_text(bytes))
     })?;
     // SAFETY: the file is this process's alone (made new, already unlinked).
-    unsafe { memmap2::MmapMut::map_mut(&file) }.map_err(|e| format!("cannot map a work file in {shown}: {e}"))
+    unsafe { memmap2::MmapMut::map_mut(file) }.map_err(|e| format!("cannot map a work file ({e})"))
 }
 
 /// Gives the file its length with the disk space allocated, so writes cannot fail later.
@@ -193,7 +278,7 @@ impl<T: Plain> Drop for Table<T> {
             Storage::Memory(v) => {
                 IN_MEMORY.fetch_sub((v.capacity() * size_of::<T>()) as u64, Ordering::Relaxed)
             }
-            Storage::Mapped { len, .. } => MAPPED.fetch_sub((len * size_of::<T>()) as u64, Ordering::Relaxed),
+            Storage::Mapped { map, .. } => MAPPED.fetch_sub(map.len() as u64, Ordering::Relaxed),
         };
     }
 }
@@ -206,7 +291,7 @@ impl<T: Plain> Deref for Table<T> {
             Storage::Memory(v) => v,
             // SAFETY: the mapping holds `len` values of a `Plain` type, is page-aligned, and
             // lives as long as `self`.
-            Storage::Mapped { map, len } => unsafe {
+            Storage::Mapped { map, len, .. } => unsafe {
                 std::slice::from_raw_parts(map.as_ptr().cast::<T>(), *len)
             },
         }
@@ -218,7 +303,7 @@ impl<T: Plain> DerefMut for Table<T> {
         match &mut self.storage {
             Storage::Memory(v) => v,
             // SAFETY: as in `deref`, and borrowed mutably through `self`.
-            Storage::Mapped { map, len } => unsafe {
+            Storage::Mapped { map, len, .. } => unsafe {
                 std::slice::from_raw_parts_mut(map.as_mut_ptr().cast::<T>(), *len)
             },
         }

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use crate::cursor::Cursor;
 use crate::error::Fault;
-use memcity_heapgraph::RootKind;
+use memcity_heapgraph::{RootKind, Table};
 
 const MAGIC: &[u8] = b"JAVA PROFILE 1.0.";
 
@@ -86,9 +86,9 @@ pub struct RawDump<'a> {
     pub class_names: HashMap<u64, u64>,
     pub classes: Vec<RawClass>,
     /// Offsets of INSTANCE_DUMP, OBJ_ARRAY_DUMP and PRIM_ARRAY_DUMP sub-records (at their tag).
-    pub objects: Vec<usize>,
+    pub objects: Table<usize>,
     /// Their object ids, in the same order.
-    pub object_ids: Vec<u64>,
+    pub object_ids: Table<u64>,
     pub roots: Vec<(u64, RootKind)>,
     /// Written by the old HPROF agent (it alone writes CONTROL SETTINGS and START THREAD
     /// records): its ids are serial numbers, not addresses, and 4 bytes even on 64-bit JVMs.

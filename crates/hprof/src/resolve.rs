@@ -10,7 +10,7 @@ use crate::error::Fault;
 use crate::ids::IdIndex;
 use crate::layout::Layout;
 use crate::parse::{INSTANCE_DUMP, OBJ_ARRAY_DUMP, OBJECT, RawDump, value_size};
-use memcity_heapgraph::table::{Held, Table};
+use memcity_heapgraph::Table;
 use memcity_heapgraph::{EdgeLabels, HeapGraph, Label, RootKind};
 use rustc_hash::FxHashMap;
 
@@ -76,9 +76,6 @@ pub fn resolve_labelled(
     if nodes > crate::parse::MAX_OBJECTS {
         return Err(crate::parse::too_many_objects(data.len()));
     }
-    // Pass 1's tables count against the budget while the graph's are made.
-    let held_offsets = Held::new(objects as u64 * 8);
-    let _held_ids = Held::new(objects as u64 * 8);
     // Every node's table at its final size from the start; class objects follow the objects.
     let mut graph = HeapGraph {
         group: Table::filled(nodes, 0),
@@ -109,7 +106,6 @@ pub fn resolve_labelled(
         .collect::<Result<_, Fault>>()?;
     // The offsets are read; their room goes before the references are gathered into one table.
     drop(offsets);
-    drop(held_offsets);
     let mut bases = Vec::with_capacity(chunk_edges.len());
     let mut total = 0;
     for (edges, _) in &chunk_edges {
@@ -260,12 +256,17 @@ impl NodeIndex<'_> {
 /// ascending id order, so the sort is only a fallback. The old HPROF agent writes most objects
 /// twice, in later segments, as the program runs: of records of one id and one kind the last
 /// is kept (the later state); records of one id and different kinds are refused.
-fn sorted_objects(data: &[u8], offsets: Vec<usize>, ids: Vec<u64>) -> Result<(Vec<usize>, Vec<u64>), Fault> {
+fn sorted_objects(
+    data: &[u8],
+    offsets: Table<usize>,
+    ids: Table<u64>,
+) -> Result<(Table<usize>, Table<u64>), Fault> {
     let (mut offsets, mut ids) = (offsets, ids);
     if !ids.is_sorted() {
-        let mut pairs: Vec<(u64, usize)> = ids.into_iter().zip(offsets).collect();
+        let mut pairs: Vec<(u64, usize)> = ids.iter().copied().zip(offsets.iter().copied()).collect();
         pairs.par_sort_unstable();
-        (ids, offsets) = pairs.into_iter().unzip();
+        let (sorted_ids, sorted_offsets): (Vec<u64>, Vec<usize>) = pairs.into_iter().unzip();
+        (ids, offsets) = (sorted_ids.into(), sorted_offsets.into());
     }
     if !ids.windows(2).any(|w| w[0] == w[1]) {
         return Ok((offsets, ids));
@@ -289,7 +290,7 @@ fn sorted_objects(data: &[u8], offsets: Vec<usize>, ids: Vec<u64>) -> Result<(Ve
         kept_offsets.push(offsets[i]);
         kept_ids.push(ids[i]);
     }
-    Ok((kept_offsets, kept_ids))
+    Ok((kept_offsets.into(), kept_ids.into()))
 }
 
 fn read_object(

@@ -22,6 +22,11 @@ fn tables_read_the_same_in_memory_and_mapped() {
     assert!(mapped_peak() >= 2 * 800_000);
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "work files are unlinked at once");
     assert!(Table::<u32>::default().is_empty());
+    // Grown value by value: into a work file, and the file grows.
+    let mut grown = Table::default();
+    (0..300_000u64).for_each(|i| grown.push(i * 7));
+    assert!(grown.is_mapped() && grown.len() == 300_000 && grown[299_999] == 299_999 * 7);
+    assert!(grown.iter().enumerate().all(|(i, &x)| x == i as u64 * 7));
 
     // Under the budget: in memory; memory held elsewhere counts.
     // (Tests running beside this one hold tables too: the budget leaves them room.)
@@ -36,6 +41,11 @@ fn tables_read_the_same_in_memory_and_mapped() {
     spill_to(0, Some(dir.join("missing")));
     let kept = Table::filled(1_000, 2u32);
     assert!(!kept.is_mapped() && kept[999] == 2);
+    let mut pushed = Table::default();
+    (0..5_000u32).for_each(|i| pushed.push(i));
+    assert!(!pushed.is_mapped() && pushed[4_999] == 4_999);
+    pushed.shrink_to_fit();
+    assert_eq!(pushed.len(), 5_000);
     let note = spill_note().expect("a note");
     assert!(note.starts_with("cannot make a work file in ") && !note.contains('\n'), "{note}");
     assert_eq!(spill_note(), None, "said once");
