@@ -214,7 +214,7 @@ fn default_work_dir() -> Result<PathBuf> {
 }
 
 /// Says the budget at the start (on a terminal, like the progress bar: scripts and tests read
-/// errors as one line), and warns of each dump that may need more than it, whatever stderr is.
+/// errors as one line), and of each dump that may need more than it, whatever stderr is.
 fn announce_budget(budget: &Budget, dumps: &[PathBuf]) {
     use std::io::IsTerminal as _;
     if std::io::stderr().is_terminal() {
@@ -224,7 +224,7 @@ fn announce_budget(budget: &Budget, dumps: &[PathBuf]) {
     for (file, need) in files.iter().filter_map(|f| Some((f, memcity_hprof::import::estimated_memory(f)?))) {
         if need > budget.bytes {
             shout!(
-                "memcity: {} may need about {}, more than the {}; it is read in memory all the same (spilling to disk is not built yet)",
+                "memcity: {} may need about {}, more than the {}; what does not fit goes to work files",
                 file.display(),
                 bytes_text(need),
                 budget.describe()
