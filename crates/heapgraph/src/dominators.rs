@@ -47,7 +47,7 @@ impl DominatorTree {
 }
 
 /// The dominator tree of what is reachable from `g.roots`, with a virtual root above the roots.
-/// Time O(m log n) for m references and n objects, whatever the shape. Memory: about 12 `u32`s
+/// Time O(m log n) for m references and n objects, whatever the shape. Memory: about 11 `u32`s
 /// per object plus one per reference, besides the result.
 pub fn dominators(g: &HeapGraph) -> DominatorTree {
     let Spanning { vertex, parent, referrers } = Spanning::new(g);
