@@ -11,8 +11,9 @@ pub struct GenerateArgs {
     /// About how many objects: a number, or with a suffix k, M or G (96M).
     #[arg(long, value_name = "N")]
     pub objects: String,
-    /// The most bytes of one heap dump segment, in MiB (HotSpot writes about 1 GiB).
-    #[arg(long, value_name = "MIB", default_value_t = 1024,
+    /// The most bytes of one heap dump segment, in MiB (each is gathered in memory before it
+    /// is written, so this bounds the generator's memory; arrays larger than it stream).
+    #[arg(long, value_name = "MIB", default_value_t = 64,
           value_parser = clap::value_parser!(u64).range(1..=4095))]
     pub segment_mib: u64,
     /// Where the dump is written.

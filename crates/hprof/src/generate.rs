@@ -23,8 +23,8 @@ pub struct Spec {
     pub entries: u64,
     /// Small maps in the list: 5 objects each.
     pub small_maps: u64,
-    /// The most bytes of one HEAP DUMP SEGMENT (HotSpot's are about 1 GiB; smaller ones give
-    /// tests several segments).
+    /// The most bytes of one HEAP DUMP SEGMENT, gathered in memory before it is written (64 MiB
+    /// by default; smaller ones give tests several segments).
     pub segment_bytes: usize,
     pub timestamp_ms: u64,
 }
@@ -42,7 +42,7 @@ impl Spec {
         Spec {
             entries: (rest * 8 / 129).clamp(1, MAX_ENTRIES),
             small_maps,
-            segment_bytes: 1 << 30,
+            segment_bytes: 64 << 20,
             timestamp_ms: 1_700_000_000_000,
         }
     }
