@@ -128,8 +128,14 @@ impl LayoutArgs {
 }
 
 pub fn options(classifiers: &str, layout: &LayoutArgs, analysis: AnalysisOptions) -> Result<ImportOptions> {
-    let inflation = memcity_hprof::Inflation { max: layout.max_inflated_gib << 30, ..Default::default() };
     let memory = layout.budget()?.bytes;
+    // Gzipped dumps inflate into the work folder (disk) past a quarter of the budget (at most
+    // 1 GiB in memory).
+    let inflation = memcity_hprof::Inflation {
+        max: layout.max_inflated_gib << 30,
+        memory: (memory / 4).min(1 << 30),
+        dir: Some(layout.work_dir()?),
+    };
     Ok(ImportOptions {
         layout: layout.layout()?,
         grouping: grouping(classifiers, analysis)?,
