@@ -13,6 +13,7 @@ mod check_report;
 mod check_structures;
 mod diff;
 mod fetch;
+mod generate;
 pub mod import;
 pub mod inspect;
 pub mod layout;
@@ -63,6 +64,8 @@ pub enum Command {
     Trace(trace::TraceArgs),
     /// Print a history's suspicious time windows (leak, fastest growth, GC overhead, churn).
     Windows(windows::WindowsArgs),
+    /// Write a JVM-shaped heap dump of about N objects, with no JVM (benchmarks, tests).
+    GenerateDump(generate::GenerateArgs),
     /// Import a series of JVM heap dumps (HPROF, .hprof or .hprof.gz) as a history file.
     Import(import::ImportArgs),
     /// Take a series of heap dumps (and class histograms) from a running JVM with jcmd, or V8
@@ -112,6 +115,7 @@ pub fn main() -> ExitCode {
         Some(Command::Trace(args)) => trace::run(args),
         Some(Command::Windows(args)) => windows::run(args),
         Some(Command::Import(args)) => import::run(args),
+        Some(Command::GenerateDump(args)) => generate::run(args),
         Some(Command::Record(args)) => record::run(args),
         Some(Command::Why(args)) => why::run(args),
         Some(Command::Structures(args)) => structures::run(args),

@@ -11,6 +11,7 @@ mod cursor;
 pub mod detect;
 pub mod error;
 pub mod fuzzing;
+pub mod generate;
 pub mod histogram;
 pub mod ids;
 pub mod import;

@@ -41,7 +41,7 @@ pub(crate) fn typed_of_raw(
         resolve::resolve_labelled(bytes, raw, layout, true).map_err(|f| f.in_file(name))?;
     let mut roots = root_sets(dump.graph.object_count(), dump.root_kinds.iter().copied());
     hold_unreached(&mut dump, &mut roots);
-    let objects = object_table(&dump, dump.graph.group.clone(), labels.unwrap_or_default(), &roots);
+    let objects = object_table(&dump, dump.graph.group.to_vec(), labels.unwrap_or_default(), &roots);
     let reachable_bytes = dump.graph.shallow.iter().sum();
     Ok(TypedDump {
         timestamp_ms: dump.timestamp_ms,
