@@ -53,7 +53,7 @@ pub fn fold(specs: &[String], structures: &[String], groups: &[String]) -> Resul
                 typed_key.insert(name.to_string(), grouper.leaf_key(leaf));
             }
         }
-        s.heap.graph.group = leaves;
+        s.heap.graph.group = leaves.into();
         let tree = dominators(&s.heap.graph);
         let mut split: Split = FxHashMap::new();
         for (k, path) in structures.iter().enumerate() {

@@ -232,10 +232,10 @@ mod tests {
     fn without_values_a_heap_shows_its_references_by_name() {
         use crate::{EdgeLabels, HeapGraph, Label, ObjectTable, ObjectType, TypedHeap};
         let graph = HeapGraph {
-            group: vec![0; 3],
-            shallow: vec![8; 3],
-            edge_start: vec![0, 2, 2, 2],
-            edges: vec![1, 2],
+            group: vec![0; 3].into(),
+            shallow: vec![8; 3].into(),
+            edge_start: vec![0, 2, 2, 2].into(),
+            edges: vec![1, 2].into(),
             roots: vec![0],
         };
         let types = vec![ObjectType { name: "Map".into(), kind: Default::default() }];

@@ -54,7 +54,7 @@ pub fn typed_heap_with_values(path: &Path, layout: &Layout) -> Result<(TypedDump
     let by_class_id = class_ids.iter().enumerate().map(|(i, &id)| (id, i as u32)).collect();
     let (offsets, ids) = crate::resolve::sorted_objects(&bytes, raw.objects.clone(), raw.object_ids.clone())
         .map_err(|f| f.in_file(&name))?;
-    let (offsets, ids) = (offsets.to_vec(), ids.to_vec());
+    let offsets = offsets.to_vec();
     let id_size = raw.id_size;
     let typed = typed_of_raw(&bytes, raw, &name, layout)?;
     let ids = IdIndex::new(ids);

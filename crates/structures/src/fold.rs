@@ -94,7 +94,13 @@ mod tests {
             flat.extend(e);
             edge_start.push(flat.len());
         }
-        HeapGraph { group, shallow, edge_start, edges: flat, roots: vec![0] }
+        HeapGraph {
+            group: group.into(),
+            shallow: shallow.into(),
+            edge_start: edge_start.into(),
+            edges: flat.into(),
+            roots: vec![0],
+        }
     }
 
     #[test]

@@ -43,7 +43,13 @@ impl Heap {
             edge_start.push(edges.len());
         }
         let n = self.objects.len();
-        let graph = HeapGraph { group: vec![0; n], shallow: vec![16; n], edge_start, edges, roots: vec![0] };
+        let graph = HeapGraph {
+            group: vec![0; n].into(),
+            shallow: vec![16; n].into(),
+            edge_start: edge_start.into(),
+            edges: edges.into(),
+            roots: vec![0],
+        };
         let objects = ObjectTable {
             types: self.types.clone(),
             type_of: self.objects.iter().map(|o| o.0).collect(),
