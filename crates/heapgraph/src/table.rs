@@ -224,6 +224,8 @@ fn work_file(dir: &std::path::Path, bytes: u64) -> Result<(memmap2::MmapMut, Fil
     let name = format!("memcity-{}-{}.work", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
     let path = dir.join(name);
     let shown = dir.display();
+    // The default folder (the user's cache) is made when first needed.
+    let _ = std::fs::create_dir_all(dir);
     let file = File::options()
         .read(true)
         .write(true)

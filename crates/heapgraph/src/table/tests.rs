@@ -40,8 +40,10 @@ fn tables_read_the_same_in_memory_and_mapped() {
         assert!(Table::filled(1_000, 1u32).is_mapped());
     }
 
-    // A folder that is not there: the table stays in memory and one line says why.
-    spill_to(0, Some(dir.join("missing")));
+    // A folder that cannot be made (below a file): the table stays in memory and one line
+    // says why.
+    std::fs::write(dir.join("plain"), b"").unwrap();
+    spill_to(0, Some(dir.join("plain").join("work")));
     let kept = Table::filled(1_000, 2u32);
     assert!(!kept.is_mapped() && kept[999] == 2);
     let mut pushed = Table::default();
