@@ -206,7 +206,7 @@ pub fn import_series_with_progress(
 }
 
 /// `$XDG_CACHE_HOME/memcity`, else `~/.cache/memcity`.
-fn default_work_dir() -> Result<PathBuf> {
+pub fn default_work_dir() -> Result<PathBuf> {
     let absolute = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
     if let Some(cache) = std::env::var_os("XDG_CACHE_HOME").and_then(absolute) {
         return Ok(cache.join("memcity"));

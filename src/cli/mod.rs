@@ -105,6 +105,10 @@ pub fn main() -> ExitCode {
         }
         Err(e) => e.exit(),
     };
+    // Every command's tables may go to work files past the default budget; `import` and the
+    // app's import apply --memory and --work-dir over this.
+    let budget = memcity_heapgraph::budget::default_budget().bytes;
+    memcity_heapgraph::table::spill_to(budget, import::default_work_dir().ok());
     let result = match cli.command {
         Some(Command::Layout(args)) => layout::run(args),
         Some(Command::Serve(args)) => serve::run(args),

@@ -78,7 +78,7 @@ unsafe impl Plain for Link {}
 /// The immediate dominator of each DFS number (Lengauer–Tarjan with simple linking and path
 /// compression: O(m log n) whatever the shape). Numbers are processed in decreasing order and
 /// linked to their DFS parent as they go, so the linked numbers are those from `w` up.
-pub(crate) fn immediate_dominators(parent: Vec<u32>, referrers: &Referrers) -> Table<u32> {
+pub(crate) fn immediate_dominators(parent: Table<u32>, referrers: &Referrers) -> Table<u32> {
     let count = parent.len();
     // A number not yet processed has itself as its label and semi-dominator.
     let mut forest = Table::from_fn(count, |v| Link { ancestor: parent[v], label: v as u32, semi: v as u32 });

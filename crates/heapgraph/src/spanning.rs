@@ -14,9 +14,9 @@ use crate::table::Table;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Spanning {
     /// The object with each number (`vertex[0]` is VIRTUAL_ROOT).
-    pub vertex: Vec<u32>,
+    pub vertex: Table<u32>,
     /// The number of each number's parent in the spanning tree (`parent[0] == 0`).
-    pub parent: Vec<u32>,
+    pub parent: Table<u32>,
     pub referrers: Referrers,
 }
 
@@ -65,8 +65,8 @@ struct Search {
     /// objects (counted by the search, later a fill position). Side by side because both are
     /// touched for every reference, at random: one cache miss instead of two.
     object: Table<[u32; 2]>,
-    vertex: Vec<u32>,
-    parent: Vec<u32>,
+    vertex: Table<u32>,
+    parent: Table<u32>,
 }
 
 impl Search {
@@ -76,8 +76,8 @@ impl Search {
         // would hold twice that.
         let mut search = Search {
             object: Table::filled(g.object_count(), [UNREACHABLE, 0]),
-            vertex: Vec::with_capacity(g.object_count() + 1),
-            parent: Vec::with_capacity(g.object_count() + 1),
+            vertex: Table::with_capacity(g.object_count() + 1),
+            parent: Table::with_capacity(g.object_count() + 1),
         };
         search.vertex.push(VIRTUAL_ROOT);
         search.parent.push(0);

@@ -93,6 +93,18 @@ impl<T: Plain> Table<T> {
         Table::from(vec![value; len])
     }
 
+    /// An empty table with room for `capacity` values (in a work file past the budget).
+    pub fn with_capacity(capacity: usize) -> Table<T> {
+        let bytes = (capacity as u64).saturating_mul(size_of::<T>() as u64);
+        match map_if_over_budget(bytes) {
+            Some((map, file)) => {
+                MAPPED_PEAK.fetch_max(MAPPED.fetch_add(bytes, Ordering::Relaxed) + bytes, Ordering::Relaxed);
+                Table { storage: Storage::Mapped { map, len: 0, file } }
+            }
+            None => Table::from(Vec::with_capacity(capacity)),
+        }
+    }
+
     /// `f(0), f(1), …, f(len - 1)`.
     pub fn from_fn(len: usize, f: impl Fn(usize) -> T) -> Table<T> {
         let Some(first) = (len > 0).then(|| f(0)) else { return Table::default() };
@@ -212,6 +224,8 @@ fn work_file(dir: &std::path::Path, bytes: u64) -> Result<(memmap2::MmapMut, Fil
     let name = format!("memcity-{}-{}.work", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
     let path = dir.join(name);
     let shown = dir.display();
+    // The default folder (the user's cache) is made when first needed.
+    let _ = std::fs::create_dir_all(dir);
     let file = File::options()
         .read(true)
         .write(true)

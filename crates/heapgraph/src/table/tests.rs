@@ -22,6 +22,9 @@ fn tables_read_the_same_in_memory_and_mapped() {
     assert!(mapped_peak() >= 2 * 800_000);
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "work files are unlinked at once");
     assert!(Table::<u32>::default().is_empty());
+    let mut room = Table::with_capacity(10_000);
+    (0..20_000u32).for_each(|i| room.push(i));
+    assert!(room.is_mapped() && room.len() == 20_000 && room[19_999] == 19_999);
     // Grown value by value: into a work file, and the file grows.
     let mut grown = Table::default();
     (0..300_000u64).for_each(|i| grown.push(i * 7));
@@ -37,8 +40,10 @@ fn tables_read_the_same_in_memory_and_mapped() {
         assert!(Table::filled(1_000, 1u32).is_mapped());
     }
 
-    // A folder that is not there: the table stays in memory and one line says why.
-    spill_to(0, Some(dir.join("missing")));
+    // A folder that cannot be made (below a file): the table stays in memory and one line
+    // says why.
+    std::fs::write(dir.join("plain"), b"").unwrap();
+    spill_to(0, Some(dir.join("plain").join("work")));
     let kept = Table::filled(1_000, 2u32);
     assert!(!kept.is_mapped() && kept[999] == 2);
     let mut pushed = Table::default();
