@@ -15,11 +15,13 @@ use memcity_model::History;
 pub mod compare;
 mod ownership;
 mod typed;
+mod valued;
 
 pub use ownership::extend_series;
 pub use typed::{
     Snapshots, Visit, carries_objects, each_typed_heap, trace_file_heaps, trace_heaps, typed_heaps,
 };
+pub use valued::{default_classifiers, valued_snapshot};
 
 /// Every input memcity reads, in words: the Open pane's hint and the help of `memcity [INPUT]`.
 pub const INPUTS_HELP: &str = "A history (memcity/1 file, snapshot folder, AntTracks export), scenario:NAME, \

@@ -53,3 +53,47 @@ fn the_growing_session_map_is_one_map_among_hundreds() {
     assert_eq!(report["instances"][0]["identity"], "global .registry .sessions");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A session store that is a plain object used as a dictionary (tests/js/sessions.js with
+/// `object`: `Object.create(null)` keyed by session id): it is found, ranked and named like a Map, and
+/// `check`'s one finding names it, with the groups growing in it as its detail; the fixed
+/// program passes.
+#[test]
+fn a_plain_object_used_as_a_dictionary_is_the_growing_map() {
+    if !tools_present(&["node"], "--version", "MEMCITY_REQUIRE_NODE") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("memcity-structures-node-dict-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (leak, fixed) = (dir.join("leak"), dir.join("fixed"));
+    common::node_rounds("sessions.js", &leak, 3, 3000, &["leak", "object"]);
+    common::node_rounds("sessions.js", &fixed, 3, 3000, &["fixed", "object"]);
+    let out = run(Command::new(MEMCITY).arg("structures").arg(&leak).args(["--top", "3", "--json"]));
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let store = &report["instances"][0];
+    assert_eq!(
+        (store["type"].as_str(), store["identity"].as_str()),
+        (Some("Object"), Some("global .registry .sessions"))
+    );
+    assert!(store["hgp"]["retained"].as_f64().unwrap() >= 50.0, "{store}");
+    assert_eq!(store["pattern"], "single-ownership container growth");
+    assert_eq!(store["objects_end"].as_u64().unwrap() - store["objects_start"].as_u64().unwrap(), 12000);
+    // The gate: one finding, named by the property that holds the store.
+    let limits = ["--min-steps", "2", "--max-growth-bytes", "100000"];
+    let out = Command::new(MEMCITY).arg("check").arg(&leak).args(limits).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or_default();
+    assert!(
+        first.starts_with("LEAK structure Object: ") && first.ends_with("held by global .registry .sessions"),
+        "{text}"
+    );
+    assert!(text.lines().any(|l| l.starts_with("  holds object › Session: ")), "{text}");
+    // The sessions and the store's own groups are its detail; the property names (strings V8
+    // interns, which its string table holds too) may stay a finding of their own.
+    assert!(!text.lines().any(|l| l.starts_with("LEAK object › ")), "{text}");
+    let out = Command::new(MEMCITY).arg("check").arg(&fixed).args(limits).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let _ = std::fs::remove_dir_all(&dir);
+}

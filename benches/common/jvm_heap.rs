@@ -142,6 +142,12 @@ impl Heap {
             edges[fill[s as usize]] = t;
             fill[s as usize] += 1;
         }
-        HeapGraph { group: self.group, shallow: self.shallow, edge_start, edges, roots: self.roots }
+        HeapGraph {
+            group: self.group.into(),
+            shallow: self.shallow.into(),
+            edge_start: edge_start.into(),
+            edges: edges.into(),
+            roots: self.roots,
+        }
     }
 }

@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use memcity_analysis::check::{Finding, Grew, Limits, findings, matches};
-use memcity_model::escape::xml;
 use memcity_model::{History, Timeline};
 use serde_json::{Value, json};
 
@@ -70,6 +69,11 @@ struct Shown {
     path: Vec<String>,
     /// The GC root kinds that hold the path's last step ("Static Field"), where known.
     roots: Vec<String>,
+    /// A structure's causes (docs/objects.md, "Causes").
+    causes: Vec<memcity_structures::Cause>,
+    /// The group findings whose growth this structure holds (docs/ci.md, "One leak, one
+    /// finding"): its detail.
+    folded: Vec<Shown>,
 }
 
 impl Shown {
@@ -149,7 +153,10 @@ pub fn run(args: CheckArgs) -> Result<bool> {
         grew: f.grew,
         path: vec![f.path],
         roots: Vec::new(),
+        causes: f.causes,
+        folded: Vec::new(),
     }));
+    let all = one_finding_per_leak(&args.inputs, all)?;
     let before = all.len();
     let findings: Vec<Shown> =
         all.into_iter().filter(|s| !baseline.as_ref().is_some_and(|b| b.knows(&s.key))).collect();
@@ -158,7 +165,7 @@ pub fn run(args: CheckArgs) -> Result<bool> {
         write(path, "--json", &(serde_json::to_string_pretty(&verdict.json())? + "\n"))?;
     }
     if let Some(path) = &args.junit {
-        write(path, "--junit", &verdict.junit())?;
+        write(path, "--junit", &verdict.junit()?)?;
     }
     if let Some(path) = &args.report {
         let rows = verdict.report_rows(&timeline);
@@ -188,7 +195,28 @@ fn shown(history: &History, timeline: &Timeline, finding: Finding) -> Shown {
         grew: finding.grew,
         path,
         roots,
+        causes: Vec::new(),
+        folded: Vec::new(),
     }
+}
+
+/// Folds each group finding whose growth a structure finding holds into it, and puts the
+/// structures first (the largest growth first): one leak, one finding, named by its field.
+fn one_finding_per_leak(specs: &[String], all: Vec<Shown>) -> Result<Vec<Shown>> {
+    let (mut structures, groups): (Vec<Shown>, Vec<Shown>) = all.into_iter().partition(|s| s.group.is_none());
+    let paths: Vec<String> = structures.iter().map(|s| s.path.first().cloned().unwrap_or_default()).collect();
+    let keys: Vec<String> = groups.iter().map(|s| s.key.clone()).collect();
+    let into = crate::cli::check_fold::fold(specs, &paths, &keys)?;
+    let mut kept = Vec::new();
+    for (group, into) in groups.into_iter().zip(into) {
+        match into {
+            Some(k) => structures[k].folded.push(group),
+            None => kept.push(group),
+        }
+    }
+    structures.sort_by_key(|s| std::cmp::Reverse(s.grew.growth_bytes));
+    structures.extend(kept);
+    Ok(structures)
 }
 
 /// The leaf groups under a group named `type_name` (at any level: a type may be a leaf, or
@@ -223,6 +251,21 @@ fn name(timeline: &Timeline, group: u32) -> String {
     names.join(" › ")
 }
 
+/// One finding as `--json` writes it, the groups it holds nested as its `folded` detail.
+fn suspect_json(s: &Shown) -> Value {
+    json!({"kind": s.kind(), "name": s.name, "key": s.key, "growth_bytes": s.grew.growth_bytes,
+           "growth_per_step": s.grew.growth_per_step.round(),
+           "steps_grown": s.grew.steps_grown,
+           "retained_bytes": s.grew.retained_bytes, "path": s.path, "roots": s.roots,
+           "causes": s.causes.iter().map(crate::cli::structures::cause_json).collect::<Vec<_>>(),
+           "folded": s.folded.iter().map(suspect_json).collect::<Vec<_>>()})
+}
+
+/// A line whose names cannot start another: newlines shown escaped.
+fn one_line(line: &str) -> String {
+    line.replace('\n', "\\n").replace('\r', "\\r")
+}
+
 fn write(path: &Path, flag: &str, text: &str) -> Result<()> {
     std::fs::write(path, text).map_err(|e| anyhow::anyhow!("{flag} {}: {e}", path.display()))
 }
@@ -232,15 +275,25 @@ impl Verdict {
     fn print(&self) {
         for s in &self.findings {
             let holder = s.holder().map_or(String::new(), |h| format!(", held by {h}"));
+            let causes: String = s.causes.iter().map(|c| format!("; {}: {}", c.kind, c.message)).collect();
             let line = format!(
-                "LEAK {}: +{:.0} bytes per step over {} steps grown, retains {} bytes{holder}",
+                "LEAK {}: +{:.0} bytes per step over {} steps grown, retains {} bytes{holder}{causes}",
                 s.title(),
                 s.grew.growth_per_step,
                 s.grew.steps_grown,
                 s.grew.retained_bytes
             );
             // One line per finding, whatever the names hold: a newline in one would forge another.
-            say!("{}", line.replace('\n', "\\n").replace('\r', "\\r"));
+            say!("{}", one_line(&line));
+            for f in &s.folded {
+                let line = format!(
+                    "  holds {}: +{:.0} bytes per step, retains {} bytes",
+                    f.title(),
+                    f.grew.growth_per_step,
+                    f.grew.retained_bytes
+                );
+                say!("{}", one_line(&line));
+            }
         }
         let known = match self.known {
             0 => String::new(),
@@ -253,16 +306,18 @@ impl Verdict {
         );
     }
 
+    /// Each finding, then the groups it holds (its detail), each as a row of its own.
     fn report_rows(&self, timeline: &Timeline) -> Vec<Row<'_>> {
         self.findings
             .iter()
-            .map(|s| Row {
+            .flat_map(|s| std::iter::once((s, false)).chain(s.folded.iter().map(|f| (f, true))))
+            .map(|(s, folded)| Row {
                 group: s.group,
                 type_buildings: match s.group {
                     Some(_) => Vec::new(),
                     None => buildings_of_type(timeline, &s.name),
                 },
-                name: s.title(),
+                name: if folded { format!("↳ holds {}", s.title()) } else { s.title() },
                 grew: s.grew,
                 path: &s.path,
             })
@@ -270,42 +325,40 @@ impl Verdict {
     }
 
     fn json(&self) -> Value {
-        let suspects: Vec<Value> = self
-            .findings
-            .iter()
-            .map(|s| {
-                json!({"kind": s.kind(), "name": s.name, "key": s.key, "growth_bytes": s.grew.growth_bytes,
-                       "growth_per_step": s.grew.growth_per_step.round(),
-                       "steps_grown": s.grew.steps_grown,
-                       "retained_bytes": s.grew.retained_bytes, "path": s.path, "roots": s.roots})
-            })
-            .collect();
+        let suspects: Vec<Value> = self.findings.iter().map(suspect_json).collect();
         let verdict = if self.findings.is_empty() { "pass" } else { "leak" };
         json!({"verdict": verdict, "input": self.input, "suspects": suspects})
     }
 
-    /// One test case for the input, failed once per finding.
-    fn junit(&self) -> String {
-        let mut failures = String::new();
+    /// One test suite for the input, written by quick-junit (nextest's writer, which escapes
+    /// names and drops what XML cannot hold): a failed test case per finding, named by it, or
+    /// one passing test case for the input.
+    fn junit(&self) -> Result<String> {
+        use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+        let mut suite = TestSuite::new("memcity check");
         for s in &self.findings {
+            let causes: String = s.causes.iter().map(|c| format!("; {}: {}", c.kind, c.message)).collect();
             let message = format!(
-                "{} grew by {} bytes ({:.0} per step), retains {} bytes",
+                "{} grew by {} bytes ({:.0} per step), retains {} bytes{causes}",
                 s.title(),
                 s.grew.growth_bytes,
                 s.grew.growth_per_step,
                 s.grew.retained_bytes
             );
-            failures.push_str(&format!(
-                "    <failure type=\"{}\" message=\"{}\">{}</failure>\n",
-                s.kind(),
-                xml(&message),
-                xml(&s.path.join(" ← "))
-            ));
+            let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            let holds: String = s.folded.iter().map(|f| format!("\nholds {}", f.title())).collect();
+            status.set_type(s.kind()).set_message(message).set_description(s.path.join(" ← ") + &holds);
+            let mut case = TestCase::new(s.title(), status);
+            case.set_classname(format!("memcity.check.{}", s.kind()));
+            suite.add_test_case(case);
         }
-        let failed = usize::from(!self.findings.is_empty());
-        format!(
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"memcity check\" tests=\"1\" failures=\"{failed}\">\n  <testcase classname=\"memcity.check\" name=\"{}\">\n{failures}  </testcase>\n</testsuite>\n",
-            xml(&self.input)
-        )
+        if self.findings.is_empty() {
+            let mut case = TestCase::new(self.input.as_str(), TestCaseStatus::success());
+            case.set_classname("memcity.check");
+            suite.add_test_case(case);
+        }
+        let mut report = Report::new("memcity check");
+        report.add_test_suite(suite);
+        Ok(report.to_string()?)
     }
 }

@@ -33,8 +33,11 @@ impl Baseline {
             .get("suspects")
             .and_then(Value::as_array)
             .ok_or_else(|| not_ours("no \"suspects\" list"))?;
+        // A structure's folded groups (its detail) are known as the groups they are.
+        let folded = suspects.iter().filter_map(|s| s.get("folded").and_then(Value::as_array)).flatten();
         let suspects = suspects
             .iter()
+            .chain(folded)
             .map(|s| {
                 let key = s
                     .get("key")

@@ -10,7 +10,8 @@ use anyhow::Result;
 use memcity_analysis::check::{Grew, Limits, grew_past};
 use memcity_hprof::Layout;
 use memcity_model::History;
-use memcity_structures::{Options, RetainedSeries, heads_retained, measure_with};
+use memcity_structures::unbounded::{entry_counts, unbounded_cache};
+use memcity_structures::{Cause, Options, RetainedSeries, causes_at_paths, heads_retained, measure_with};
 
 use crate::input::{Snapshots, carries_objects, dump_paths, each_typed_heap, is_heap_dumps};
 
@@ -50,6 +51,8 @@ pub struct StructureFinding {
     /// Its root path, which names what holds it (`static app.Registry.people`).
     pub path: String,
     pub grew: Grew,
+    /// Why it grows, where memcity can tell (docs/objects.md, "Causes").
+    pub causes: Vec<Cause>,
 }
 
 impl StructureFinding {
@@ -98,10 +101,44 @@ pub fn findings(
             if ignored(&t.type_name) || ignored(&t.path) {
                 return None;
             }
-            Some(StructureFinding { type_name: t.type_name.clone(), path: t.path.clone(), grew })
+            Some(StructureFinding {
+                type_name: t.type_name.clone(),
+                path: t.path.clone(),
+                grew,
+                causes: Vec::new(),
+            })
         })
         .collect();
-    Ok(innermost(&mut found))
+    let mut found = innermost(&mut found);
+    add_causes(specs, &mut found)?;
+    Ok(found)
+}
+
+/// The causes of the findings: `unbounded-cache` from each finding's entry count in every
+/// snapshot (read once more), `duplicate-keys` from the last snapshot's values (read once
+/// more: a dump's fields, elsewhere what the source knows, a value it does not know never
+/// equal to another). Nothing is read where there is no finding.
+fn add_causes(specs: &[String], found: &mut [StructureFinding]) -> Result<()> {
+    if found.is_empty() {
+        return Ok(());
+    }
+    let paths: Vec<&str> = found.iter().map(|f| f.path.as_str()).collect();
+    let descriptions = memcity_structures::builtin();
+    let mut counts = vec![Vec::new(); paths.len()];
+    each_typed_heap(specs, Snapshots::All, &Layout::default(), &mut |s| {
+        for (k, count) in entry_counts(&s.heap, &descriptions, &paths).into_iter().enumerate() {
+            counts[k].push(count);
+        }
+        Ok(())
+    })?;
+    let end = crate::input::valued_snapshot(specs, None)?;
+    let duplicates =
+        end.with_values(|values| causes_at_paths(&end.snapshot.heap, &descriptions, values, &paths));
+    for ((f, counts), duplicates) in found.iter_mut().zip(&counts).zip(duplicates) {
+        f.causes = duplicates;
+        f.causes.extend(unbounded_cache(&f.type_name, counts));
+    }
+    Ok(())
 }
 
 /// A structure's retained size includes those it holds: where a structure inside another
@@ -131,7 +168,12 @@ mod tests {
 
     fn finding(path: &str, growth: i64) -> StructureFinding {
         let grew = Grew { growth_bytes: growth, growth_per_step: 0.0, retained_bytes: 0, steps_grown: 3 };
-        StructureFinding { type_name: "java.util.HashMap".into(), path: path.into(), grew }
+        StructureFinding {
+            type_name: "java.util.HashMap".into(),
+            path: path.into(),
+            grew,
+            causes: Vec::new(),
+        }
     }
 
     /// What a series of dumps shows when measured in the import's read is what a read of its

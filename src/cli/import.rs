@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use memcity_heapgraph::AnalysisOptions;
+use memcity_heapgraph::budget::{Budget, bytes_text};
 use memcity_hprof::{Grouping, ImportOptions, Layout};
 
 use super::retained::RetainedArgs;
@@ -59,6 +60,16 @@ pub struct LayoutArgs {
     #[arg(long, value_name = "GIB", default_value_t = memcity_hprof::inflate::DEFAULT_MAX_INFLATED_GIB,
           value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
     pub max_inflated_gib: u64,
+    /// The memory budget, e.g. 8G or 512M [default: half of the physical memory, or of the
+    /// lowest memory limit of this process's cgroups where that is lower]. A series of dumps
+    /// is read two at a time only when both fit.
+    #[arg(long, value_name = "SIZE")]
+    pub memory: Option<String>,
+    /// Where tables that do not fit the budget are kept, in memory-mapped work files (removed
+    /// as soon as they are made, so none outlive the run) [default: the user's cache folder,
+    /// $XDG_CACHE_HOME/memcity or ~/.cache/memcity].
+    #[arg(long, value_name = "DIR")]
+    pub work_dir: Option<PathBuf>,
 }
 
 impl Default for LayoutArgs {
@@ -69,11 +80,33 @@ impl Default for LayoutArgs {
             array_header: None,
             reference_size: None,
             max_inflated_gib: memcity_hprof::inflate::DEFAULT_MAX_INFLATED_GIB,
+            memory: None,
+            work_dir: None,
         }
     }
 }
 
 impl LayoutArgs {
+    /// `--work-dir`, made if missing, or the user's cache folder.
+    pub fn work_dir(&self) -> Result<PathBuf> {
+        let dir = match &self.work_dir {
+            Some(dir) => dir.clone(),
+            None => default_work_dir()?,
+        };
+        if let Err(e) = std::fs::create_dir_all(&dir) {
+            bail!("--work-dir {}: cannot make the folder ({e})", dir.display());
+        }
+        if !dir.is_dir() {
+            bail!("--work-dir {}: not a folder", dir.display());
+        }
+        Ok(dir)
+    }
+
+    /// `--memory`, or this process's default.
+    pub fn budget(&self) -> Result<Budget> {
+        Budget::from_flag(self.memory.as_deref()).map_err(anyhow::Error::msg)
+    }
+
     /// The layout the flags give; without any, each dump's own ([`memcity_hprof::detect`]).
     pub fn layout(&self) -> Result<Layout> {
         let given = self.uncompressed_oops
@@ -95,8 +128,20 @@ impl LayoutArgs {
 }
 
 pub fn options(classifiers: &str, layout: &LayoutArgs, analysis: AnalysisOptions) -> Result<ImportOptions> {
-    let inflation = memcity_hprof::Inflation { max: layout.max_inflated_gib << 30, ..Default::default() };
-    Ok(ImportOptions { layout: layout.layout()?, grouping: grouping(classifiers, analysis)?, inflation })
+    let memory = layout.budget()?.bytes;
+    // Gzipped dumps inflate into the work folder (disk) past a quarter of the budget (at most
+    // 1 GiB in memory).
+    let inflation = memcity_hprof::Inflation {
+        max: layout.max_inflated_gib << 30,
+        memory: (memory / 4).min(1 << 30),
+        dir: Some(layout.work_dir()?),
+    };
+    Ok(ImportOptions {
+        layout: layout.layout()?,
+        grouping: grouping(classifiers, analysis)?,
+        inflation,
+        memory,
+    })
 }
 
 /// `--classifiers` and the retained-size flags as a source's grouping.
@@ -143,11 +188,53 @@ pub fn import_series_with_progress(
     match crate::input::series(paths)? {
         crate::input::Series::Dumps(dumps) => {
             let options = options(classifiers.unwrap_or("package,type"), layout, analysis)?;
-            with_progress("heap dumps", |report| Ok(memcity_hprof::import(&dumps, &options, report)?))
+            let budget = layout.budget()?;
+            memcity_heapgraph::table::spill_to(budget.bytes, Some(layout.work_dir()?));
+            announce_budget(&budget, &dumps);
+            let history =
+                with_progress("heap dumps", |report| Ok(memcity_hprof::import(&dumps, &options, report)?));
+            if let Some(note) = memcity_heapgraph::table::spill_note() {
+                shout!("memcity: {note}; the tables were kept in memory");
+            }
+            history
         }
         crate::input::Series::Snapshots(snapshots) => {
             let options = grouping(classifiers.unwrap_or(memcity_v8::DEFAULT_CLASSIFIERS), analysis)?;
             with_progress("heap snapshots", |report| Ok(memcity_v8::import(&snapshots, &options, report)?))
+        }
+    }
+}
+
+/// `$XDG_CACHE_HOME/memcity`, else `~/.cache/memcity`.
+pub fn default_work_dir() -> Result<PathBuf> {
+    let absolute = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
+    if let Some(cache) = std::env::var_os("XDG_CACHE_HOME").and_then(absolute) {
+        return Ok(cache.join("memcity"));
+    }
+    match std::env::var_os("HOME").and_then(absolute) {
+        Some(home) => Ok(home.join(".cache").join("memcity")),
+        None => {
+            bail!("no cache folder for work files (neither XDG_CACHE_HOME nor HOME is set): give --work-dir")
+        }
+    }
+}
+
+/// Says the budget at the start (on a terminal, like the progress bar: scripts and tests read
+/// errors as one line), and of each dump that may need more than it, whatever stderr is.
+fn announce_budget(budget: &Budget, dumps: &[PathBuf]) {
+    use std::io::IsTerminal as _;
+    if std::io::stderr().is_terminal() {
+        shout!("memcity: {}", budget.describe());
+    }
+    let files = memcity_hprof::source::expand(dumps).unwrap_or_default();
+    for (file, need) in files.iter().filter_map(|f| Some((f, memcity_hprof::import::estimated_memory(f)?))) {
+        if need > budget.bytes {
+            shout!(
+                "memcity: {} may need about {}, more than the {}; what does not fit goes to work files",
+                file.display(),
+                bytes_text(need),
+                budget.describe()
+            );
         }
     }
 }

@@ -8,13 +8,16 @@ use clap::{Parser, Subcommand};
 mod analyze;
 mod check;
 mod check_baseline;
+mod check_fold;
 mod check_report;
 mod check_structures;
 mod diff;
 mod fetch;
+mod generate;
 pub mod import;
 pub mod inspect;
 pub mod layout;
+mod objects;
 pub mod open;
 mod ownership;
 mod ownership_svg;
@@ -61,6 +64,8 @@ pub enum Command {
     Trace(trace::TraceArgs),
     /// Print a history's suspicious time windows (leak, fastest growth, GC overhead, churn).
     Windows(windows::WindowsArgs),
+    /// Write a JVM-shaped heap dump of about N objects, with no JVM (benchmarks, tests).
+    GenerateDump(generate::GenerateArgs),
     /// Import a series of JVM heap dumps (HPROF, .hprof or .hprof.gz) as a history file.
     Import(import::ImportArgs),
     /// Take a series of heap dumps (and class histograms) from a running JVM with jcmd, or V8
@@ -81,10 +86,29 @@ pub enum Command {
     /// Which classes own the heap: the ownership tree of a snapshot, as JSON or SVG
     /// (docs/ownership.md).
     Ownership(ownership::OwnershipArgs),
+    /// Inside one snapshot: a group's objects, a data structure's entries or one object, with
+    /// fields and values (docs/objects.md). Exit 2 on bad input.
+    Objects(objects::ObjectsArgs),
 }
 
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // `objects` answers a malformed flag in one line, exit 2, as its other errors.
+        Err(e) if std::env::args().nth(1).as_deref() == Some("objects") && e.use_stderr() => {
+            let first = e.to_string();
+            shout!(
+                "memcity objects: {}",
+                first.lines().next().unwrap_or_default().trim_start_matches("error: ")
+            );
+            return ExitCode::from(2);
+        }
+        Err(e) => e.exit(),
+    };
+    // Every command's tables may go to work files past the default budget; `import` and the
+    // app's import apply --memory and --work-dir over this.
+    let budget = memcity_heapgraph::budget::default_budget().bytes;
+    memcity_heapgraph::table::spill_to(budget, import::default_work_dir().ok());
     let result = match cli.command {
         Some(Command::Layout(args)) => layout::run(args),
         Some(Command::Serve(args)) => serve::run(args),
@@ -95,12 +119,20 @@ pub fn main() -> ExitCode {
         Some(Command::Trace(args)) => trace::run(args),
         Some(Command::Windows(args)) => windows::run(args),
         Some(Command::Import(args)) => import::run(args),
+        Some(Command::GenerateDump(args)) => generate::run(args),
         Some(Command::Record(args)) => record::run(args),
         Some(Command::Why(args)) => why::run(args),
         Some(Command::Structures(args)) => structures::run(args),
         Some(Command::Diff(args)) => diff::run(args),
         Some(Command::Tree(args)) => tree::run(args),
         Some(Command::Ownership(args)) => ownership::run(args),
+        Some(Command::Objects(args)) => match objects::run(args) {
+            Ok(()) => return ExitCode::SUCCESS,
+            Err(e) => {
+                shout!("memcity: {e:#}");
+                return ExitCode::from(2);
+            }
+        },
         Some(Command::Check(args)) => match check::run(args) {
             Ok(true) => return ExitCode::SUCCESS,
             Ok(false) => return ExitCode::from(1),

@@ -5,7 +5,9 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use memcity_structures::{Descriptions, InstanceMeasure, Report, Sizes, Status};
+use memcity_structures::{
+    Cause, Descriptions, InstanceMeasure, Report, Sizes, Status, listed_causes, may_have_causes,
+};
 use serde_json::{Value, json};
 
 #[derive(clap::Args, Debug)]
@@ -85,30 +87,49 @@ pub(crate) fn warn_unmatched(heap: &memcity_heapgraph::TypedHeap, users: &Descri
 
 pub fn run(args: StructuresArgs) -> Result<()> {
     let loaded = descriptions(&args.structures)?;
-    let heaps = crate::input::typed_heaps(&args.inputs, args.from, args.to)?;
-    let mut heaps = heaps.into_iter();
-    let first = heaps.next().ok_or_else(|| anyhow::anyhow!("no heap in the window"))?;
-    let last = heaps.next();
-    let end_heap = last.as_ref().map_or(&first.heap, |l| &l.heap);
-    warn_unmatched(end_heap, &loaded.users);
-    let top = if args.top == 0 { usize::MAX } else { args.top };
-    let report = memcity_structures::report(&first, last.as_ref(), &loaded.all, args.sort.into(), top);
+    let report = {
+        let heaps = crate::input::typed_heaps(&args.inputs, args.from, args.to)?;
+        let mut heaps = heaps.into_iter();
+        let first = heaps.next().ok_or_else(|| anyhow::anyhow!("no heap in the window"))?;
+        let last = heaps.next();
+        warn_unmatched(last.as_ref().map_or(&first.heap, |l| &l.heap), &loaded.users);
+        let top = if args.top == 0 { usize::MAX } else { args.top };
+        memcity_structures::report(&first, last.as_ref(), &loaded.all, args.sort.into(), top)
+    };
+    let causes = causes(&args.inputs, &report, &loaded.all)?;
     if args.json {
-        say!("{}", serde_json::to_string_pretty(&json(&report))?);
+        say!("{}", serde_json::to_string_pretty(&json(&report, &causes))?);
     } else {
-        say_raw!("{}", text(&report));
+        say_raw!("{}", text(&report, &causes));
     }
     Ok(())
 }
 
-fn json(report: &Report) -> Value {
+/// The causes of the listed instances: where one grew, the window's end is read again with its
+/// values (a dump's fields, a V8 snapshot's strings, elsewhere references alone), once the
+/// window's two heaps are gone.
+fn causes(specs: &[String], report: &Report, descriptions: &Descriptions) -> Result<Vec<Vec<Cause>>> {
+    if !may_have_causes(report) {
+        return Ok(vec![Vec::new(); report.listed().len()]);
+    }
+    let end = crate::input::valued_snapshot(specs, Some(report.to))?;
+    Ok(end.with_values(|values| listed_causes(report, &end.snapshot.heap, descriptions, values)))
+}
+
+/// A cause as `--json` and `check --json` write it.
+pub(crate) fn cause_json(c: &Cause) -> Value {
+    json!({"kind": c.kind, "type": c.type_name, "keys": c.keys, "distinct": c.distinct, "message": c.message})
+}
+
+fn json(report: &Report, causes: &[Vec<Cause>]) -> Value {
     let hgp = |h: Option<f64>| h.map_or(Value::Null, |h| json!((h * 10.0).round() / 10.0));
     let sizes =
         |m: Option<&InstanceMeasure>, pick: fn(&InstanceMeasure) -> Sizes| m.map_or(Sizes::default(), pick);
     let instances: Vec<Value> = report
         .listed()
         .into_iter()
-        .map(|i| {
+        .zip(causes)
+        .map(|(i, causes)| {
             let (a, b, shown) = (report.at_start(i), report.at_end(i), report.instance(i));
             let leaves: Vec<Value> = i
                 .leaves
@@ -141,6 +162,7 @@ fn json(report: &Report) -> Value {
                         "deep_structure": hgp(g.and_then(|g| g.hgp[3]))},
                 "pattern": g.map(|g| g.pattern.name()),
                 "leaves": leaves,
+                "causes": causes.iter().map(cause_json).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -148,7 +170,7 @@ fn json(report: &Report) -> Value {
            "instances": instances})
 }
 
-fn text(report: &Report) -> String {
+fn text(report: &Report, causes: &[Vec<Cause>]) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     let (survived, appeared, died) =
@@ -160,7 +182,7 @@ fn text(report: &Report) -> String {
     );
     let percent = |h: Option<f64>| h.map_or("–".to_string(), |h| format!("{h:.1}%"));
     let mut status = Status::Survived;
-    for (rank, i) in report.listed().into_iter().enumerate() {
+    for (rank, (i, causes)) in report.listed().into_iter().zip(causes).enumerate() {
         let m = report.instance(i);
         if i.status != status {
             status = i.status;
@@ -202,6 +224,9 @@ fn text(report: &Report) -> String {
             b.measure.deep_structure.objects,
             g.pattern.name()
         );
+        for c in causes {
+            let _ = writeln!(out, "     cause {}: {}", c.kind, c.message);
+        }
         if rank < 3 {
             for l in i.leaves.iter().take(5) {
                 let site = l.key.site.as_ref().map_or(String::new(), |s| format!(" ‹ {s}"));

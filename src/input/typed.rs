@@ -191,7 +191,12 @@ impl OpSink for EachGc<'_, '_> {
 }
 
 /// `--from`/`--to` checked against a series of `count` snapshots (`what`: "GCs", "dumps").
-fn window(from: Option<usize>, to: Option<usize>, count: usize, what: &str) -> Result<(usize, usize)> {
+pub(super) fn window(
+    from: Option<usize>,
+    to: Option<usize>,
+    count: usize,
+    what: &str,
+) -> Result<(usize, usize)> {
     let (from, to) = (from.unwrap_or(0), to.unwrap_or(count.saturating_sub(1)));
     for (flag, index) in [("--from", from), ("--to", to)] {
         if index >= count {
@@ -217,21 +222,16 @@ fn picked(which: Snapshots, count: usize, what: &str) -> Result<Vec<usize>> {
 }
 
 /// A file's name, as the imports label its snapshot.
-fn file_name(file: &Path) -> String {
+pub(super) fn file_name(file: &Path) -> String {
     file.file_name().map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned())
 }
 
 /// Dumps, ordered by the dumps' own time as the import orders them (read from each header
 /// alone).
 fn dump_heaps(specs: &[String], which: Snapshots, layout: &Layout, visit: &mut Visit) -> Result<()> {
-    let files = memcity_hprof::source::expand(&super::dump_paths(specs)?)?;
-    let mut timed = Vec::with_capacity(files.len());
-    for file in files {
-        timed.push((memcity_hprof::dump_time(&file)?, file));
-    }
-    timed.sort_by_key(|(time, _)| *time);
+    let timed = ordered_dumps(specs)?;
     for index in picked(which, timed.len(), "dumps")? {
-        let file = &timed[index].1;
+        let file = &timed[index];
         let dump = memcity_hprof::typed_heap(file, layout)?;
         visit(TypedSnapshot {
             index,
@@ -245,23 +245,43 @@ fn dump_heaps(specs: &[String], which: Snapshots, layout: &Layout, visit: &mut V
     Ok(())
 }
 
+/// The dump files of `specs` in the order of their own time stamps (read from each header).
+pub(super) fn ordered_dumps(specs: &[String]) -> Result<Vec<PathBuf>> {
+    let files = memcity_hprof::source::expand(&super::dump_paths(specs)?)?;
+    let mut timed = Vec::with_capacity(files.len());
+    for file in files {
+        timed.push((memcity_hprof::dump_time(&file)?, file));
+    }
+    timed.sort_by_key(|(time, _)| *time);
+    Ok(timed.into_iter().map(|(_, file)| file).collect())
+}
+
 /// V8 heap snapshots, in the import's order.
 fn snapshot_heaps(specs: &[String], which: Snapshots, visit: &mut Visit) -> Result<()> {
     let paths: Vec<PathBuf> = specs.iter().map(PathBuf::from).collect();
     let files = memcity_v8::source::order(memcity_v8::source::expand(&paths)?);
     for index in picked(which, files.len(), "heap snapshots")? {
         let (file, time_ms) = &files[index];
-        let typed = memcity_v8::typed_heap(file)?;
-        visit(TypedSnapshot {
-            index,
-            time_ms: *time_ms,
-            reachable_bytes: typed.reachable_bytes,
-            label: file_name(file),
-            metrics: Default::default(),
-            heap: typed.heap,
-        })?;
+        visit(v8_snapshot(index, file, *time_ms, memcity_v8::typed_heap(file)?))?;
     }
     Ok(())
+}
+
+/// Snapshot `index` of a V8 series, read from `file` taken at `time_ms`.
+pub(super) fn v8_snapshot(
+    index: usize,
+    file: &Path,
+    time_ms: u64,
+    typed: memcity_v8::TypedSnapshot,
+) -> TypedSnapshot {
+    TypedSnapshot {
+        index,
+        time_ms,
+        reachable_bytes: typed.reachable_bytes,
+        label: file_name(file),
+        metrics: Default::default(),
+        heap: typed.heap,
+    }
 }
 
 /// Heap files, in the import's order (by the probe's clock, files of equal times as named),

@@ -68,22 +68,51 @@ pub fn refused(args: &[&str], needle: &str) {
 /// (`--no-fork`, so each is written when the round returns): one per round, `sessions` more
 /// sessions a round. Its output, one path a line.
 pub fn python_session_rounds(dir: &std::path::Path, rounds: u32, sessions: u32) -> String {
+    python_rounds("session_registry.py", dir, rounds, sessions, &[])
+}
+
+/// The heap files of a tests/python program run under the probe in its own process as
+/// `SCRIPT ROUNDS PER_ROUND EXTRA…`. Its output, one path a line.
+pub fn python_rounds(
+    script: &str,
+    dir: &std::path::Path,
+    rounds: u32,
+    per_round: u32,
+    extra: &[&str],
+) -> String {
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     run(Command::new("python3")
         .arg(repo.join("probes/python/memcity_probe.py"))
         .arg("--out")
         .arg(dir)
         .args(["--no-fork", "--every-ms", "600000"])
-        .arg(repo.join("tests/python/session_registry.py"))
-        .args([rounds.to_string(), sessions.to_string()]))
+        .arg(repo.join("tests/python").join(script))
+        .args([rounds.to_string(), per_round.to_string()])
+        .args(extra))
 }
 
 /// The V8 heap snapshots of tests/js/sessions.js, one a round, written into `dir`. Its output,
 /// one path a line.
 pub fn node_session_rounds(dir: &std::path::Path, rounds: u32, sessions: u32) -> String {
+    node_rounds("sessions.js", dir, rounds, sessions, &[])
+}
+
+/// The V8 heap snapshots of a tests/js program called as `SCRIPT OUT_DIR ROUNDS PER_ROUND
+/// EXTRA…`, one a round, written into `dir`. Its output, one path a line.
+pub fn node_rounds(
+    script: &str,
+    dir: &std::path::Path,
+    rounds: u32,
+    per_round: u32,
+    extra: &[&str],
+) -> String {
     std::fs::create_dir_all(dir).unwrap();
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/js/sessions.js");
-    run(Command::new("node").arg(script).arg(dir).args([rounds.to_string(), sessions.to_string()]))
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/js").join(script);
+    run(Command::new("node")
+        .arg(script)
+        .arg(dir)
+        .args([rounds.to_string(), per_round.to_string()])
+        .args(extra))
 }
 
 /// The node with `key` in a tree.

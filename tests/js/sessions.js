@@ -1,8 +1,10 @@
 // A Node service whose session registry only grows: every login adds a Session to the Map at
 // `registry.sessions` (a property of a global object) and nothing removes it, while 200 route
 // handlers each keep a small Map of counters that never grows. Writes a heap snapshot after each
-// round into the folder given. Usage: node sessions.js OUT_DIR ROUNDS PER_ROUND [fixed]
-// (fixed: a session ends after 100 newer logins, so the registry stops growing).
+// round into the folder given. Usage: node sessions.js OUT_DIR ROUNDS PER_ROUND [fixed|leak]
+// [object] (fixed: a session ends after 100 newer logins, so the registry stops growing;
+// object: the registry is a plain object used as a dictionary, `Object.create(null)` keyed by
+// session id, the most common map in JavaScript, instead of a Map).
 'use strict';
 const path = require('path');
 const v8 = require('v8');
@@ -23,15 +25,21 @@ class Handler {
   }
 }
 
-const registry = { sessions: new Map(), handlers: [] };
+const dictionary = process.argv[6] === 'object';
+const registry = { sessions: dictionary ? Object.create(null) : new Map(), handlers: [] };
 globalThis.registry = registry;
 for (let r = 0; r < 200; r++) registry.handlers.push(new Handler('/route/' + r));
 
 const fixed = process.argv[5] === 'fixed';
 
 function login(id) {
-  registry.sessions.set(id, new Session(id));
-  if (fixed) registry.sessions.delete(id - 100);
+  if (dictionary) {
+    registry.sessions['sid-' + id] = new Session(id);
+    if (fixed) delete registry.sessions['sid-' + (id - 100)];
+  } else {
+    registry.sessions.set(id, new Session(id));
+    if (fixed) registry.sessions.delete(id - 100);
+  }
   // Each request touches one handler's counters: they change, but never grow.
   const handler = registry.handlers[id % registry.handlers.length];
   handler.counters.set('hits', handler.counters.get('hits') + 1);

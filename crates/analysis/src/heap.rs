@@ -402,7 +402,13 @@ impl Heap {
         }
         let mut roots: Vec<u32> = self.roots.keys().map(|&(slot, _)| slot).collect();
         roots.sort_unstable();
-        HeapGraph { group: vec![0; n], shallow: self.objects.size.clone(), edge_start, edges, roots }
+        HeapGraph {
+            group: vec![0; n].into(),
+            shallow: self.objects.size.clone().into(),
+            edge_start: edge_start.into(),
+            edges: edges.into(),
+            roots,
+        }
     }
 
     /// Marks from the roots and frees every unreachable object.

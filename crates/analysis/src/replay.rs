@@ -104,7 +104,7 @@ impl Replay {
         let collection = self.heap.collect();
         let mut graph = collection.graph;
         let roots = self.heap.root_sets();
-        graph.group = self.leaves.assign(&mut self.grouper, &self.heap, &collection.live, &roots);
+        graph.group = self.leaves.assign(&mut self.grouper, &self.heap, &collection.live, &roots).into();
         let groups = self.grouper.group_count();
         let names = self.heap.root_names();
         let holder = |slot: u32| names.get(&slot).cloned();

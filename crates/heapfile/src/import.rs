@@ -232,7 +232,7 @@ pub fn heap_graph(file: &HeapFile, grouper: &mut Grouper) -> (HeapGraph, Vec<Roo
         Vec::new()
     };
     let mut memo = LeafMemo::default();
-    let group = (0..n)
+    let group: Vec<u32> = (0..n)
         .map(|o| {
             let ty = file.types[o];
             let site = if uses.site { file.site[o] } else { NO_SITE };
@@ -246,10 +246,10 @@ pub fn heap_graph(file: &HeapFile, grouper: &mut Grouper) -> (HeapGraph, Vec<Roo
         })
         .collect();
     let graph = HeapGraph {
-        group,
-        shallow: file.size.clone(),
-        edge_start: file.edge_start.clone(),
-        edges: file.edges.clone(),
+        group: group.into(),
+        shallow: file.size.clone().into(),
+        edge_start: file.edge_start.clone().into(),
+        edges: file.edges.clone().into(),
         roots: file.roots.iter().map(|&(o, _)| o).collect(),
     };
     (graph, roots)

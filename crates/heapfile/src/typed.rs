@@ -92,10 +92,10 @@ pub fn typed_of(file: HeapFile) -> TypedFile {
     named.sort_by_key(|(o, _)| *o);
     named.dedup_by_key(|(o, _)| *o);
     let graph = HeapGraph {
-        group: type_of.clone(),
-        shallow: size,
-        edge_start,
-        edges,
+        group: type_of.clone().into(),
+        shallow: size.into(),
+        edge_start: edge_start.into(),
+        edges: edges.into(),
         roots: roots.iter().map(|&(o, _)| o).collect(),
     };
     let live = reachable(&graph);

@@ -11,6 +11,7 @@
 
 use crate::HeapGraph;
 use crate::spanning::{Referrers, Spanning};
+use crate::table::{Plain, Table};
 
 /// In [`DominatorTree::idom`]: dominated only by the virtual root above all GC roots (a root,
 /// or an object held through several roots).
@@ -22,15 +23,16 @@ pub const UNREACHABLE: u32 = u32::MAX;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DominatorTree {
     /// Immediate dominator of each object: an object index, VIRTUAL_ROOT, or UNREACHABLE.
-    pub idom: Vec<u32>,
+    /// (Each table is in memory or in a work file past the budget: [`Table`].)
+    pub idom: Table<u32>,
     /// Shallow bytes of each object's dominator subtree (its retained size); 0 if unreachable.
-    pub retained: Vec<u64>,
+    pub retained: Table<u64>,
     /// Reachable objects in pre-order of the dominator tree (every object after its idom, each
     /// subtree contiguous).
-    pub preorder: Vec<u32>,
+    pub preorder: Table<u32>,
     /// The number of objects in each object's dominator subtree (itself included; 0 if
     /// unreachable): its subtree is `subtree[o]` entries of the preorder from `o` on.
-    pub subtree: Vec<u32>,
+    pub subtree: Table<u32>,
 }
 
 impl DominatorTree {
@@ -45,7 +47,7 @@ impl DominatorTree {
 }
 
 /// The dominator tree of what is reachable from `g.roots`, with a virtual root above the roots.
-/// Time O(m log n) for m references and n objects, whatever the shape. Memory: about 12 `u32`s
+/// Time O(m log n) for m references and n objects, whatever the shape. Memory: about 11 `u32`s
 /// per object plus one per reference, besides the result.
 pub fn dominators(g: &HeapGraph) -> DominatorTree {
     let Spanning { vertex, parent, referrers } = Spanning::new(g);
@@ -60,6 +62,7 @@ const NONE: u32 = u32::MAX;
 /// A number's entry in Lengauer–Tarjan's forest, side by side as path compression reads and
 /// writes all three.
 #[derive(Clone, Copy)]
+#[repr(C)]
 struct Link {
     /// The forest ancestor (compressed); a link counts once the ancestor itself is linked.
     ancestor: u32,
@@ -69,22 +72,28 @@ struct Link {
     semi: u32,
 }
 
+// SAFETY: three `u32`s, no padding.
+unsafe impl Plain for Link {}
+
 /// The immediate dominator of each DFS number (Lengauer–Tarjan with simple linking and path
 /// compression: O(m log n) whatever the shape). Numbers are processed in decreasing order and
 /// linked to their DFS parent as they go, so the linked numbers are those from `w` up.
-pub(crate) fn immediate_dominators(parent: Vec<u32>, referrers: &Referrers) -> Vec<u32> {
+pub(crate) fn immediate_dominators(parent: Table<u32>, referrers: &Referrers) -> Table<u32> {
     let count = parent.len();
     // A number not yet processed has itself as its label and semi-dominator.
-    let mut forest: Vec<Link> =
-        (0..count as u32).map(|v| Link { ancestor: parent[v as usize], label: v, semi: v }).collect();
-    let mut semi = vec![0u32; count];
-    let mut idom = vec![0u32; count];
+    let mut forest = Table::from_fn(count, |v| Link { ancestor: parent[v], label: v as u32, semi: v as u32 });
+    // The forest holds the parents: a number's ancestor is only compressed once the number is
+    // linked, after its own step, so `forest[w].ancestor` is still its parent at step `w`.
+    drop(parent);
+    let mut semi = Table::filled(count, 0u32);
+    let mut idom = Table::filled(count, 0u32);
     // The numbers whose semi-dominator is each number, as linked lists.
-    let mut bucket = vec![NONE; count];
-    let mut next_in_bucket = vec![NONE; count];
+    let mut bucket = Table::filled(count, NONE);
+    let mut next_in_bucket = Table::filled(count, NONE);
     let mut path = Vec::new();
     for w in (1..count).rev() {
-        let mut s = parent[w];
+        let p = forest[w].ancestor;
+        let mut s = p;
         for &v in referrers.of(w as u32) {
             // A number below `w` is not processed yet: its own number is its semi-dominator.
             let candidate = if v < w as u32 { v } else { eval(v, w as u32 + 1, &mut forest, &mut path).semi };
@@ -96,7 +105,6 @@ pub(crate) fn immediate_dominators(parent: Vec<u32>, referrers: &Referrers) -> V
         bucket[s as usize] = w as u32;
         // `w` is linked now; every number whose semi-dominator is its parent gets its
         // immediate dominator, or a number with the same one.
-        let p = parent[w];
         let mut v = std::mem::replace(&mut bucket[p as usize], NONE);
         while v != NONE {
             let u = eval(v, w as u32, &mut forest, &mut path);
@@ -141,8 +149,8 @@ fn eval(v: u32, linked: u32, forest: &mut [Link], path: &mut Vec<u32>) -> Link {
 /// then preorder positions top-down: each child takes the next free slot of its dominator's range.
 pub(crate) fn assemble(shallow: &[u64], vertex: &[u32], idom: &[u32]) -> DominatorTree {
     let count = vertex.len();
-    let mut size = vec![1u32; count];
-    let mut bytes = vec![0u64; count];
+    let mut size = Table::filled(count, 1u32);
+    let mut bytes = Table::filled(count, 0u64);
     for v in (1..count).rev() {
         bytes[v] += shallow[vertex[v] as usize];
         let d = idom[v] as usize;
@@ -151,10 +159,10 @@ pub(crate) fn assemble(shallow: &[u64], vertex: &[u32], idom: &[u32]) -> Dominat
     }
     let n = shallow.len();
     let mut tree = DominatorTree {
-        idom: vec![UNREACHABLE; n],
-        retained: vec![0; n],
-        preorder: vec![0; count - 1],
-        subtree: vec![0; n],
+        idom: Table::filled(n, UNREACHABLE),
+        retained: Table::filled(n, 0),
+        preorder: Table::filled(count - 1, 0),
+        subtree: Table::filled(n, 0),
     };
     // `next[v]`: the next free position in the subtree of `v` (the virtual root owns none).
     // Until `v` is placed it still holds the subtree size of `v`, which its dominator reserves.

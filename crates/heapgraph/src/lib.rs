@@ -4,6 +4,7 @@
 //! maps between groups with distinct counts, dominators, retained sizes (dominated and exact GC
 //! closure) and retainer paths.
 
+pub mod budget;
 pub mod classify;
 pub mod dominators;
 pub mod group;
@@ -16,6 +17,8 @@ pub mod root_path;
 pub mod roots;
 pub mod series;
 pub mod spanning;
+pub mod table;
+pub mod values;
 
 pub use classify::{Classifier, FactUse, IN_NO_STRUCTURE, InStructure, ObjectFacts, parse_list};
 pub use group::{GroupCounts, Grouper, OUTSIDE, OUTSIDE_KEY, ROOT_KEY};
@@ -32,6 +35,8 @@ pub use root_path::{PathStep, RootPaths};
 pub use roots::{RootKind, RootSet, root_sets};
 pub use series::{SeriesHeap, history_of};
 pub use spanning::Spanning;
+pub use table::Table;
+pub use values::{Contents, EqualBy, FieldValue, Primitives, References, Value, Values, value_identity};
 
 use rayon::prelude::*;
 
@@ -39,16 +44,17 @@ pub use dominators::{DominatorTree, UNREACHABLE, VIRTUAL_ROOT, dominators};
 pub use retained::{closure_size, dominated_sizes};
 pub use retainers::{RetainerPath, RetainerStep, retainer_paths, retainer_paths_represented};
 
-/// A heap as a graph in compressed sparse row form; objects are `0..n`.
+/// A heap as a graph in compressed sparse row form; objects are `0..n`. The per-object and
+/// per-reference tables are [`Table`]s: in memory, or in work files past the memory budget.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HeapGraph {
     /// The group (leaf of the grouping tree) of each object.
-    pub group: Vec<u32>,
+    pub group: Table<u32>,
     /// The shallow size of each object in bytes.
-    pub shallow: Vec<u64>,
+    pub shallow: Table<u64>,
     /// `edges[edge_start[o]..edge_start[o + 1]]` are the objects `o` references; length `n + 1`.
-    pub edge_start: Vec<usize>,
-    pub edges: Vec<u32>,
+    pub edge_start: Table<usize>,
+    pub edges: Table<u32>,
     /// The GC roots (duplicates allowed).
     pub roots: Vec<u32>,
 }

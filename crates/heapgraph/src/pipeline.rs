@@ -21,6 +21,7 @@ use crate::retainers::{retainer_paths, retainer_paths_represented};
 use crate::roots::RootKind;
 use crate::roots::RootSet;
 use crate::spanning::Spanning;
+use crate::table::Table;
 use crate::{HeapGraph, retained_sizes};
 
 /// How much of "why is it alive" to compute.
@@ -214,8 +215,8 @@ impl Graph<'_> {
     /// Frees the references of an owned graph (objects, groups and sizes stay).
     fn free_references(&mut self) {
         if let Graph::Owned(g) = self {
-            g.edges = Vec::new();
-            g.edge_start = Vec::new();
+            g.edges = Table::default();
+            g.edge_start = Table::default();
         }
     }
 }
@@ -238,6 +239,8 @@ fn analyse(
     object_retained: bool,
 ) -> (GroupedHeap, Vec<u64>) {
     let g = graph.get();
+    // The caller's tables count against the budget of the tables made here.
+    let _held = crate::table::Held::new((live.len() + roots.len() * 2) as u64);
     let mut counts = vec![GroupCounts::default(); group_count];
     let mut reachable_bytes = 0;
     for o in (0..g.object_count()).filter(|&o| live[o]) {
@@ -291,7 +294,7 @@ fn analyse(
                     (Some(paths), via)
                 },
             );
-            (dominated, paths, if object_retained { tree.retained } else { Vec::new() })
+            (dominated, paths, if object_retained { tree.retained.to_vec() } else { Vec::new() })
         },
     );
     let maps =

@@ -7,6 +7,7 @@
 
 use crate::HeapGraph;
 use crate::dominators::{DominatorTree, VIRTUAL_ROOT};
+use crate::table::Table;
 
 /// The most steps of a path; groups may repeat (String → Person → String), but a path cannot be
 /// longer than the dominator tree is deep.
@@ -49,8 +50,9 @@ pub struct RetainerPath {
 /// step never has more objects than its group and a path at most MAX_STEPS steps, so at worst
 /// O(MAX_STEPS · n log n) and in practice a few times n: the exits (and top-most same-group
 /// holders) of all objects are computed once in one preorder pass, and each step only looks at
-/// its own objects (no per-group walk of the heap or of a list; the scratch arrays are reset
-/// by stamps, not cleared). Memory: about 7 `u32`s per object.
+/// its own objects (no per-group walk of the heap or of a list; the exits are a sparse set, never
+/// cleared). Memory: 5 `u32`s per object (exit, top-most holder, preorder position, members by
+/// group, the sparse set's index).
 pub fn retainer_paths(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> Vec<Option<RetainerPath>> {
     paths(g, tree, group_count, false)
 }
@@ -74,9 +76,7 @@ fn paths(
     let climb = Climb::new(g, tree, group_count);
     let (start, members) = members_by_group(g, tree, group_count);
     let mut scratch = Scratch::new(g.object_count(), group_count);
-    if represent {
-        scratch.child = vec![u32::MAX; g.object_count()];
-    }
+    scratch.represent = represent;
     (0..group_count)
         .map(|group| {
             let members = &members[start[group]..start[group + 1]];
@@ -87,7 +87,7 @@ fn paths(
 
 /// The reachable objects of each group in preorder (a counting sort), so that members come
 /// sorted by subtree for the union of their subtrees.
-fn members_by_group(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> (Vec<usize>, Vec<u32>) {
+fn members_by_group(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> (Vec<usize>, Table<u32>) {
     let mut start = vec![0usize; group_count + 1];
     for &o in &tree.preorder {
         start[g.group[o as usize] as usize + 1] += 1;
@@ -96,7 +96,7 @@ fn members_by_group(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> 
         start[i + 1] += start[i];
     }
     let mut fill = start.clone();
-    let mut members = vec![0u32; tree.preorder.len()];
+    let mut members = Table::filled(tree.preorder.len(), 0u32);
     for &o in &tree.preorder {
         let group = g.group[o as usize] as usize;
         members[fill[group]] = o;
@@ -110,48 +110,55 @@ struct Climb<'a> {
     g: &'a HeapGraph,
     tree: &'a DominatorTree,
     /// The nearest dominator in another group, or VIRTUAL_ROOT.
-    exit: Vec<u32>,
+    exit: Table<u32>,
     /// Where the exit is VIRTUAL_ROOT: the top-most dominator in the object's own group (or
     /// the object itself), the one hanging below the virtual root.
-    top: Vec<u32>,
-    pos: Vec<u32>,
+    top: Table<u32>,
+    pos: Table<u32>,
 }
 
-/// Per-step scratch space, valid where `stamp[o]` (objects) is the current step's stamp or a
-/// group is in `touched`.
+/// Per-step scratch space. The exits of a step are a sparse set: `exits[at[x]] == x` says `x`
+/// is one (whatever `at` held before), so nothing is cleared between steps and only one `u32`
+/// per object is kept; weights and children sit beside the exits, as many as there are.
 struct Scratch {
-    stamp: Vec<u32>,
-    current: u32,
-    /// Bytes of the path's group that reach each exit object.
-    weight: Vec<u64>,
+    at: Table<u32>,
+    exits: Vec<u32>,
+    /// Bytes of the path's group that reach each exit.
+    weights: Vec<u64>,
+    /// Per exit (when representatives are asked for): the first object of the current step
+    /// (in preorder) that leads to it.
+    children: Vec<u32>,
+    represent: bool,
     /// Per group of the exits: (bytes reaching it, objects of the current step leading to it).
     tally: Vec<(u64, u64)>,
     touched: Vec<u32>,
-    exits: Vec<u32>,
-    /// Per exit object (when representatives are asked for): the first object of the current
-    /// step (in preorder) that leads to it. Empty otherwise.
-    child: Vec<u32>,
 }
 
 impl Scratch {
     fn new(n: usize, group_count: usize) -> Scratch {
         Scratch {
-            stamp: vec![0; n],
-            current: 0,
-            weight: vec![0; n],
+            at: Table::filled(n, 0),
+            exits: Vec::new(),
+            weights: Vec::new(),
+            children: Vec::new(),
+            represent: false,
             tally: vec![(0, 0); group_count],
             touched: Vec::new(),
-            exits: Vec::new(),
-            child: Vec::new(),
         }
+    }
+
+    /// Where `x` is in `list`, if `at` says so truly.
+    fn find(at: &[u32], list: &[u32], x: u32) -> Option<usize> {
+        let i = at[x as usize] as usize;
+        (list.get(i) == Some(&x)).then_some(i)
     }
 }
 
 impl<'a> Climb<'a> {
     fn new(g: &'a HeapGraph, tree: &'a DominatorTree, group_count: usize) -> Climb<'a> {
         debug_assert!(g.group.iter().all(|&h| (h as usize) < group_count));
-        let mut exit = vec![VIRTUAL_ROOT; g.object_count()];
-        let mut top: Vec<u32> = (0..g.object_count() as u32).collect();
+        let mut exit = Table::filled(g.object_count(), VIRTUAL_ROOT);
+        let mut top = Table::from_fn(g.object_count(), |o| o as u32);
         for &o in &tree.preorder {
             let (o, d) = (o as usize, tree.idom[o as usize] as usize);
             if d == VIRTUAL_ROOT as usize {
@@ -163,7 +170,11 @@ impl<'a> Climb<'a> {
                 exit[o] = d as u32;
             }
         }
-        Climb { g, tree, exit, top, pos: tree.positions() }
+        let mut pos = Table::filled(g.object_count(), u32::MAX);
+        for (p, &o) in tree.preorder.iter().enumerate() {
+            pos[o as usize] = p as u32;
+        }
+        Climb { g, tree, exit, top, pos }
     }
 
     fn path(&self, group: u32, members: &[u32], scratch: &mut Scratch) -> RetainerPath {
@@ -178,24 +189,25 @@ impl<'a> Climb<'a> {
             };
             objects.clear();
             weights.clear();
-            for &x in scratch.exits.iter().filter(|&&x| self.g.group[x as usize] == next) {
+            let mut pairs: Vec<(u32, u32)> = Vec::new();
+            for (i, &x) in
+                scratch.exits.iter().enumerate().filter(|&(_, &x)| self.g.group[x as usize] == next)
+            {
                 objects.push(x);
-                weights.push(scratch.weight[x as usize]);
+                weights.push(scratch.weights[i]);
+                if scratch.represent {
+                    pairs.push((x, scratch.children[i]));
+                }
             }
             objects.sort_unstable_by_key(|&x| self.pos[x as usize]);
-            if !scratch.child.is_empty() {
-                let mut pairs: Vec<(u32, u32)> =
-                    objects.iter().map(|&x| (x, scratch.child[x as usize])).collect();
+            if scratch.represent {
                 pairs.sort_unstable();
                 children.push(pairs);
             }
             steps.push(self.step(next, &objects));
         }
-        let representatives = if scratch.child.is_empty() {
-            Vec::new()
-        } else {
-            representatives(&objects, &weights, &children)
-        };
+        let representatives =
+            if !scratch.represent { Vec::new() } else { representatives(&objects, &weights, &children) };
         RetainerPath { steps, rooted: self.rooted(&objects, scratch), representatives }
     }
 
@@ -218,8 +230,9 @@ impl<'a> Climb<'a> {
     /// the group receiving the most weight, then the most of `objects`, then the smallest id;
     /// None when the virtual root receives at least as much (the path ends there).
     fn heaviest_exit_group(&self, objects: &[u32], weights: &[u64], scratch: &mut Scratch) -> Option<u32> {
-        scratch.current += 1;
         scratch.exits.clear();
+        scratch.weights.clear();
+        scratch.children.clear();
         let mut root = (0, 0);
         for (&o, &w) in objects.iter().zip(weights) {
             let x = self.exit[o as usize];
@@ -233,15 +246,17 @@ impl<'a> Climb<'a> {
                 scratch.touched.push(group);
             }
             *tally = (tally.0 + w, tally.1 + 1);
-            if scratch.stamp[x as usize] != scratch.current {
-                scratch.stamp[x as usize] = scratch.current;
-                scratch.weight[x as usize] = 0;
-                scratch.exits.push(x);
-                if !scratch.child.is_empty() {
-                    scratch.child[x as usize] = o;
+            match Scratch::find(&scratch.at, &scratch.exits, x) {
+                Some(i) => scratch.weights[i] += w,
+                None => {
+                    scratch.at[x as usize] = scratch.exits.len() as u32;
+                    scratch.exits.push(x);
+                    scratch.weights.push(w);
+                    if scratch.represent {
+                        scratch.children.push(o);
+                    }
                 }
             }
-            scratch.weight[x as usize] += w;
         }
         let mut best: Option<(u32, (u64, u64))> = None;
         for group in scratch.touched.drain(..) {
@@ -257,11 +272,11 @@ impl<'a> Climb<'a> {
     /// The top-most same-group holders, directly below the virtual root, of the objects whose
     /// exit is the virtual root (each once).
     fn rooted(&self, objects: &[u32], scratch: &mut Scratch) -> Vec<u32> {
-        scratch.current += 1;
         let mut rooted = Vec::new();
         for &o in objects.iter().filter(|&&o| self.exit[o as usize] == VIRTUAL_ROOT) {
             let top = self.top[o as usize];
-            if std::mem::replace(&mut scratch.stamp[top as usize], scratch.current) != scratch.current {
+            if Scratch::find(&scratch.at, &rooted, top).is_none() {
+                scratch.at[top as usize] = rooted.len() as u32;
                 rooted.push(top);
             }
         }

@@ -166,10 +166,10 @@ mod tests {
     /// 5 unreachable.
     fn heap() -> (HeapGraph, EdgeLabels) {
         let g = HeapGraph {
-            group: vec![0; 6],
-            shallow: vec![8; 6],
-            edge_start: vec![0, 1, 3, 4, 5, 5, 5],
-            edges: vec![1, 2, 4, 3, 4],
+            group: vec![0; 6].into(),
+            shallow: vec![8; 6].into(),
+            edge_start: vec![0, 1, 3, 4, 5, 5, 5].into(),
+            edges: vec![1, 2, 4, 3, 4].into(),
             roots: vec![0],
         };
         let labels = EdgeLabels {

@@ -5,6 +5,7 @@
 
 use crate::HeapGraph;
 use crate::dominators::{UNREACHABLE, VIRTUAL_ROOT};
+use crate::table::Table;
 
 /// The depth-first spanning tree of the reachable objects, and who references each of them.
 /// Number 0 is the virtual root above the GC roots; reachable objects are `1..len()` in the
@@ -13,9 +14,9 @@ use crate::dominators::{UNREACHABLE, VIRTUAL_ROOT};
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Spanning {
     /// The object with each number (`vertex[0]` is VIRTUAL_ROOT).
-    pub vertex: Vec<u32>,
+    pub vertex: Table<u32>,
     /// The number of each number's parent in the spanning tree (`parent[0] == 0`).
-    pub parent: Vec<u32>,
+    pub parent: Table<u32>,
     pub referrers: Referrers,
 }
 
@@ -23,8 +24,8 @@ pub struct Spanning {
 /// sparse rows.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Referrers {
-    start: Vec<u32>,
-    list: Vec<u32>,
+    start: Table<u32>,
+    list: Table<u32>,
 }
 
 impl Referrers {
@@ -63,19 +64,23 @@ struct Search {
     /// Per object: its number (or UNREACHABLE), and the references to it from reachable
     /// objects (counted by the search, later a fill position). Side by side because both are
     /// touched for every reference, at random: one cache miss instead of two.
-    object: Vec<[u32; 2]>,
-    vertex: Vec<u32>,
-    parent: Vec<u32>,
+    object: Table<[u32; 2]>,
+    vertex: Table<u32>,
+    parent: Table<u32>,
 }
 
 impl Search {
     /// Iterative: real heaps have reference chains of millions of objects.
     fn new(g: &HeapGraph) -> Search {
+        // At most every object gets a number: room for all at once, since growing by doubling
+        // would hold twice that.
         let mut search = Search {
-            object: vec![[UNREACHABLE, 0]; g.object_count()],
-            vertex: vec![VIRTUAL_ROOT],
-            parent: vec![0],
+            object: Table::filled(g.object_count(), [UNREACHABLE, 0]),
+            vertex: Table::with_capacity(g.object_count() + 1),
+            parent: Table::with_capacity(g.object_count() + 1),
         };
+        search.vertex.push(VIRTUAL_ROOT);
+        search.parent.push(0);
         // Frames: (number, next reference, end of references) in `g.edges`.
         let mut stack: Vec<(u32, usize, usize)> = Vec::new();
         let frame = |v: u32, o: u32| (v, g.edge_start[o as usize], g.edge_start[o as usize + 1]);
@@ -121,13 +126,13 @@ fn successors(g: &HeapGraph, v: u32, o: u32) -> &[u32] {
 /// The referrers of each number as numbers (a counting sort by the counts the search left).
 fn referrers(g: &HeapGraph, search: &mut Search) -> Referrers {
     let count = search.vertex.len();
-    let mut start = vec![0u32; count + 1];
+    let mut start = Table::filled(count + 1, 0u32);
     for v in 1..count {
         let entry = &mut search.object[search.vertex[v] as usize];
         start[v + 1] = start[v] + entry[1];
         entry[1] = start[v];
     }
-    let mut list = vec![0u32; start[count] as usize];
+    let mut list = Table::filled(start[count] as usize, 0u32);
     for (v, &o) in search.vertex.iter().enumerate() {
         for &t in successors(g, v as u32, o) {
             let entry = &mut search.object[t as usize];

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::*;
 
 /// splitmix64: a tiny seeded generator so the random heaps are the same on every run.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -20,7 +20,7 @@ impl Rng {
     }
 }
 
-fn random_heap(rng: &mut Rng, n: usize, groups: u32) -> HeapGraph {
+pub(crate) fn random_heap(rng: &mut Rng, n: usize, groups: u32) -> HeapGraph {
     let mut edge_start = vec![0];
     let mut edges = Vec::new();
     for _ in 0..n {
@@ -30,10 +30,10 @@ fn random_heap(rng: &mut Rng, n: usize, groups: u32) -> HeapGraph {
         edge_start.push(edges.len());
     }
     HeapGraph {
-        group: (0..n).map(|_| rng.below(groups as u64) as u32).collect(),
-        shallow: (0..n).map(|_| 8 + rng.below(100)).collect(),
-        edge_start,
-        edges,
+        group: (0..n).map(|_| rng.below(groups as u64) as u32).collect::<Vec<_>>().into(),
+        shallow: (0..n).map(|_| 8 + rng.below(100)).collect::<Vec<_>>().into(),
+        edge_start: edge_start.into(),
+        edges: edges.into(),
         roots: (0..rng.below(4) + 1).map(|_| rng.below(n as u64) as u32).collect(),
     }
 }
@@ -77,10 +77,10 @@ fn reachable_matches_fixed_point_oracle() {
 fn reachable_follows_a_long_chain_without_recursion() {
     let n = 1_000_000;
     let g = HeapGraph {
-        group: vec![0; n],
-        shallow: vec![1; n],
-        edge_start: (0..=n).map(|i| i.min(n - 1)).collect(),
-        edges: (1..n as u32).collect(),
+        group: vec![0; n].into(),
+        shallow: vec![1; n].into(),
+        edge_start: (0..=n).map(|i| i.min(n - 1)).collect::<Vec<_>>().into(),
+        edges: (1..n as u32).collect::<Vec<_>>().into(),
         roots: vec![0],
     };
     assert!(reachable(&g).iter().all(|&r| r));
@@ -135,10 +135,10 @@ fn retained_sizes_match_removal_oracle() {
 fn shared_ownership_retains_nothing_alone() {
     // Roots 0 (group 0) and 1 (group 1) both reference 2 (group 2): neither retains 2 alone.
     let g = HeapGraph {
-        group: vec![0, 1, 2],
-        shallow: vec![10, 20, 30],
-        edge_start: vec![0, 1, 2, 2],
-        edges: vec![2, 2],
+        group: vec![0, 1, 2].into(),
+        shallow: vec![10, 20, 30].into(),
+        edge_start: vec![0, 1, 2, 2].into(),
+        edges: vec![2, 2].into(),
         roots: vec![0, 1],
     };
     let live = reachable(&g);

@@ -3,10 +3,12 @@
 //! handful of ids (no hash map: 8 bytes per object, built in one pass).
 
 use std::collections::HashMap;
+
+use memcity_heapgraph::Table;
 use std::hash::{BuildHasherDefault, Hasher};
 
 pub struct IdIndex {
-    ids: Vec<u64>,
+    ids: Table<u64>,
     min: u64,
     shift: u32,
     /// `starts[b]` = first position whose id falls in bucket `b` or later; one extra at the end.
@@ -15,7 +17,7 @@ pub struct IdIndex {
 
 impl IdIndex {
     /// `ids` must be sorted ascending.
-    pub fn new(ids: Vec<u64>) -> IdIndex {
+    pub fn new(ids: Table<u64>) -> IdIndex {
         let (min, max) = (ids.first().copied().unwrap_or(0), ids.last().copied().unwrap_or(0));
         // About two ids per bucket on average.
         let span = max - min;
@@ -39,6 +41,11 @@ impl IdIndex {
 
     pub fn len(&self) -> usize {
         self.ids.len()
+    }
+
+    /// The id at position `i`.
+    pub fn get(&self, i: usize) -> Option<u64> {
+        self.ids.get(i).copied()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -90,14 +97,14 @@ mod tests {
         let mut sorted = ids.clone();
         sorted.sort_unstable();
         sorted.dedup();
-        let index = IdIndex::new(sorted.clone());
+        let index = IdIndex::new(sorted.clone().into());
         for (i, &id) in sorted.iter().enumerate() {
             assert_eq!(index.find(id), Some(i as u32));
             assert_eq!(index.find(id + 1), sorted.binary_search(&(id + 1)).ok().map(|p| p as u32));
         }
         assert_eq!(index.find(0), None);
         assert_eq!(index.find(u64::MAX), None);
-        assert_eq!(IdIndex::new(vec![]).find(5), None);
-        assert_eq!(IdIndex::new(vec![7]).find(7), Some(0));
+        assert_eq!(IdIndex::new(Vec::new().into()).find(5), None);
+        assert_eq!(IdIndex::new(vec![7].into()).find(7), Some(0));
     }
 }

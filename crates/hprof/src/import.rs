@@ -1,4 +1,4 @@
-//! A series of dumps becomes a history: files read in parallel, every dump's objects grouped by
+//! A series of dumps becomes a history: files read one at a time, every dump's objects grouped by
 //! one shared grouper (so keys agree across the series), snapshots ordered by the dumps' own
 //! timestamps. A bad file rejects the whole series.
 
@@ -25,6 +25,9 @@ pub struct ImportOptions {
     pub grouping: Grouping,
     /// How far gzipped dumps may inflate.
     pub inflation: crate::inflate::Inflation,
+    /// The memory budget in bytes (`--memory`): two dumps of a series are read at once only
+    /// when both fit in it.
+    pub memory: u64,
 }
 
 impl Default for ImportOptions {
@@ -33,6 +36,7 @@ impl Default for ImportOptions {
             layout: Layout::default(),
             grouping: default_grouping(),
             inflation: Default::default(),
+            memory: memcity_heapgraph::budget::default_budget().bytes,
         }
     }
 }
@@ -79,22 +83,25 @@ fn import_each<T: Send>(
     let total = sizes.iter().sum();
     let done = AtomicU64::new(0);
     let grouper = Mutex::new(Grouper::new(options.grouping.classifiers.clone()));
-    let results: Vec<Result<(SeriesHeap, Option<T>), HprofError>> = files
-        .par_iter()
-        .zip(&sizes)
-        .map(|(file, &size)| {
-            let reported = AtomicU64::new(0);
-            // Pass 1 reports positions in the decompressed bytes; scale them to the file's size.
-            let on_bytes = |pos: u64, len: u64| {
-                let now = if len == 0 { size } else { (pos as u128 * size as u128 / len as u128) as u64 };
-                let before = reported.swap(now, Ordering::Relaxed);
-                let sum = done.fetch_add(now.saturating_sub(before), Ordering::Relaxed)
-                    + now.saturating_sub(before);
-                progress(sum, total);
-            };
-            import_one(file, options, &grouper, &on_bytes, inspect)
-        })
-        .collect();
+    let one = |(file, &size): (&PathBuf, &u64)| {
+        let reported = AtomicU64::new(0);
+        // Pass 1 reports positions in the decompressed bytes; scale them to the file's size.
+        let on_bytes = |pos: u64, len: u64| {
+            let now = if len == 0 { size } else { (pos as u128 * size as u128 / len as u128) as u64 };
+            let before = reported.swap(now, Ordering::Relaxed);
+            let sum =
+                done.fetch_add(now.saturating_sub(before), Ordering::Relaxed) + now.saturating_sub(before);
+            progress(sum, total);
+        };
+        import_one(file, options, &grouper, &on_bytes, inspect)
+    };
+    // Each dump is read and analysed in parallel inside; two at once only when both fit.
+    let needs: Vec<Option<u64>> = files.iter().map(|f| estimated_memory(f)).collect();
+    let results: Vec<Result<(SeriesHeap, Option<T>), HprofError>> = if two_fit(&needs, options.memory) {
+        files.par_iter().zip(&sizes).map(one).collect()
+    } else {
+        files.iter().zip(&sizes).map(one).collect()
+    };
     let (heaps, mut seen): (Vec<SeriesHeap>, Vec<Option<T>>) =
         results.into_iter().collect::<Result<Vec<_>, _>>()?.into_iter().unzip();
     // The history's order: by time, stable (as `history_of` sorts).
@@ -103,6 +110,27 @@ fn import_each<T: Send>(
     let seen = order.into_iter().map(|i| seen[i].take()).collect();
     let grouper = grouper.into_inner().unwrap_or_else(|e| e.into_inner());
     Ok((history_of(&grouper, heaps), seen))
+}
+
+/// Bytes of tables per byte of an uncompressed dump at the import's peak, with room to spare
+/// (measured: 1.5 on generated dumps, docs/hprof.md).
+const MEMORY_PER_DUMP_BYTE: u64 = 2;
+
+/// About how much memory reading the dump at `path` takes; None where its size is unknown
+/// (gzip) or it cannot be read.
+pub fn estimated_memory(path: &Path) -> Option<u64> {
+    let mut head = [0u8; 2];
+    let mut file = std::fs::File::open(path).ok()?;
+    std::io::Read::read_exact(&mut file, &mut head).ok()?;
+    let gzip = head == [0x1f, 0x8b];
+    (!gzip).then(|| file.metadata().ok().map(|m| m.len().saturating_mul(MEMORY_PER_DUMP_BYTE))).flatten()
+}
+
+/// Whether the two largest dumps fit the budget together (every size known).
+fn two_fit(needs: &[Option<u64>], budget: u64) -> bool {
+    let Some(mut known) = needs.iter().copied().collect::<Option<Vec<u64>>>() else { return false };
+    known.sort_unstable_by(|a, b| b.cmp(a));
+    needs.len() > 1 && known[0].saturating_add(known[1]) <= budget
 }
 
 fn import_one<T>(
@@ -120,7 +148,7 @@ fn import_one<T>(
     let (mut dump, labels) = resolve::resolve_labelled(&bytes, raw, &options.layout, inspect.is_some())
         .map_err(|f| f.in_file(&name))?;
     drop(bytes);
-    let classes = inspect.map(|_| dump.graph.group.clone());
+    let classes = inspect.map(|_| dump.graph.group.to_vec());
     let (mut roots, group_count) = {
         let mut grouper = grouper.lock().unwrap_or_else(|e| e.into_inner());
         (assign_leaves(&mut dump, &mut grouper), grouper.group_count())
@@ -181,6 +209,46 @@ pub fn closure_of(file: &Path, options: &ImportOptions, key: &str) -> Result<(u6
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_dumps_at_once_only_when_both_fit() {
+        assert!(two_fit(&[Some(3), Some(5), Some(2)], 8));
+        assert!(!two_fit(&[Some(3), Some(5), Some(4)], 8), "the two largest count");
+        assert!(!two_fit(&[Some(3), None], 1 << 40), "a gzipped dump's size is unknown");
+        assert!(!two_fit(&[Some(3)], 8), "one dump is one at a time");
+        assert!(!two_fit(&[Some(u64::MAX), Some(1)], u64::MAX - 1), "no overflow");
+        let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/hprof");
+        let gz = std::fs::read_dir(sample)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|e| e == "gz"));
+        assert_eq!(estimated_memory(&gz.unwrap()), None);
+    }
+
+    #[test]
+    fn a_series_reads_the_same_one_or_two_at_a_time() {
+        let dir = std::env::temp_dir().join(format!("memcity-series-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (i, entries) in [(0, 500), (1, 900)] {
+            let spec = crate::generate::Spec {
+                entries,
+                timestamp_ms: 1_000 + i,
+                ..crate::generate::Spec::for_objects(1_000)
+            };
+            crate::generate::write_file(&dir.join(format!("d{i}.hprof")), &spec).unwrap();
+        }
+        let paths = [dir.clone()];
+        assert!(two_fit(
+            &[estimated_memory(&dir.join("d0.hprof")), estimated_memory(&dir.join("d1.hprof"))],
+            u64::MAX
+        ));
+        let small = ImportOptions { memory: 0, ..ImportOptions::default() };
+        let large = ImportOptions { memory: u64::MAX, ..ImportOptions::default() };
+        let one_at_a_time = import(&paths, &small, &|_, _| {}).unwrap();
+        assert_eq!(one_at_a_time.snapshots.len(), 2);
+        assert_eq!(one_at_a_time, import(&paths, &large, &|_, _| {}).unwrap());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn an_inspected_import_is_the_import_and_sees_every_dump_typed_in_its_order() {

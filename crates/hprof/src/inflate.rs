@@ -16,12 +16,14 @@ use crate::error::HprofError;
 use crate::parse::is_record_tag;
 
 /// How far a gzipped dump may inflate, and how much of it may be held in memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Inflation {
     /// Inflated bytes held in memory; beyond, they go to a temporary file.
     pub memory: u64,
     /// Inflated bytes at most (memory and file together); beyond, the dump is refused.
     pub max: u64,
+    /// Where the file goes: the run's work folder (`--work-dir`); `None` is `$TMPDIR`.
+    pub dir: Option<PathBuf>,
 }
 
 /// The default of `--max-inflated-gib`.
@@ -29,7 +31,7 @@ pub const DEFAULT_MAX_INFLATED_GIB: u64 = 64;
 
 impl Default for Inflation {
     fn default() -> Inflation {
-        Inflation { memory: 1 << 30, max: DEFAULT_MAX_INFLATED_GIB << 30 }
+        Inflation { memory: 1 << 30, max: DEFAULT_MAX_INFLATED_GIB << 30, dir: None }
     }
 }
 
@@ -84,7 +86,7 @@ pub fn inflate(gz: &[u8], header_len: usize, budget: &Inflation, name: &str) -> 
             return Err(HprofError::new(name, over_budget(budget.max)));
         }
         if spill.is_none() && total > budget.memory {
-            spill = Some(start_spill(&mut memory, name)?);
+            spill = Some(start_spill(&mut memory, budget.dir.as_deref(), name)?);
         }
         match &mut spill {
             Some((file, _, path)) => file.write_all(data).map_err(|e| spill_error(path, e, name))?,
@@ -112,10 +114,14 @@ pub fn over_budget(max: u64) -> String {
 }
 
 /// Moves what was inflated so far into a new temporary file.
-fn start_spill(memory: &mut Vec<u8>, name: &str) -> Result<(BufWriter<File>, TempFile, PathBuf), HprofError> {
+fn start_spill(
+    memory: &mut Vec<u8>,
+    dir: Option<&std::path::Path>,
+    name: &str,
+) -> Result<(BufWriter<File>, TempFile, PathBuf), HprofError> {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
-    let path = std::env::temp_dir().join(format!(
+    let path = dir.map_or_else(std::env::temp_dir, std::path::Path::to_path_buf).join(format!(
         "memcity-inflated-{}-{}.hprof",
         std::process::id(),
         NEXT.fetch_add(1, Ordering::Relaxed)
@@ -139,7 +145,7 @@ fn spill_error(path: &std::path::Path, e: std::io::Error, name: &str) -> HprofEr
     HprofError::new(
         name,
         format!(
-            "cannot write the inflated dump to the temporary file {}: {e} (set TMPDIR to a folder with more room, or gunzip the dump first)",
+            "cannot write the inflated dump to the temporary file {}: {e} (give --work-dir or set TMPDIR to a folder with more room, or gunzip the dump first)",
             path.display()
         ),
     )

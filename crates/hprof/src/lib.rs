@@ -11,6 +11,7 @@ mod cursor;
 pub mod detect;
 pub mod error;
 pub mod fuzzing;
+pub mod generate;
 pub mod histogram;
 pub mod ids;
 pub mod import;
@@ -24,6 +25,7 @@ pub mod roots;
 pub mod snapshot;
 pub mod source;
 pub mod typed;
+pub mod values;
 
 use std::path::Path;
 
@@ -38,6 +40,7 @@ pub use memcity_heapgraph::{Classifier, RootKind, parse_list};
 pub use resolve::Dump;
 pub use snapshot::default_grouping;
 pub use typed::{TypedDump, dump_time, typed_heap};
+pub use values::{DumpValues, typed_heap_with_values};
 
 /// Reads one dump file. `progress(bytes)` reports how far pass 1 got.
 pub fn read_dump(path: &Path, layout: &Layout, progress: &dyn Fn(u64)) -> Result<Dump, HprofError> {

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use crate::cursor::Cursor;
 use crate::error::Fault;
-use memcity_heapgraph::RootKind;
+use memcity_heapgraph::{RootKind, Table};
 
 const MAGIC: &[u8] = b"JAVA PROFILE 1.0.";
 
@@ -86,9 +86,9 @@ pub struct RawDump<'a> {
     pub class_names: HashMap<u64, u64>,
     pub classes: Vec<RawClass>,
     /// Offsets of INSTANCE_DUMP, OBJ_ARRAY_DUMP and PRIM_ARRAY_DUMP sub-records (at their tag).
-    pub objects: Vec<usize>,
+    pub objects: Table<usize>,
     /// Their object ids, in the same order.
-    pub object_ids: Vec<u64>,
+    pub object_ids: Table<u64>,
     pub roots: Vec<(u64, RootKind)>,
     /// Written by the old HPROF agent (it alone writes CONTROL SETTINGS and START THREAD
     /// records): its ids are serial numbers, not addresses, and 4 bytes even on 64-bit JVMs.
@@ -167,6 +167,10 @@ pub fn scan<'a>(data: &'a [u8], progress: &dyn Fn(u64)) -> Result<RawDump<'a>, F
             ),
         ));
     }
+    // Growth by doubling left up to twice the room needed; the next pass keeps these tables
+    // while it builds the graph, so they are cut to size (in place for large blocks).
+    dump.objects.shrink_to_fit();
+    dump.object_ids.shrink_to_fit();
     progress(data.len() as u64);
     Ok(dump)
 }
@@ -245,7 +249,7 @@ fn read_heap_dump(c: &mut Cursor<'_>, dump: &mut RawDump<'_>) -> Result<(), Faul
                 c.bytes(4 + ids, "instance dump header")?;
                 let length = c.u4("instance field bytes length")? as usize;
                 c.bytes(length, "instance field values")?;
-                dump.objects.push(start);
+                push_object(dump, start)?;
             }
             OBJ_ARRAY_DUMP => {
                 dump.object_ids.push(c.id(ids, "object id")?);
@@ -253,7 +257,7 @@ fn read_heap_dump(c: &mut Cursor<'_>, dump: &mut RawDump<'_>) -> Result<(), Faul
                 let count = c.u4("object array length")? as usize;
                 c.bytes(ids, "object array class id")?;
                 c.bytes(count.saturating_mul(ids), "object array elements")?;
-                dump.objects.push(start);
+                push_object(dump, start)?;
             }
             PRIM_ARRAY_DUMP | PRIM_ARRAY_NODATA => {
                 dump.object_ids.push(c.id(ids, "object id")?);
@@ -267,12 +271,35 @@ fn read_heap_dump(c: &mut Cursor<'_>, dump: &mut RawDump<'_>) -> Result<(), Faul
                 if tag == PRIM_ARRAY_DUMP {
                     c.bytes(count.saturating_mul(size), "primitive array elements")?;
                 }
-                dump.objects.push(start);
+                push_object(dump, start)?;
             }
             t => return Err(Fault::new(start, format!("unknown heap dump sub-record tag 0x{t:02X}"))),
         }
     }
     Ok(())
+}
+
+/// The most objects a dump may have: nodes are numbered with `u32`s, two numbers reserved
+/// (the dominator tree's virtual root and "unreachable"), and the class objects need numbers too.
+pub const MAX_OBJECTS: usize = u32::MAX as usize - 2 - (1 << 24);
+
+/// Keeps an object's offset, refusing a dump with more objects than `u32` numbers can hold
+/// as soon as it has them (not after tables of billions of offsets).
+fn push_object(dump: &mut RawDump<'_>, start: usize) -> Result<(), Fault> {
+    if dump.objects.len() >= MAX_OBJECTS {
+        return Err(too_many_objects(start));
+    }
+    dump.objects.push(start);
+    Ok(())
+}
+
+pub(crate) fn too_many_objects(offset: usize) -> Fault {
+    Fault::new(
+        offset,
+        format!(
+            "more than {MAX_OBJECTS} objects: memcity numbers objects with 32 bits and cannot read this dump"
+        ),
+    )
 }
 
 /// Keeps a class. The old HPROF agent (JDK 5–8) writes a class's CLASS DUMP again in later

@@ -10,6 +10,7 @@ use crate::error::Fault;
 use crate::ids::IdIndex;
 use crate::layout::Layout;
 use crate::parse::{INSTANCE_DUMP, OBJ_ARRAY_DUMP, OBJECT, RawDump, value_size};
+use memcity_heapgraph::Table;
 use memcity_heapgraph::{EdgeLabels, HeapGraph, Label, RootKind};
 use rustc_hash::FxHashMap;
 
@@ -72,20 +73,24 @@ pub fn resolve_labelled(
 
     let objects = offsets.len();
     let nodes = objects + raw.classes.len();
+    if nodes > crate::parse::MAX_OBJECTS {
+        return Err(crate::parse::too_many_objects(data.len()));
+    }
+    // Every node's table at its final size from the start; class objects follow the objects.
     let mut graph = HeapGraph {
-        group: vec![0; objects],
-        shallow: vec![0; objects],
-        edge_start: vec![0; objects + 1],
-        edges: Vec::new(),
+        group: Table::filled(nodes, 0),
+        shallow: Table::filled(nodes, 0),
+        edge_start: Table::filled(nodes + 1, 0),
+        edges: Table::default(),
         roots: Vec::new(),
     };
     // Each work item fills its objects' group, size and edge end (relative to its own edges)
     // and returns its edges; the ends are shifted once the items' edge counts are known.
     let chunk_edges: Vec<(Vec<u32>, Vec<Label>)> = offsets
         .par_chunks(CHUNK)
-        .zip(graph.group.par_chunks_mut(CHUNK))
-        .zip(graph.shallow.par_chunks_mut(CHUNK))
-        .zip(graph.edge_start[1..].par_chunks_mut(CHUNK))
+        .zip(graph.group[..objects].par_chunks_mut(CHUNK))
+        .zip(graph.shallow[..objects].par_chunks_mut(CHUNK))
+        .zip(graph.edge_start[1..=objects].par_chunks_mut(CHUNK))
         .map(|(((offsets, group), shallow), edge_end)| {
             let mut out = Out {
                 edges: Vec::new(),
@@ -99,43 +104,49 @@ pub fn resolve_labelled(
             Ok((out.edges, out.labels))
         })
         .collect::<Result<_, Fault>>()?;
+    // The offsets are read; their room goes before the references are gathered into one table.
+    drop(offsets);
     let mut bases = Vec::with_capacity(chunk_edges.len());
     let mut total = 0;
     for (edges, _) in &chunk_edges {
         bases.push(total);
         total += edges.len();
     }
-    graph.edge_start[1..].par_chunks_mut(CHUNK).zip(&bases).for_each(|(ends, &base)| {
+    graph.edge_start[1..=objects].par_chunks_mut(CHUNK).zip(&bases).for_each(|(ends, &base)| {
         ends.iter_mut().for_each(|end| *end += base);
     });
-    graph.edges.reserve(total + raw.classes.len() * 4);
-    let mut labels = Vec::with_capacity(if labelled { total } else { 0 });
-    for (edges, chunk_labels) in chunk_edges {
-        graph.edges.extend(edges);
-        labels.extend(chunk_labels);
-    }
-    graph.group.reserve(nodes - objects);
-    graph.shallow.reserve(nodes - objects);
-    for class in &raw.classes {
-        graph.group.push(classes.class_class);
+    let mut class_edges = Vec::new();
+    let mut class_labels = Vec::new();
+    for (k, class) in raw.classes.iter().enumerate() {
+        graph.group[objects + k] = classes.class_class;
         // HotSpot adds pseudo-statics such as `<resolved_references>`: references the class
         // holds, but not part of its static block.
         let pseudo = |name: u64| raw.strings.get(&name).is_some_and(|n| n.starts_with(b"<"));
         let statics = class.statics.iter().filter(|&&(name, _, _)| !pseudo(name));
-        graph.shallow.push(layout.class_object(statics.map(|&(_, ty, _)| ty)));
+        graph.shallow[objects + k] = layout.class_object(statics.map(|&(_, ty, _)| ty));
         let statics =
             class.statics.iter().filter(|&&(_, ty, _)| ty == OBJECT).map(|&(name, _, id)| (Some(name), id));
         for (name, id) in statics.chain([(None, class.loader_id)]) {
             let Some(node) = index.node(id) else { continue };
-            graph.edges.push(node);
+            class_edges.push(node);
             if labelled {
-                labels.push(match name {
+                class_labels.push(match name {
                     Some(name) => names.label(&raw.strings, name),
                     None => names.named("<class loader>"),
                 });
             }
         }
-        graph.edge_start.push(graph.edges.len());
+        graph.edge_start[objects + k + 1] = total + class_edges.len();
+    }
+    check_references(total + class_edges.len(), nodes, data.len())?;
+    graph.edges = Table::filled(total + class_edges.len(), 0);
+    let mut labels = Vec::with_capacity(if labelled { total + class_labels.len() } else { 0 });
+    let mut at = 0;
+    // Each item's edges go as soon as they are copied.
+    for (edges, chunk_labels) in chunk_edges.into_iter().chain([(class_edges, class_labels)]) {
+        graph.edges[at..at + edges.len()].copy_from_slice(&edges);
+        at += edges.len();
+        labels.extend(chunk_labels);
     }
 
     let root_kinds: Vec<(u32, RootKind)> =
@@ -158,6 +169,22 @@ pub fn resolve_labelled(
         layout: *layout,
     };
     Ok((dump, labelled.then_some(EdgeLabels { names: names.names, of_edge: labels })))
+}
+
+/// References are counted in `u32`s too (the reversed references' starts), with every object
+/// possibly a root besides.
+fn check_references(references: usize, nodes: usize, offset: usize) -> Result<(), Fault> {
+    let most = memcity_heapgraph::VIRTUAL_ROOT as usize - 1;
+    if references.saturating_add(nodes) <= most {
+        return Ok(());
+    }
+    Err(Fault::new(
+        offset,
+        format!(
+            "{references} references among {nodes} objects: memcity counts references with 32 bits and reads at most {} in all",
+            most - nodes.min(most)
+        ),
+    ))
 }
 
 /// The dump's strings by id.
@@ -229,12 +256,17 @@ impl NodeIndex<'_> {
 /// ascending id order, so the sort is only a fallback. The old HPROF agent writes most objects
 /// twice, in later segments, as the program runs: of records of one id and one kind the last
 /// is kept (the later state); records of one id and different kinds are refused.
-fn sorted_objects(data: &[u8], offsets: Vec<usize>, ids: Vec<u64>) -> Result<(Vec<usize>, Vec<u64>), Fault> {
+pub(crate) fn sorted_objects(
+    data: &[u8],
+    offsets: Table<usize>,
+    ids: Table<u64>,
+) -> Result<(Table<usize>, Table<u64>), Fault> {
     let (mut offsets, mut ids) = (offsets, ids);
     if !ids.is_sorted() {
-        let mut pairs: Vec<(u64, usize)> = ids.into_iter().zip(offsets).collect();
+        let mut pairs: Vec<(u64, usize)> = ids.iter().copied().zip(offsets.iter().copied()).collect();
         pairs.par_sort_unstable();
-        (ids, offsets) = pairs.into_iter().unzip();
+        let (sorted_ids, sorted_offsets): (Vec<u64>, Vec<usize>) = pairs.into_iter().unzip();
+        (ids, offsets) = (sorted_ids.into(), sorted_offsets.into());
     }
     if !ids.windows(2).any(|w| w[0] == w[1]) {
         return Ok((offsets, ids));
@@ -258,7 +290,7 @@ fn sorted_objects(data: &[u8], offsets: Vec<usize>, ids: Vec<u64>) -> Result<(Ve
         kept_offsets.push(offsets[i]);
         kept_ids.push(ids[i]);
     }
-    Ok((kept_offsets, kept_ids))
+    Ok((kept_offsets.into(), kept_ids.into()))
 }
 
 fn read_object(
@@ -331,4 +363,26 @@ fn read_object(
         (index.classes.primitive_arrays[ty as usize], layout.array(ty, length))
     };
     Ok((class, size))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_beyond_u32_are_one_line_refusals() {
+        let most = memcity_heapgraph::VIRTUAL_ROOT as usize - 1;
+        assert!(check_references(most - 10, 10, 0).is_ok());
+        let fault = check_references(most - 9, 10, 77).unwrap_err();
+        assert_eq!(fault.offset, 77);
+        assert!(
+            fault.message.contains("references among 10 objects: memcity counts references with 32 bits")
+        );
+        assert!(check_references(usize::MAX, 5, 0).is_err(), "no overflow");
+        let fault = crate::parse::too_many_objects(5);
+        assert!(fault.message.starts_with("more than 4278190077 objects"), "{}", fault.message);
+        for message in [fault.message, check_references(most, 1, 0).unwrap_err().message] {
+            assert!(!message.contains('\n'));
+        }
+    }
 }

@@ -183,14 +183,14 @@ mod tests {
         dump.extend([0x01, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]);
         dump.resize(80 << 20, 0);
         std::fs::write(dir.join("long.hprof.gz"), gzip(&dump)).unwrap();
-        let small = Inflation { memory: 1 << 20, max: 16 << 20 };
+        let small = Inflation { memory: 1 << 20, max: 16 << 20, dir: None };
         let e = open_within(&dir.join("long.hprof.gz"), &small).err().unwrap();
         assert!(
             e.message.contains("more than 0.015625 GiB") && e.message.contains("--max-inflated-gib"),
             "{e}"
         );
         // Cut short, it is refused once inflated, before it is parsed.
-        let big = Inflation { memory: 1 << 20, max: 1 << 30 };
+        let big = Inflation { memory: 1 << 20, max: 1 << 30, dir: None };
         let e = open_within(&dir.join("long.hprof.gz"), &big).err().unwrap();
         assert!(e.message.contains("truncated dump: the last record needs"), "{e}");
         assert_eq!(e.offset, Some(80 << 20));
@@ -203,6 +203,16 @@ mod tests {
         let bytes = open_within(&dir.join("whole.hprof.gz"), &big).unwrap();
         assert!(matches!(bytes, DumpBytes::Inflated(Inflated::Spilled(..))));
         assert_eq!(&bytes[..], &dump[..]);
+        // Into the work folder when one is given, and gone from it at once.
+        let work = dir.join("work");
+        std::fs::create_dir_all(&work).unwrap();
+        let into_work = Inflation { dir: Some(work.clone()), ..big };
+        let bytes = open_within(&dir.join("whole.hprof.gz"), &into_work).unwrap();
+        assert!(matches!(bytes, DumpBytes::Inflated(Inflated::Spilled(..))) && bytes[..] == dump[..]);
+        assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0);
+        let missing = Inflation { dir: Some(dir.join("missing")), ..into_work };
+        let e = open_within(&dir.join("whole.hprof.gz"), &missing).err().unwrap();
+        assert!(e.message.contains("give --work-dir or set TMPDIR") && !e.message.contains('\n'), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

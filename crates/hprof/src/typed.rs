@@ -27,11 +27,21 @@ pub fn typed_heap(path: &Path, layout: &Layout) -> Result<TypedDump, HprofError>
     let name = path.display().to_string();
     let bytes = source::open(path)?;
     let raw = parse::scan(&bytes, &|_| {}).map_err(|f| f.in_file(&name))?;
+    typed_of_raw(&bytes, raw, &name, layout)
+}
+
+/// Pass 2 of [`typed_heap`] over a dump already scanned (`name` names it in errors).
+pub(crate) fn typed_of_raw(
+    bytes: &[u8],
+    raw: parse::RawDump<'_>,
+    name: &str,
+    layout: &Layout,
+) -> Result<TypedDump, HprofError> {
     let (mut dump, labels) =
-        resolve::resolve_labelled(&bytes, raw, layout, true).map_err(|f| f.in_file(&name))?;
+        resolve::resolve_labelled(bytes, raw, layout, true).map_err(|f| f.in_file(name))?;
     let mut roots = root_sets(dump.graph.object_count(), dump.root_kinds.iter().copied());
     hold_unreached(&mut dump, &mut roots);
-    let objects = object_table(&dump, dump.graph.group.clone(), labels.unwrap_or_default(), &roots);
+    let objects = object_table(&dump, dump.graph.group.to_vec(), labels.unwrap_or_default(), &roots);
     let reachable_bytes = dump.graph.shallow.iter().sum();
     Ok(TypedDump {
         timestamp_ms: dump.timestamp_ms,

@@ -14,8 +14,8 @@ mod collections;
 mod plan;
 
 pub use collections::CollectionTypes;
-pub(crate) use plan::Plan;
 use plan::{INTERNAL, NONE, OUTSIDE};
+pub(crate) use plan::{Lookup, Plan};
 pub use plan::{Warning, unmatched};
 
 /// Objects and bytes.
@@ -76,7 +76,10 @@ pub fn detect(heap: &TypedHeap, descriptions: &Descriptions) -> Structures {
     let types = &heap.objects.type_of;
     // A type index beyond the table (a reader's inconsistency) describes nothing.
     let type_of = |o: u32| types.get(o as usize).copied().unwrap_or(NONE);
-    let heads: Vec<u32> = (0..n as u32).filter(|&o| live[o as usize] && plan.is_head(type_of(o))).collect();
+    let roles = crate::entries::Roles::new(heap, descriptions);
+    let heads: Vec<u32> = (0..n as u32)
+        .filter(|&o| live[o as usize] && plan.is_head(type_of(o)) && roles.admits(heap, o))
+        .collect();
     let mut instance_of = vec![NONE; n];
     for (i, &h) in heads.iter().enumerate() {
         instance_of[h as usize] = i as u32;
@@ -102,7 +105,8 @@ pub fn detect(heap: &TypedHeap, descriptions: &Descriptions) -> Structures {
                     continue;
                 }
                 stamp[c as usize] = i;
-                if plan.is_head(c_type) {
+                // A head's type whose object a `requires` role turned away is no head.
+                if plan.is_head(c_type) && instance_of[c as usize] != NONE {
                     contained[instance_of[c as usize] as usize] = true;
                     leaves.push(c);
                 } else if kind == INTERNAL && plan.has_row(c_type) {

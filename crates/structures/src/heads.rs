@@ -67,6 +67,7 @@ fn find(
     paths: &RootPaths,
 ) -> (Vec<(u32, InstanceKey, u32)>, Vec<String>, u64) {
     let plan = Plan::new(heap, descriptions);
+    let roles = crate::entries::Roles::new(heap, descriptions);
     let objects = &heap.objects;
     let g = &heap.graph;
     let n = g.object_count() as u32;
@@ -77,7 +78,7 @@ fn find(
     let mut found = Vec::new();
     for o in 0..n {
         let t = objects.type_of.get(o as usize).copied().unwrap_or(u32::MAX);
-        if !plan.is_head(t) || !paths.reached(o) {
+        if !plan.is_head(t) || !paths.reached(o) || !roles.admits(heap, o) {
             continue;
         }
         let type_index = *type_slot.entry(t).or_insert_with(|| {

@@ -37,12 +37,54 @@ pub struct PointedTo {
     pub leaf: bool,
 }
 
+/// What a part of a structure holds for its reader (docs/structures.md, "Entries").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoleKind {
+    /// `key PATH;`: each such part is one entry of a map, its key at PATH.
+    Key,
+    /// `value PATH;`: the value of that entry.
+    Value,
+    /// `element PATH;`: each object at PATH is an element of a list, in order.
+    Element,
+    /// `keys PATH;`: the elements are the keys of the structure at PATH (a set over a map).
+    Keys,
+    /// `walk PATH;`: the walk over the structure goes to PATH first, so a linked list reads
+    /// first to last whatever order a dump writes its fields in.
+    Walk,
+    /// `keyset PATH;`: every object at PATH is a key of the structure, with no value paired
+    /// (a Python dict's keys, which its heap file does not name; a set's elements).
+    Keyset,
+    /// `requires PATH;` on a head: an object of the type is a structure only where PATH leads
+    /// to an object (a JavaScript object is a dictionary only with a properties store).
+    Requires,
+}
+
+/// One step of a role's path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// `.name`: the reference named so.
+    Field(String),
+    /// `[*]`: every element of an array, in index order.
+    Each,
+    /// `?`: every reference the source names nothing for.
+    Unnamed,
+}
+
+/// A role of a described type: what is found at a path of references from its objects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Role {
+    pub kind: RoleKind,
+    pub path: Vec<Step>,
+}
+
 /// One described type: a head or an internal part, and the types it may point to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Description {
     pub pattern: String,
     pub head: bool,
     pub pointed_to: Vec<PointedTo>,
+    /// What its objects hold as entries of the structure (keys, values, elements).
+    pub roles: Vec<Role>,
     /// Where it was written, for warnings: `file:line`.
     pub origin: String,
 }

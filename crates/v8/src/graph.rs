@@ -119,10 +119,10 @@ pub fn into_graph(mut heap: RawHeap, grouper: &mut Grouper) -> JsHeap {
         group.push(leaf);
     }
     let graph = HeapGraph {
-        group,
-        shallow: std::mem::take(&mut heap.shallow),
-        edge_start: std::mem::take(&mut heap.edge_start),
-        edges: std::mem::take(&mut heap.edges),
+        group: group.into(),
+        shallow: std::mem::take(&mut heap.shallow).into(),
+        edge_start: std::mem::take(&mut heap.edge_start).into(),
+        edges: std::mem::take(&mut heap.edges).into(),
         roots: pairs.iter().map(|&(o, _)| o).collect(),
     };
     JsHeap { graph, roots }

@@ -22,6 +22,7 @@ pub mod source;
 pub mod strings;
 pub mod trace;
 pub mod typed;
+pub mod values;
 
 pub use error::V8Error;
 pub use import::{DEFAULT_CLASSIFIERS, closure_of, default_grouping, import, import_one};

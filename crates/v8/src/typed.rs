@@ -34,7 +34,14 @@ pub fn typed_heap(file: &Path) -> Result<TypedSnapshot, V8Error> {
 }
 
 /// The typed heap of a read snapshot (read with [`ReadOptions::labels`]).
-pub fn typed_of(mut raw: RawHeap) -> Result<TypedSnapshot, String> {
+pub fn typed_of(raw: RawHeap) -> Result<TypedSnapshot, String> {
+    typed_keeping_strings(raw).map(|(typed, _)| typed)
+}
+
+/// [`typed_of`], handing back the snapshot's string table, which a reader of values needs.
+pub(crate) fn typed_keeping_strings(
+    mut raw: RawHeap,
+) -> Result<(TypedSnapshot, crate::strings::Strings), String> {
     let n = raw.node_count();
     if raw.edge_labels.len() != raw.edges.len() || raw.ids.len() != n {
         return Err("the snapshot was read without its edge names".into());
@@ -120,10 +127,10 @@ pub fn typed_of(mut raw: RawHeap) -> Result<TypedSnapshot, String> {
         holders.iter().map(|&(o, kind, _)| (o, kind)).collect();
     let roots = holders.into_iter().map(|(o, _, _)| o).collect();
     let graph = HeapGraph {
-        group: type_of.clone(),
-        shallow: std::mem::take(&mut raw.shallow),
-        edge_start: std::mem::take(&mut raw.edge_start),
-        edges: std::mem::take(&mut raw.edges),
+        group: type_of.clone().into(),
+        shallow: std::mem::take(&mut raw.shallow).into(),
+        edge_start: std::mem::take(&mut raw.edge_start).into(),
+        edges: std::mem::take(&mut raw.edges).into(),
         roots,
     };
     let live = memcity_heapgraph::reachable(&graph);
@@ -139,7 +146,10 @@ pub fn typed_of(mut raw: RawHeap) -> Result<TypedSnapshot, String> {
         root_names,
         root_kinds,
     };
-    Ok(TypedSnapshot { reachable_bytes, heap: TypedHeap { graph, objects } })
+    Ok((
+        TypedSnapshot { reachable_bytes, heap: TypedHeap { graph, objects } },
+        std::mem::take(&mut raw.strings),
+    ))
 }
 
 /// What a path from each GC root starts with, as DevTools names the holders: an object the

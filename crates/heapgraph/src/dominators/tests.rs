@@ -31,7 +31,13 @@ pub(crate) fn graph(group: Vec<u32>, shallow: Vec<u64>, refs: &[(u32, u32)], roo
         edges[fill[s as usize]] = t;
         fill[s as usize] += 1;
     }
-    HeapGraph { group, shallow, edge_start, edges, roots }
+    HeapGraph {
+        group: group.into(),
+        shallow: shallow.into(),
+        edge_start: edge_start.into(),
+        edges: edges.into(),
+        roots,
+    }
 }
 
 /// A random graph with cycles, self-loops, duplicate roots and (usually) unreachable objects.
@@ -148,11 +154,11 @@ fn preorder_lists_each_reachable_object_once_with_contiguous_subtrees() {
 
 #[test]
 fn empty_and_rootless_graphs_have_no_reachable_objects() {
-    let empty = dominators(&HeapGraph { edge_start: vec![0], ..HeapGraph::default() });
+    let empty = dominators(&HeapGraph { edge_start: vec![0].into(), ..HeapGraph::default() });
     assert_eq!(empty, DominatorTree::default());
     let rootless = dominators(&graph(vec![0; 2], vec![5; 2], &[(0, 1), (1, 0)], vec![]));
     assert_eq!(rootless.idom, vec![UNREACHABLE; 2]);
-    assert_eq!((rootless.retained, rootless.preorder), (vec![0, 0], vec![]));
+    assert_eq!((rootless.retained.to_vec(), rootless.preorder.to_vec()), (vec![0, 0], vec![]));
 }
 
 /// `n` objects of 3 bytes in a chain from root 0, each referencing back to `back(i)` too.

@@ -18,10 +18,10 @@ fn heap() -> (HeapGraph, Vec<RootSet>, Grouper) {
         edge_start.push(edges.len());
     }
     let graph = HeapGraph {
-        group,
-        shallow: vec![10, 20, 20, 30, 30, 40, 50, 60],
-        edge_start,
-        edges,
+        group: group.into(),
+        shallow: vec![10, 20, 20, 30, 30, 40, 50, 60].into(),
+        edge_start: edge_start.into(),
+        edges: edges.into(),
         roots: vec![0, 6],
     };
     let roots = root_sets(8, [(0, RootKind::Static), (6, RootKind::Local)]);
@@ -189,7 +189,7 @@ fn every_objects_retained_size_comes_from_the_groups_own_tree() {
             let (grouped, per_object) =
                 group_heap_with_object_retained(&g, grouper.group_count(), &live, &roots, &holder, &options);
             assert_eq!(grouped, alone, "{options:?}");
-            assert_eq!(per_object, tree.retained, "{options:?}");
+            assert_eq!(per_object, tree.retained.to_vec(), "{options:?}");
         }
     }
     // The list retains its nodes, people and their shared String; garbage retains nothing.

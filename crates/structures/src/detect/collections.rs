@@ -28,7 +28,10 @@ impl CollectionTypes {
     pub fn new(heap: &TypedHeap, descriptions: &Descriptions) -> CollectionTypes {
         let plan = Plan::new(heap, descriptions);
         let types = heap.objects.types.len() as u32;
-        let head: Vec<bool> = (0..types).map(|t| plan.is_head(t)).collect();
+        // A head only some of whose objects are structures (a JavaScript object with a
+        // dictionary store) does not make its whole type a collection.
+        let roles = crate::entries::Roles::new(heap, descriptions);
+        let head: Vec<bool> = (0..types).map(|t| plan.is_head(t) && !roles.conditional(t)).collect();
         let mut inside_of = vec![NO_INSIDE; types as usize];
         let mut inside = Vec::new();
         let mut of_row = vec![NO_INSIDE; plan.row_count()];

@@ -111,14 +111,14 @@ fn row(d: &Description, types: &[ObjectType]) -> Vec<u8> {
 
 /// Finds a type name's description: an exact one before a wildcard one, a later before an
 /// earlier (descriptions are unique per pattern, see `Descriptions::extend`).
-struct Lookup<'a> {
+pub(crate) struct Lookup<'a> {
     exact: FxHashMap<&'a str, usize>,
     /// Wildcard descriptions, the latest first.
     wildcards: Vec<(usize, &'a str)>,
 }
 
 impl<'a> Lookup<'a> {
-    fn new(descriptions: &'a Descriptions) -> Lookup<'a> {
+    pub(crate) fn new(descriptions: &'a Descriptions) -> Lookup<'a> {
         let mut exact = FxHashMap::default();
         let mut wildcards = Vec::new();
         for (i, d) in descriptions.list.iter().enumerate() {
@@ -132,7 +132,8 @@ impl<'a> Lookup<'a> {
         Lookup { exact, wildcards }
     }
 
-    fn describe(&self, name: &str) -> Option<usize> {
+    /// The description of the type `name`: an exact one, else the latest wildcard that fits.
+    pub(crate) fn describe(&self, name: &str) -> Option<usize> {
         self.exact
             .get(name)
             .copied()

@@ -41,10 +41,10 @@ impl Builder {
         }
         let n = self.objects.len();
         let graph = HeapGraph {
-            group: vec![0; n],
-            shallow: self.objects.iter().map(|o| o.1).collect(),
-            edge_start,
-            edges,
+            group: vec![0; n].into(),
+            shallow: self.objects.iter().map(|o| o.1).collect::<Vec<_>>().into(),
+            edge_start: edge_start.into(),
+            edges: edges.into(),
             roots: vec![0],
         };
         let objects = ObjectTable {

@@ -59,7 +59,7 @@ fn registry(maps: usize, growing: usize, padding: usize) -> TypedHeap {
 }
 
 fn heads_of(heap: &TypedHeap, named_above: u64) -> HeapHeads {
-    heads_retained(heap, &builtin(), &|| dominators(&heap.graph).retained, named_above)
+    heads_retained(heap, &builtin(), &|| dominators(&heap.graph).retained.to_vec(), named_above)
 }
 
 #[test]

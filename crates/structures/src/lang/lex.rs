@@ -30,7 +30,7 @@ impl Token {
 
 /// Characters of a bare name: what class and type names are made of, and `*`.
 fn bare(c: char) -> bool {
-    c.is_alphanumeric() || "_$.*[]<>:/-@".contains(c)
+    c.is_alphanumeric() || "_$.*[]<>:/-@?".contains(c)
 }
 
 pub(super) struct Lexer<'a> {

@@ -3,7 +3,9 @@
 //! depth is bounded by construction; the text's size is bounded by [`MAX_FILE_BYTES`].
 
 use super::lex::{Lexer, Token};
-use super::{Description, Descriptions, MAX_FILE_BYTES, ParseError, PointedTo, keep_last};
+use super::{
+    Description, Descriptions, MAX_FILE_BYTES, ParseError, PointedTo, Role, RoleKind, Step, keep_last,
+};
 
 /// Parses one description file; `file` names it in errors.
 pub fn parse(file: &str, text: &str) -> Result<Descriptions, ParseError> {
@@ -57,9 +59,9 @@ pub fn parse(file: &str, text: &str) -> Result<Descriptions, ParseError> {
                     (false, text, quoted)
                 };
                 expect(&mut lexer, Token::Open, "'{' after the type name")?;
-                let pointed_to = pointed_to(&mut lexer, &namespace)?;
+                let (pointed_to, roles) = pointed_to(&mut lexer, &namespace)?;
                 let pattern = qualify(&namespace, name, quoted);
-                list.push(Description { pattern, head, pointed_to, origin: format!("{file}:{line}") });
+                list.push(Description { pattern, head, pointed_to, roles, origin: format!("{file}:{line}") });
             }
             other => return Err(expected("a type description (DS NAME { … }) or namespace", &other)),
         }
@@ -75,13 +77,42 @@ fn expect(lexer: &mut Lexer, want: Token, what: &str) -> Result<(), ParseError> 
     Ok(())
 }
 
-/// The pointed-to types between the braces, up to and including `}`.
-fn pointed_to(lexer: &mut Lexer, namespace: &str) -> Result<Vec<PointedTo>, ParseError> {
+/// The pointed-to types and roles between the braces, up to and including `}`.
+fn pointed_to(lexer: &mut Lexer, namespace: &str) -> Result<(Vec<PointedTo>, Vec<Role>), ParseError> {
     let mut out = Vec::new();
+    let mut roles = Vec::new();
     loop {
         let (token, line, column) = lexer.next()?;
         let (pattern, leaf) = match token {
-            Token::Close => return Ok(out),
+            Token::Close => return Ok((out, roles)),
+            Token::Name { text, quoted: false } if role_kind(&text).is_some() => {
+                // `key .key;` is a role; `key;` a type that happens to be named so.
+                match lexer.next()? {
+                    (Token::Semicolon, _, _) => {
+                        out.push(PointedTo { pattern: qualify(namespace, text, false), leaf: false });
+                        continue;
+                    }
+                    (Token::Name { text: path, quoted: false }, l, c) => {
+                        let path = role_path(&path).ok_or_else(|| {
+                            lexer.error(
+                                l,
+                                c,
+                                format!("expected a path of .field, [*] and ? steps, found {path:?}"),
+                            )
+                        })?;
+                        roles.push(Role { kind: role_kind(&text).expect("checked"), path });
+                        expect(lexer, Token::Semicolon, "';' after a role's path")?;
+                        continue;
+                    }
+                    (other, l, c) => {
+                        return Err(lexer.error(
+                            l,
+                            c,
+                            format!("expected ';' or a role's path after {text:?}, found {}", other.shown()),
+                        ));
+                    }
+                }
+            }
             Token::Name { text, quoted } => (qualify(namespace, text, quoted), false),
             Token::LeftParen => {
                 let (name, l, c) = lexer.next()?;
@@ -106,6 +137,45 @@ fn pointed_to(lexer: &mut Lexer, namespace: &str) -> Result<Vec<PointedTo>, Pars
         out.push(PointedTo { pattern, leaf });
         expect(lexer, Token::Semicolon, "';' after a pointed-to type")?;
     }
+}
+
+fn role_kind(word: &str) -> Option<RoleKind> {
+    match word {
+        "key" => Some(RoleKind::Key),
+        "value" => Some(RoleKind::Value),
+        "element" => Some(RoleKind::Element),
+        "keys" => Some(RoleKind::Keys),
+        "walk" => Some(RoleKind::Walk),
+        "requires" => Some(RoleKind::Requires),
+        "keyset" => Some(RoleKind::Keyset),
+        _ => None,
+    }
+}
+
+/// `.table[*].key` as steps; `None` unless the whole text is `.name` and `[*]` steps, at
+/// least one.
+fn role_path(text: &str) -> Option<Vec<Step>> {
+    let mut steps = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix("[*]") {
+            steps.push(Step::Each);
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix('?') {
+            steps.push(Step::Unnamed);
+            rest = after;
+        } else {
+            let after = rest.strip_prefix('.')?;
+            let end = after.find(['.', '[']).unwrap_or(after.len());
+            let name = &after[..end];
+            if name.is_empty() || name.contains(['*', ']']) {
+                return None;
+            }
+            steps.push(Step::Field(name.to_string()));
+            rest = &after[end..];
+        }
+    }
+    (!steps.is_empty()).then_some(steps)
 }
 
 /// A bare name without a package (no `.`) and not starting with a wildcard gets the

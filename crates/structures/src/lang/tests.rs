@@ -42,7 +42,7 @@ fn errors_name_file_line_and_column() {
         ("namespace ;x", "f.ds:1:13: expected '{' after the type name, found the end of the file"),
         ("DS A { (B; }", "f.ds:1:10: expected ')' after the leaf type, found ';'"),
         ("DS A { \"B }", "f.ds:1:8: expected '\"' to close the quoted name, found the end of the line"),
-        ("\n\n  DS A { B; } ?", "f.ds:3:15: expected a type name, '{', '}', '(', ')' or ';', found '?'"),
+        ("\n\n  DS A { B; } %", "f.ds:3:15: expected a type name, '{', '}', '(', ')' or ';', found '%'"),
         ("DS \"a\\b\" {}", "f.ds:1:7: expected \\\" or \\\\ after a backslash, found another character"),
         ("DS \"a\tb\" {}", "f.ds:1:6: expected a name character, found a control character"),
         ("; DS A {}", "f.ds:1:1: expected a type description (DS NAME { … }) or namespace, found ';'"),
@@ -221,4 +221,52 @@ fn wildcards_match_runs_of_characters() {
     assert!(matches("a*b*c", "aXbYc") && matches("a*b*c", "abc"));
     assert!(!matches("a*b*c", "acb") && !matches("*Node", "Nodes") && !matches("Map", "HashMap"));
     assert!(matches("Map", "Map") && !matches("ab*ba", "aba"));
+}
+
+#[test]
+fn roles_name_keys_values_and_elements_by_path() {
+    let text = "namespace a;\nDS M { Node[]; keys .inner.map; }\nNode { (*); key .key; value .val; }\nDS L { element .data[*]; key; walk .head; }";
+    let d = parse("roles.ds", text).unwrap();
+    let field = |name: &str| Step::Field(name.into());
+    assert_eq!(d.list[0].roles, [Role { kind: RoleKind::Keys, path: vec![field("inner"), field("map")] }]);
+    assert_eq!(
+        d.list[1].roles,
+        [
+            Role { kind: RoleKind::Key, path: vec![field("key")] },
+            Role { kind: RoleKind::Value, path: vec![field("val")] }
+        ]
+    );
+    assert_eq!(
+        d.list[2].roles,
+        [
+            Role { kind: RoleKind::Element, path: vec![field("data"), Step::Each] },
+            Role { kind: RoleKind::Walk, path: vec![field("head")] }
+        ]
+    );
+    assert_eq!(
+        d.list[2].pointed_to,
+        [PointedTo { pattern: "a.key".into(), leaf: false }],
+        "`key;` is a type"
+    );
+    for (bad, message) in [
+        ("DS A { key key; }", "roles.ds:1:12: expected a path of .field, [*] and ? steps, found \"key\""),
+        ("DS A { key .; }", "roles.ds:1:12: expected a path of .field, [*] and ? steps, found \".\""),
+        (
+            "DS A { value .a[1]; }",
+            "roles.ds:1:14: expected a path of .field, [*] and ? steps, found \".a[1]\"",
+        ),
+        ("DS A { element .a b; }", "roles.ds:1:19: expected ';' after a role's path, found \"b\""),
+        ("DS A { keys (B); }", "roles.ds:1:13: expected ';' or a role's path after \"keys\", found '('"),
+    ] {
+        assert_eq!(parse("roles.ds", bad).unwrap_err().to_string(), message, "{bad}");
+    }
+}
+
+#[test]
+fn requires_is_a_role() {
+    let d = parse("r.ds", "DS Object { \"(object properties)\"; requires .properties; }").unwrap();
+    assert_eq!(
+        d.list[0].roles,
+        [Role { kind: RoleKind::Requires, path: vec![Step::Field("properties".into())] }]
+    );
 }

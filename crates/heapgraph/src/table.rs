@@ -1,0 +1,372 @@
+//! One storage type for the pipeline's large per-object arrays: a [`Table`] is a slice that
+//! lives in memory or, once the tables in memory would pass the memory budget, in a
+//! memory-mapped work file. The analyses index it like any slice and never ask which.
+//!
+//! Work files are created in the work folder ([`spill_to`]) and unlinked at once: the kernel
+//! frees the space when the mapping goes, so nothing is left behind by an exit, Ctrl+C or a
+//! kill, and there are no stale files to clean up at the next start. The space is reserved
+//! when the file is made (`posix_fallocate`), so a full disk is noticed then — the table stays
+//! in memory and [`spill_note`] says how much room was missing — not as a fault on a later
+//! write to the mapping.
+
+use std::fs::File;
+use std::ops::{Deref, DerefMut};
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Types whose every bit pattern, zeros included, is a value, with no padding: what a mapped
+/// file may hold.
+///
+/// # Safety
+/// Only for `Copy` types without padding or invalid bit patterns.
+pub unsafe trait Plain: Copy + Send + Sync + 'static {}
+
+unsafe impl Plain for u8 {}
+unsafe impl Plain for u32 {}
+unsafe impl Plain for u64 {}
+unsafe impl Plain for usize {}
+unsafe impl Plain for [u32; 2] {}
+unsafe impl Plain for [u32; 3] {}
+
+/// Where tables go once the budget is used up; none set: always in memory.
+struct Spill {
+    budget: u64,
+    dir: PathBuf,
+}
+
+static SPILL: Mutex<Option<Spill>> = Mutex::new(None);
+/// Bytes of the tables now in memory.
+static IN_MEMORY: AtomicU64 = AtomicU64::new(0);
+/// Bytes of the tables now in work files, and the most at once.
+static MAPPED: AtomicU64 = AtomicU64::new(0);
+static MAPPED_PEAK: AtomicU64 = AtomicU64::new(0);
+/// Why a table that should have gone to disk stayed in memory (the first time).
+static NOTE: Mutex<Option<String>> = Mutex::new(None);
+
+/// From now on, tables that would take the tables in memory past `budget` bytes are mapped
+/// from work files in `dir`; `None` keeps every table in memory.
+pub fn spill_to(budget: u64, dir: Option<PathBuf>) {
+    let spill = dir.map(|dir| Spill { budget, dir });
+    *SPILL.lock().unwrap_or_else(|e| e.into_inner()) = spill;
+}
+
+/// The most bytes of tables that were in work files at once.
+pub fn mapped_peak() -> u64 {
+    MAPPED_PEAK.load(Ordering::Relaxed)
+}
+
+/// Why spilling failed, once (a full disk, a missing folder), for the run to say in one line.
+pub fn spill_note() -> Option<String> {
+    NOTE.lock().unwrap_or_else(|e| e.into_inner()).take()
+}
+
+/// A slice in memory or in a mapped work file.
+pub struct Table<T: Plain> {
+    storage: Storage<T>,
+}
+
+enum Storage<T> {
+    Memory(Vec<T>),
+    /// `len` values at the start of a mapping of the whole work file (room for more when the
+    /// table grows by [`Table::push`]).
+    Mapped {
+        map: memmap2::MmapMut,
+        len: usize,
+        file: File,
+    },
+}
+
+impl<T: Plain> Table<T> {
+    /// `len` copies of `value`.
+    pub fn filled(len: usize, value: T) -> Table<T> {
+        let bytes = (len as u64).saturating_mul(size_of::<T>() as u64);
+        if let Some((map, file)) = map_if_over_budget(bytes) {
+            let mut table = Table { storage: Storage::Mapped { map, len, file } };
+            // A fresh file reads as zeros; anything else is written.
+            if bytes_of(&value).iter().any(|&b| b != 0) {
+                table.fill(value);
+            }
+            MAPPED_PEAK.fetch_max(MAPPED.fetch_add(bytes, Ordering::Relaxed) + bytes, Ordering::Relaxed);
+            return table;
+        }
+        Table::from(vec![value; len])
+    }
+
+    /// An empty table with room for `capacity` values (in a work file past the budget).
+    pub fn with_capacity(capacity: usize) -> Table<T> {
+        let bytes = (capacity as u64).saturating_mul(size_of::<T>() as u64);
+        match map_if_over_budget(bytes) {
+            Some((map, file)) => {
+                MAPPED_PEAK.fetch_max(MAPPED.fetch_add(bytes, Ordering::Relaxed) + bytes, Ordering::Relaxed);
+                Table { storage: Storage::Mapped { map, len: 0, file } }
+            }
+            None => Table::from(Vec::with_capacity(capacity)),
+        }
+    }
+
+    /// `f(0), f(1), …, f(len - 1)`.
+    pub fn from_fn(len: usize, f: impl Fn(usize) -> T) -> Table<T> {
+        let Some(first) = (len > 0).then(|| f(0)) else { return Table::default() };
+        let mut table = Table::filled(len, first);
+        table.iter_mut().enumerate().skip(1).for_each(|(i, x)| *x = f(i));
+        table
+    }
+
+    /// Appends a value. A table in memory that must grow past the budget moves to a work file;
+    /// a mapped one grows its file (if the disk is full, it moves to memory, with a note).
+    pub fn push(&mut self, value: T) {
+        let size = size_of::<T>();
+        match &mut self.storage {
+            Storage::Memory(v) if v.len() < v.capacity() => v.push(value),
+            Storage::Memory(v) => {
+                let room = (v.capacity() * 2).max(1024);
+                let extra = ((room - v.capacity()) * size) as u64;
+                match map_if_over_budget(extra) {
+                    Some((mut map, file)) => {
+                        let bytes = (room * size) as u64;
+                        drop(map);
+                        map = match map_reserved(&file, bytes) {
+                            Ok(map) => map,
+                            Err(why) => return self.keep_in_memory(why, value),
+                        };
+                        map[..v.len() * size].copy_from_slice(bytes_of_slice(v));
+                        MAPPED_PEAK
+                            .fetch_max(MAPPED.fetch_add(bytes, Ordering::Relaxed) + bytes, Ordering::Relaxed);
+                        let (len, held) = (v.len(), (v.capacity() * size) as u64);
+                        self.storage = Storage::Mapped { map, len, file };
+                        IN_MEMORY.fetch_sub(held, Ordering::Relaxed);
+                        self.push(value);
+                    }
+                    None => {
+                        v.reserve_exact(room - v.len());
+                        IN_MEMORY.fetch_add(extra, Ordering::Relaxed);
+                        v.push(value);
+                    }
+                }
+            }
+            Storage::Mapped { map, len, .. } if (*len + 1) * size <= map.len() => {
+                map[*len * size..(*len + 1) * size].copy_from_slice(bytes_of(&value));
+                *len += 1;
+            }
+            Storage::Mapped { map, file, .. } => {
+                let old = map.len() as u64;
+                match map_reserved(file, old * 2) {
+                    Ok(bigger) => {
+                        *map = bigger;
+                        MAPPED_PEAK
+                            .fetch_max(MAPPED.fetch_add(old, Ordering::Relaxed) + old, Ordering::Relaxed);
+                        self.push(value);
+                    }
+                    Err(why) => self.keep_in_memory(why, value),
+                }
+            }
+        }
+    }
+
+    /// Gives back the room a table in memory grew beyond its length (a mapped one keeps its
+    /// file: disk, not memory).
+    pub fn shrink_to_fit(&mut self) {
+        if let Storage::Memory(v) = &mut self.storage {
+            let before = v.capacity();
+            v.shrink_to_fit();
+            IN_MEMORY.fetch_sub(((before - v.capacity()) * size_of::<T>()) as u64, Ordering::Relaxed);
+        }
+    }
+
+    /// Moves a table that could not grow on disk to memory, noting why, and appends `value`.
+    fn keep_in_memory(&mut self, why: String, value: T) {
+        NOTE.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(why);
+        let mut v: Vec<T> = Vec::with_capacity(self.len() * 2 + 1);
+        v.extend_from_slice(self);
+        v.push(value);
+        *self = Table::from(v);
+    }
+
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.storage, Storage::Mapped { .. })
+    }
+}
+
+/// A slice's bytes.
+fn bytes_of_slice<T: Plain>(values: &[T]) -> &[u8] {
+    // SAFETY: `Plain` types have no padding, so every byte is initialised.
+    unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), size_of_val(values)) }
+}
+
+/// Any value's bytes (for telling a zero fill from another).
+fn bytes_of<T: Plain>(value: &T) -> &[u8] {
+    // SAFETY: `Plain` types have no padding, so every byte is initialised.
+    unsafe { std::slice::from_raw_parts((value as *const T).cast::<u8>(), size_of::<T>()) }
+}
+
+/// A zeroed shared mapping of a fresh, unlinked work file of `bytes`, when spilling is on and
+/// the tables in memory would pass the budget; None otherwise or when the file cannot be made.
+fn map_if_over_budget(bytes: u64) -> Option<(memmap2::MmapMut, File)> {
+    let spill = SPILL.lock().unwrap_or_else(|e| e.into_inner());
+    let spill = spill.as_ref()?;
+    if bytes == 0 || IN_MEMORY.load(Ordering::Relaxed).saturating_add(bytes) <= spill.budget {
+        return None;
+    }
+    match work_file(&spill.dir, bytes) {
+        Ok(map) => Some(map),
+        Err(why) => {
+            let mut note = NOTE.lock().unwrap_or_else(|e| e.into_inner());
+            note.get_or_insert(why);
+            None
+        }
+    }
+}
+
+/// Makes, reserves, unlinks and maps a work file.
+fn work_file(dir: &std::path::Path, bytes: u64) -> Result<(memmap2::MmapMut, File), String> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let name = format!("memcity-{}-{}.work", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+    let path = dir.join(name);
+    let shown = dir.display();
+    // The default folder (the user's cache) is made when first needed.
+    let _ = std::fs::create_dir_all(dir);
+    let file = File::options()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .map_err(|e| format!("cannot make a work file in {shown}: {e}"))?;
+    let _ = std::fs::remove_file(&path);
+    let map = map_reserved(&file, bytes).map_err(|e| format!("{e} in the work folder {shown}"))?;
+    Ok((map, file))
+}
+
+/// Reserves `bytes` of the file and maps all of it.
+fn map_reserved(file: &File, bytes: u64) -> Result<memmap2::MmapMut, String> {
+    reserve(file, bytes).map_err(|e| {
+        format!("no room for {} more ({e}); free some or give --work-dir", crate::budget::bytes_text(bytes))
+    })?;
+    // SAFETY: the file is this process's alone (made new, already unlinked).
+    unsafe { memmap2::MmapMut::map_mut(file) }.map_err(|e| format!("cannot map a work file ({e})"))
+}
+
+/// Gives the file its length with the disk space allocated, so writes cannot fail later.
+fn reserve(file: &File, bytes: u64) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd as _;
+        let len = libc::off_t::try_from(bytes).map_err(|_| std::io::Error::other("too large"))?;
+        // SAFETY: a valid descriptor; posix_fallocate returns the error instead of setting errno.
+        match unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, len) } {
+            0 => Ok(()),
+            e => Err(std::io::Error::from_raw_os_error(e)),
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    file.set_len(bytes)
+}
+
+/// Memory that other arrays hold while tables are made (the heap graph during its analysis):
+/// it counts against the budget until this is dropped.
+pub struct Held(u64);
+
+impl Held {
+    pub fn new(bytes: u64) -> Held {
+        IN_MEMORY.fetch_add(bytes, Ordering::Relaxed);
+        Held(bytes)
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        IN_MEMORY.fetch_sub(self.0, Ordering::Relaxed);
+    }
+}
+
+impl<T: Plain> From<Vec<T>> for Table<T> {
+    fn from(v: Vec<T>) -> Table<T> {
+        IN_MEMORY.fetch_add((v.capacity() * size_of::<T>()) as u64, Ordering::Relaxed);
+        Table { storage: Storage::Memory(v) }
+    }
+}
+
+impl<T: Plain> Drop for Table<T> {
+    fn drop(&mut self) {
+        match &self.storage {
+            Storage::Memory(v) => {
+                IN_MEMORY.fetch_sub((v.capacity() * size_of::<T>()) as u64, Ordering::Relaxed)
+            }
+            Storage::Mapped { map, .. } => MAPPED.fetch_sub(map.len() as u64, Ordering::Relaxed),
+        };
+    }
+}
+
+impl<T: Plain> Deref for Table<T> {
+    type Target = [T];
+
+    fn deref(&self) -> &[T] {
+        match &self.storage {
+            Storage::Memory(v) => v,
+            // SAFETY: the mapping holds `len` values of a `Plain` type, is page-aligned, and
+            // lives as long as `self`.
+            Storage::Mapped { map, len, .. } => unsafe {
+                std::slice::from_raw_parts(map.as_ptr().cast::<T>(), *len)
+            },
+        }
+    }
+}
+
+impl<T: Plain> DerefMut for Table<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        match &mut self.storage {
+            Storage::Memory(v) => v,
+            // SAFETY: as in `deref`, and borrowed mutably through `self`.
+            Storage::Mapped { map, len, .. } => unsafe {
+                std::slice::from_raw_parts_mut(map.as_mut_ptr().cast::<T>(), *len)
+            },
+        }
+    }
+}
+
+impl<T: Plain> Default for Table<T> {
+    fn default() -> Table<T> {
+        Table::from(Vec::new())
+    }
+}
+
+impl<T: Plain> Clone for Table<T> {
+    fn clone(&self) -> Table<T> {
+        let mut copy = match self.first() {
+            Some(&first) => Table::filled(self.len(), first),
+            None => Table::default(),
+        };
+        copy.copy_from_slice(self);
+        copy
+    }
+}
+
+impl<T: Plain + PartialEq> PartialEq for Table<T> {
+    fn eq(&self, other: &Table<T>) -> bool {
+        **self == **other
+    }
+}
+
+impl<T: Plain + PartialEq> PartialEq<Vec<T>> for Table<T> {
+    fn eq(&self, other: &Vec<T>) -> bool {
+        **self == **other
+    }
+}
+
+impl<'a, T: Plain> IntoIterator for &'a Table<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<T: Plain + std::fmt::Debug> std::fmt::Debug for Table<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,75 @@
+use super::*;
+
+/// The spill setting is one for the process: everything that changes it is in this one test,
+/// step by step (other tests may see tables mapped meanwhile, which must not matter).
+#[test]
+fn tables_read_the_same_in_memory_and_mapped() {
+    let dir = std::env::temp_dir().join(format!("memcity-tables-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let in_memory = Table::from_fn(100_000, |i| (i as u64) * 3);
+    assert!(!in_memory.is_mapped());
+
+    spill_to(0, Some(dir.clone()));
+    let mut mapped = Table::from_fn(100_000, |i| (i as u64) * 3);
+    assert!(mapped.is_mapped(), "over a budget of 0 every table is mapped");
+    assert_eq!(mapped, in_memory);
+    let pairs = Table::filled(1_000, [7u32, u32::MAX]);
+    assert!(pairs.is_mapped() && pairs.iter().all(|&p| p == [7, u32::MAX]));
+    assert!(Table::filled(10, 0u32).iter().all(|&x| x == 0));
+    mapped[5] = 1;
+    let copy = mapped.clone();
+    assert!(copy.is_mapped() && copy[5] == 1 && copy[6] == 18);
+    assert!(mapped_peak() >= 2 * 800_000);
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "work files are unlinked at once");
+    assert!(Table::<u32>::default().is_empty());
+    let mut room = Table::with_capacity(10_000);
+    (0..20_000u32).for_each(|i| room.push(i));
+    assert!(room.is_mapped() && room.len() == 20_000 && room[19_999] == 19_999);
+    // Grown value by value: into a work file, and the file grows.
+    let mut grown = Table::default();
+    (0..300_000u64).for_each(|i| grown.push(i * 7));
+    assert!(grown.is_mapped() && grown.len() == 300_000 && grown[299_999] == 299_999 * 7);
+    assert!(grown.iter().enumerate().all(|(i, &x)| x == i as u64 * 7));
+
+    // Under the budget: in memory; memory held elsewhere counts.
+    // (Tests running beside this one hold tables too: the budget leaves them room.)
+    spill_to(IN_MEMORY.load(Ordering::Relaxed) + (1 << 30), Some(dir.clone()));
+    assert!(!Table::filled(1_000, 1u32).is_mapped());
+    {
+        let _graph = Held::new(2 << 30);
+        assert!(Table::filled(1_000, 1u32).is_mapped());
+    }
+
+    // A folder that cannot be made (below a file): the table stays in memory and one line
+    // says why.
+    std::fs::write(dir.join("plain"), b"").unwrap();
+    spill_to(0, Some(dir.join("plain").join("work")));
+    let kept = Table::filled(1_000, 2u32);
+    assert!(!kept.is_mapped() && kept[999] == 2);
+    let mut pushed = Table::default();
+    (0..5_000u32).for_each(|i| pushed.push(i));
+    assert!(!pushed.is_mapped() && pushed[4_999] == 4_999);
+    pushed.shrink_to_fit();
+    assert_eq!(pushed.len(), 5_000);
+    let note = spill_note().expect("a note");
+    assert!(note.starts_with("cannot make a work file in ") && !note.contains('\n'), "{note}");
+    assert_eq!(spill_note(), None, "said once");
+
+    // The whole analysis on mapped tables: the same as in memory.
+    let mut rng = crate::tests::Rng(7);
+    let g = crate::tests::random_heap(&mut rng, 20_000, 30);
+    let live = crate::reachable(&g);
+    let roots = vec![crate::RootSet::NONE; g.object_count()];
+    let analyse = || crate::group_heap(&g, 30, &live, &roots, &crate::AnalysisOptions::default());
+    spill_to(0, None);
+    let (tree, heap) = (crate::dominators(&g), analyse());
+    spill_to(0, Some(dir.clone()));
+    let before = mapped_peak();
+    assert_eq!(crate::dominators(&g), tree);
+    assert_eq!(analyse(), heap);
+    assert!(mapped_peak() >= before.max(20_000 * 12), "the forest at least was mapped");
+
+    spill_to(0, None);
+    assert!(!Table::filled(1_000, 1u32).is_mapped(), "no folder: never mapped");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,218 @@
+//! The entries of one structure as its program sees them (docs/structures.md, "Entries"): a
+//! map's keys and values, a set's elements, a list's elements in order. The description's
+//! roles say where they are (`key .key; value .value;` on a map's nodes); the structure's parts
+//! are walked depth-first in reference order from the head, so a list reads first to last and
+//! a hash map in its iteration order (bucket by bucket, each chain in order).
+
+use memcity_heapgraph::{LabelKind, TypedHeap};
+use rustc_hash::FxHashSet;
+
+use crate::detect::{Lookup, Structures};
+use crate::lang::{Descriptions, Role, RoleKind, Step};
+
+/// One side of an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Slot {
+    /// The structure has no such side (a list has no keys, a set no values).
+    Absent,
+    /// A null reference.
+    Null,
+    Object(u32),
+}
+
+/// One entry: a map's key and value, a set's element (as its key), a list's element (as its
+/// value).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Entry {
+    pub key: Slot,
+    pub value: Slot,
+}
+
+/// How deep sets over maps over sets are followed (`keys` roles), so a cycle of them ends.
+const NESTING: usize = 4;
+
+/// The roles of every type of one heap, looked up once.
+pub struct Roles {
+    of_type: Vec<Vec<Role>>,
+}
+
+impl Roles {
+    pub fn new(heap: &TypedHeap, descriptions: &Descriptions) -> Roles {
+        let lookup = Lookup::new(descriptions);
+        let of_type = heap
+            .objects
+            .types
+            .iter()
+            .map(|t| lookup.describe(&t.name).map_or_else(Vec::new, |d| descriptions.list[d].roles.clone()))
+            .collect();
+        Roles { of_type }
+    }
+
+    fn of(&self, heap: &TypedHeap, o: u32) -> &[Role] {
+        let t = heap.objects.type_of.get(o as usize).copied().unwrap_or(u32::MAX);
+        self.of_type.get(t as usize).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether type `t` is a head only where its objects meet a `requires` role.
+    pub fn conditional(&self, t: u32) -> bool {
+        self.of_type.get(t as usize).is_some_and(|r| r.iter().any(|r| r.kind == RoleKind::Requires))
+    }
+
+    /// Whether `o` may be a structure's head by its type's `requires` roles: each leads to an
+    /// object.
+    pub fn admits(&self, heap: &TypedHeap, o: u32) -> bool {
+        self.of(heap, o)
+            .iter()
+            .filter(|r| r.kind == RoleKind::Requires)
+            .all(|r| follow(heap, o, &r.path).iter().any(|s| matches!(s, Slot::Object(_))))
+    }
+
+    /// Whether instance `i`'s structure is keyed (a map or a set): its parts or head have a key role.
+    pub fn keyed(&self, heap: &TypedHeap, found: &Structures, i: usize) -> bool {
+        found.parts(i).iter().any(|&o| {
+            self.of(heap, o)
+                .iter()
+                .any(|r| matches!(r.kind, RoleKind::Key | RoleKind::Keys | RoleKind::Keyset))
+        })
+    }
+}
+
+/// The first `limit` entries of instance `i` of `found` (a heap's detected structures).
+pub fn entries(heap: &TypedHeap, found: &Structures, roles: &Roles, i: usize, limit: usize) -> Vec<Entry> {
+    let mut out = Vec::new();
+    collect(heap, found, roles, i, limit, NESTING, &mut out);
+    out
+}
+
+fn collect(
+    heap: &TypedHeap,
+    found: &Structures,
+    roles: &Roles,
+    i: usize,
+    limit: usize,
+    nesting: usize,
+    out: &mut Vec<Entry>,
+) {
+    let parts: FxHashSet<u32> = found.parts(i).iter().copied().collect();
+    let g = &heap.graph;
+    let mut seen = FxHashSet::default();
+    let mut stack = vec![found.instances[i].head];
+    while let Some(o) = stack.pop() {
+        if out.len() >= limit {
+            return;
+        }
+        if !seen.insert(o) {
+            continue;
+        }
+        read_roles(heap, found, roles, o, limit, nesting, out);
+        // Reversed: the first reference is walked first, and before it what `walk` names.
+        stack.extend(g.referents(o).iter().rev().filter(|c| parts.contains(c) && !seen.contains(c)));
+        for role in roles.of(heap, o).iter().filter(|r| r.kind == RoleKind::Walk) {
+            let first = follow(heap, o, &role.path).into_iter().rev();
+            stack.extend(first.filter_map(|s| match s {
+                Slot::Object(c) if parts.contains(&c) && !seen.contains(&c) => Some(c),
+                _ => None,
+            }));
+        }
+    }
+}
+
+/// The entries part `o` holds by its type's roles.
+fn read_roles(
+    heap: &TypedHeap,
+    found: &Structures,
+    roles: &Roles,
+    o: u32,
+    limit: usize,
+    nesting: usize,
+    out: &mut Vec<Entry>,
+) {
+    let (mut key, mut value) = (None, None);
+    for role in roles.of(heap, o) {
+        let targets = follow(heap, o, &role.path);
+        match role.kind {
+            RoleKind::Key => key = Some(targets.first().copied().unwrap_or(Slot::Null)),
+            RoleKind::Value => value = Some(targets.first().copied().unwrap_or(Slot::Null)),
+            RoleKind::Element => {
+                let room = limit.saturating_sub(out.len());
+                out.extend(targets.into_iter().take(room).map(|value| Entry { key: Slot::Absent, value }));
+            }
+            RoleKind::Keyset => {
+                let room = limit.saturating_sub(out.len());
+                out.extend(targets.into_iter().take(room).map(|key| Entry { key, value: Slot::Absent }));
+            }
+            RoleKind::Keys if nesting > 0 => {
+                for target in targets {
+                    let Some(inner) = (match target {
+                        Slot::Object(t) => found.instance_of(t),
+                        _ => None,
+                    }) else {
+                        continue;
+                    };
+                    let mut held = Vec::new();
+                    collect(
+                        heap,
+                        found,
+                        roles,
+                        inner,
+                        limit.saturating_sub(out.len()),
+                        nesting - 1,
+                        &mut held,
+                    );
+                    out.extend(held.into_iter().map(|e| Entry {
+                        key: if e.key == Slot::Absent { e.value } else { e.key },
+                        value: Slot::Absent,
+                    }));
+                }
+            }
+            RoleKind::Keys | RoleKind::Walk | RoleKind::Requires => {}
+        }
+    }
+    if key.is_some() || value.is_some() {
+        out.push(Entry { key: key.unwrap_or(Slot::Absent), value: value.unwrap_or(Slot::Absent) });
+    }
+}
+
+/// What a role's path reaches from `o`: a named reference that is not there is a null one;
+/// `[*]` gives every element (a reference named by its index) in order; null elements are no
+/// references and are skipped.
+fn follow(heap: &TypedHeap, o: u32, path: &[Step]) -> Vec<Slot> {
+    let g = &heap.graph;
+    let labels = &heap.objects.labels;
+    let mut at = vec![Slot::Object(o)];
+    for step in path {
+        let mut next = Vec::new();
+        for slot in at {
+            let Slot::Object(from) = slot else { continue };
+            let edges = g.edge_start[from as usize]..g.edge_start[from as usize + 1];
+            match step {
+                Step::Field(name) => {
+                    let named = edges.clone().find(|&e| match labels.of_edge.get(e).and_then(|l| l.get()) {
+                        Some(LabelKind::Field(n)) => labels.names.get(n as usize) == Some(name),
+                        _ => false,
+                    });
+                    next.push(named.map_or(Slot::Null, |e| Slot::Object(g.edges[e])));
+                }
+                // Elements only: an array node may hold other references (V8's map pointer).
+                Step::Unnamed => next.extend(
+                    edges
+                        .clone()
+                        .filter(|&e| labels.of_edge.get(e).is_none_or(|l| l.get().is_none()))
+                        .map(|e| Slot::Object(g.edges[e])),
+                ),
+                Step::Each => next.extend(
+                    edges
+                        .filter(|&e| {
+                            matches!(labels.of_edge.get(e).and_then(|l| l.get()), Some(LabelKind::Index(_)))
+                        })
+                        .map(|e| Slot::Object(g.edges[e])),
+                ),
+            }
+        }
+        at = next;
+    }
+    at
+}
+
+#[cfg(test)]
+pub(crate) mod tests;
