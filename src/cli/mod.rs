@@ -33,6 +33,7 @@ mod trace;
 mod tree;
 mod tree_html;
 mod tree_svg;
+mod waste;
 mod why;
 mod windows;
 
@@ -89,16 +90,22 @@ pub enum Command {
     /// Inside one snapshot: a group's objects, a data structure's entries or one object, with
     /// fields and values (docs/objects.md). Exit 2 on bad input.
     Objects(objects::ObjectsArgs),
+    /// What one snapshot wastes: duplicate strings and empty collections, with their bytes
+    /// (docs/objects.md). Exit 2 on bad input.
+    Waste(waste::WasteArgs),
 }
 
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        // `objects` answers a malformed flag in one line, exit 2, as its other errors.
-        Err(e) if std::env::args().nth(1).as_deref() == Some("objects") && e.use_stderr() => {
-            let first = e.to_string();
+        // `objects` and `waste` answer a malformed flag in one line, exit 2, as their other
+        // errors.
+        Err(e)
+            if matches!(std::env::args().nth(1).as_deref(), Some("objects" | "waste")) && e.use_stderr() =>
+        {
+            let (first, command) = (e.to_string(), std::env::args().nth(1).unwrap_or_default());
             shout!(
-                "memcity objects: {}",
+                "memcity {command}: {}",
                 first.lines().next().unwrap_or_default().trim_start_matches("error: ")
             );
             return ExitCode::from(2);
@@ -126,6 +133,13 @@ pub fn main() -> ExitCode {
         Some(Command::Diff(args)) => diff::run(args),
         Some(Command::Tree(args)) => tree::run(args),
         Some(Command::Ownership(args)) => ownership::run(args),
+        Some(Command::Waste(args)) => match waste::run(args) {
+            Ok(()) => return ExitCode::SUCCESS,
+            Err(e) => {
+                shout!("memcity: {e:#}");
+                return ExitCode::from(2);
+            }
+        },
         Some(Command::Objects(args)) => match objects::run(args) {
             Ok(()) => return ExitCode::SUCCESS,
             Err(e) => {

@@ -34,18 +34,29 @@ const NESTING: usize = 4;
 /// The roles of every type of one heap, looked up once.
 pub struct Roles {
     of_type: Vec<Vec<Role>>,
+    /// Per type, whether its description or one of the parts it names says where entries are.
+    with_entries: Vec<bool>,
 }
 
 impl Roles {
     pub fn new(heap: &TypedHeap, descriptions: &Descriptions) -> Roles {
         let lookup = Lookup::new(descriptions);
-        let of_type = heap
-            .objects
-            .types
+        let described: Vec<Option<usize>> =
+            heap.objects.types.iter().map(|t| lookup.describe(&t.name)).collect();
+        let of_type = described
             .iter()
-            .map(|t| lookup.describe(&t.name).map_or_else(Vec::new, |d| descriptions.list[d].roles.clone()))
+            .map(|d| d.map_or_else(Vec::new, |d| descriptions.list[d].roles.clone()))
             .collect();
-        Roles { of_type }
+        let reaches = entries_reached(descriptions, &lookup);
+        let with_entries = described.iter().map(|d| d.is_some_and(|d| reaches[d])).collect();
+        Roles { of_type, with_entries }
+    }
+
+    /// Whether a structure headed by `o` says where its entries are (an empty one has none
+    /// to show, but is known to be empty).
+    pub fn has_entries(&self, heap: &TypedHeap, o: u32) -> bool {
+        let t = heap.objects.type_of.get(o as usize).copied().unwrap_or(u32::MAX);
+        self.with_entries.get(t as usize).copied().unwrap_or(false)
     }
 
     fn of(&self, heap: &TypedHeap, o: u32) -> &[Role] {
@@ -70,11 +81,38 @@ impl Roles {
     /// Whether instance `i`'s structure is keyed (a map or a set): its parts or head have a key role.
     pub fn keyed(&self, heap: &TypedHeap, found: &Structures, i: usize) -> bool {
         found.parts(i).iter().any(|&o| {
-            self.of(heap, o)
-                .iter()
-                .any(|r| matches!(r.kind, RoleKind::Key | RoleKind::Keys | RoleKind::Keyset))
+            self.of(heap, o).iter().any(|r| {
+                matches!(r.kind, RoleKind::Key | RoleKind::Keys | RoleKind::Keyset | RoleKind::Entries)
+            })
         })
     }
+}
+
+/// Per description, whether it or an internal part it names (through their descriptions, not
+/// through the heads of contained structures) has a role naming entries.
+fn entries_reached(descriptions: &Descriptions, lookup: &Lookup<'_>) -> Vec<bool> {
+    let names = |d: &crate::lang::Description| {
+        d.roles.iter().any(|r| !matches!(r.kind, RoleKind::Walk | RoleKind::Requires))
+    };
+    (0..descriptions.list.len())
+        .map(|start| {
+            let (mut seen, mut stack) = (FxHashSet::default(), vec![start]);
+            while let Some(d) = stack.pop() {
+                if !seen.insert(d) {
+                    continue;
+                }
+                let description = &descriptions.list[d];
+                if names(description) {
+                    return true;
+                }
+                // Its internal parts, not structures it contains: their entries are not its own.
+                let parts = description.pointed_to.iter().filter(|p| !p.leaf);
+                let described = parts.filter_map(|p| lookup.describe(&p.pattern));
+                stack.extend(described.filter(|&e| !descriptions.list[e].head));
+            }
+            false
+        })
+        .collect()
 }
 
 /// The first `limit` entries of instance `i` of `found` (a heap's detected structures).
@@ -141,7 +179,7 @@ fn read_roles(
                 let room = limit.saturating_sub(out.len());
                 out.extend(targets.into_iter().take(room).map(|key| Entry { key, value: Slot::Absent }));
             }
-            RoleKind::Keys if nesting > 0 => {
+            RoleKind::Keys | RoleKind::Entries if nesting > 0 => {
                 for target in targets {
                     let Some(inner) = (match target {
                         Slot::Object(t) => found.instance_of(t),
@@ -159,13 +197,16 @@ fn read_roles(
                         nesting - 1,
                         &mut held,
                     );
-                    out.extend(held.into_iter().map(|e| Entry {
-                        key: if e.key == Slot::Absent { e.value } else { e.key },
-                        value: Slot::Absent,
+                    out.extend(held.into_iter().map(|e| match role.kind {
+                        RoleKind::Entries => e,
+                        _ => Entry {
+                            key: if e.key == Slot::Absent { e.value } else { e.key },
+                            value: Slot::Absent,
+                        },
                     }));
                 }
             }
-            RoleKind::Keys | RoleKind::Walk | RoleKind::Requires => {}
+            RoleKind::Keys | RoleKind::Entries | RoleKind::Walk | RoleKind::Requires => {}
         }
     }
     if key.is_some() || value.is_some() {

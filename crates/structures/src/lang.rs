@@ -51,6 +51,9 @@ pub enum RoleKind {
     /// `walk PATH;`: the walk over the structure goes to PATH first, so a linked list reads
     /// first to last whatever order a dump writes its fields in.
     Walk,
+    /// `entries PATH;`: the entries of the structure at PATH are this one's, as they are (a
+    /// JDK 9+ Properties keeps its own in a ConcurrentHashMap).
+    Entries,
     /// `keyset PATH;`: every object at PATH is a key of the structure, with no value paired
     /// (a Python dict's keys, which its heap file does not name; a set's elements).
     Keyset,

@@ -21,6 +21,7 @@ pub mod objects;
 pub mod report;
 pub mod series;
 pub mod unbounded;
+pub mod waste;
 
 pub use causes::{Cause, causes_at_paths, duplicate_keys, listed_causes, may_have_causes};
 pub use city::{CityBuilder, Keep, Membership, Unsupported, View};

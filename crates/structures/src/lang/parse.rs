@@ -148,6 +148,7 @@ fn role_kind(word: &str) -> Option<RoleKind> {
         "walk" => Some(RoleKind::Walk),
         "requires" => Some(RoleKind::Requires),
         "keyset" => Some(RoleKind::Keyset),
+        "entries" => Some(RoleKind::Entries),
         _ => None,
     }
 }

@@ -263,7 +263,15 @@ fn roles_name_keys_values_and_elements_by_path() {
 }
 
 #[test]
-fn requires_is_a_role() {
+fn requires_entries_and_keyset_are_roles() {
+    let d = parse("r.ds", "DS P { entries .map; keyset ?; }").unwrap();
+    assert_eq!(
+        d.list[0].roles,
+        [
+            Role { kind: RoleKind::Entries, path: vec![Step::Field("map".into())] },
+            Role { kind: RoleKind::Keyset, path: vec![Step::Unnamed] }
+        ]
+    );
     let d = parse("r.ds", "DS Object { \"(object properties)\"; requires .properties; }").unwrap();
     assert_eq!(
         d.list[0].roles,
