@@ -3,7 +3,7 @@
 //! is the most bytes allocated at once while it ran, earlier phases' tables included, and
 //! beside it the phase's peak resident set (the dump's mapped pages included).
 //!
-//! `cargo run --release -p memcity-hprof --example phases -- DUMP.hprof [BUDGET]`: with a
+//! `cargo run --release -p memcity-hprof --example import_phases -- DUMP.hprof [BUDGET]`: with a
 //! budget (`64M`), the analysis's tables beyond it go to work files in the temporary folder,
 //! as `memcity import --memory` does.
 
