@@ -5,10 +5,10 @@
 
 mod common;
 
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::window::f12;
 use common::{Png, no_renderer, png_size, xvfb};
 
 #[test]
@@ -41,39 +41,6 @@ fn xdotool(display: &str, args: &[&str]) -> String {
     let o = Command::new("xdotool").args(args).env("DISPLAY", display).output().unwrap();
     assert!(o.status.success(), "xdotool {args:?}: {}", String::from_utf8_lossy(&o.stderr));
     String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-/// Presses F12 and waits for the picture the app saves in `folder`.
-fn f12(display: &str, folder: &Path) -> Png {
-    let count = || std::fs::read_dir(folder).map_or(0, |d| d.count());
-    let before = count();
-    let start = Instant::now();
-    // A key pressed while the window is still opening can be lost: pressed again after a while.
-    'saved: while start.elapsed() < Duration::from_secs(40) {
-        xdotool(display, &["key", "F12"]);
-        for _ in 0..20 {
-            std::thread::sleep(Duration::from_millis(300));
-            if count() > before {
-                break 'saved;
-            }
-        }
-    }
-    assert!(count() > before, "F12 saved no picture in {}", folder.display());
-    let newest = std::fs::read_dir(folder)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .max_by_key(|p| p.file_name().unwrap().to_os_string())
-        .unwrap();
-    // Written by the app while we look: read it once its size holds still.
-    let mut size = 0;
-    loop {
-        std::thread::sleep(Duration::from_millis(300));
-        let now = std::fs::metadata(&newest).unwrap().len();
-        if now > 0 && now == size {
-            return Png::read(&newest);
-        }
-        size = now;
-    }
 }
 
 /// The city's tab (below the notice F12 shows, which takes two lines for a long path) and the

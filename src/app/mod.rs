@@ -11,6 +11,7 @@ pub mod live;
 pub mod load;
 pub mod model;
 pub mod names;
+pub mod objects;
 pub mod ownership;
 pub mod render;
 pub mod screenshot;
@@ -209,6 +210,7 @@ pub fn run(options: AppOptions) -> anyhow::Result<()> {
                 .insert_resource(structures::StructureDescriptions(options.structures.clone()))
                 .add_plugins(trees::TreesPlugin)
                 .add_plugins(ownership::OwnershipPlugin)
+                .add_plugins(objects::ObjectsPlugin)
                 .add_plugins(screenshot::ScreenshotKeyPlugin)
                 .add_plugins(wake::WakePlugin);
             if let StartView::Tree(kind) = options.start_view {

@@ -9,6 +9,7 @@ use bevy::window::RequestRedraw;
 
 use crate::app::inspect::Selection;
 use crate::app::model::CityModel;
+use crate::app::objects::LookInside;
 use crate::app::time::{TimeCommand, TimeCursor};
 use crate::app::trees::TreeKind;
 use crate::app::ui::workspace::layouts::tabs::*;
@@ -18,13 +19,14 @@ use crate::app::ui::workspace::{CITY, ShowTab};
 const FRAMES_A_TAB: u32 = 6;
 
 /// Every tab, and the Tree tab in each view, in the order visited.
-const STOPS: [(&str, Option<TreeKind>); 16] = [
+const STOPS: [(&str, Option<TreeKind>); 17] = [
     (CITY, None),
     (TREE, Some(TreeKind::Icicle)),
     (TREE, Some(TreeKind::Sunburst)),
     (TREE, Some(TreeKind::Timeline)),
     (OWNERSHIP, None),
     (STRUCTURES, None),
+    (OBJECTS, None),
     (SELECTION, None),
     (WHY, None),
     (SUSPECTS, None),
@@ -63,7 +65,7 @@ fn visit(
     mut selection: ResMut<Selection>,
     mut show: MessageWriter<ShowTab>,
     mut time: MessageWriter<TimeCommand>,
-    mut redraw: MessageWriter<RequestRedraw>,
+    (mut redraw, mut look): (MessageWriter<RequestRedraw>, MessageWriter<LookInside>),
 ) {
     // An empty city (loading, or live before its first snapshot) is visited too, once.
     if visit.city != Some(model.city) {
@@ -89,14 +91,25 @@ fn visit(
     if let Some(view) = view {
         *kind = view;
     }
+    if tab == OBJECTS
+        && let Some(group) = top_grower(&model)
+    {
+        // As "Look inside" on the top grower would.
+        look.write(LookInside(memcity_structures::Target::Group(group.key.clone())));
+    }
     if tab == SELECTION {
         // As a click on the tallest grower would.
-        let grower = model.top_growers(1).first().map(|&b| model.layout.buildings[b].group);
-        if let Some(group) = grower.and_then(|g| model.timeline.groups.get(g as usize)) {
+        if let Some(group) = top_grower(&model) {
             selection.selected = Some(group.key.clone());
         }
     }
     show.write(ShowTab::named(tab));
     visit.stop += 1;
     visit.frames = FRAMES_A_TAB;
+}
+
+/// The group of the tallest grower, if any.
+fn top_grower(model: &CityModel) -> Option<&memcity_model::meta::Group> {
+    let building = *model.top_growers(1).first()?;
+    model.timeline.groups.get(model.layout.buildings[building].group as usize)
 }

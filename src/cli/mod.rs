@@ -17,7 +17,7 @@ mod generate;
 pub mod import;
 pub mod inspect;
 pub mod layout;
-mod objects;
+pub mod objects;
 pub mod open;
 mod ownership;
 mod ownership_svg;

@@ -52,24 +52,38 @@ pub fn run(args: ObjectsArgs) -> Result<()> {
         bail!("--entries 0: show at least one (the default is 20)");
     }
     let loaded = crate::cli::structures::descriptions(&args.structures)?;
-    let valued = crate::input::valued_snapshot(&args.inputs, args.time)?;
+    let (inspection, label) = inspect(&args.inputs, args.time, &target, args.entries, &loaded.all)?;
+    if args.json {
+        say!("{}", serde_json::to_string_pretty(&inspection)?);
+    } else {
+        say_raw!("{}", text(&inspection, &label));
+    }
+    Ok(())
+}
+
+/// Reads snapshot `time` (default the last) of `inputs` and looks at `target` in it, showing at
+/// most `limit` entries or objects; with the snapshot's label. The command's and the app's
+/// Objects tab's one way in.
+pub fn inspect(
+    inputs: &[String],
+    time: Option<usize>,
+    target: &Target,
+    limit: usize,
+    descriptions: &memcity_structures::Descriptions,
+) -> Result<(Inspection, String)> {
+    let valued = crate::input::valued_snapshot(inputs, time)?;
     let inspection = valued.with_values(|values| {
         let snapshot = Snapshot {
             time: valued.snapshot.index,
             heap: &valued.snapshot.heap,
             values,
-            descriptions: &loaded.all,
+            descriptions,
             classifiers: &valued.classifiers,
             id_hint: valued.id_hint,
         };
-        look(&snapshot, &target, args.entries)
+        look(&snapshot, target, limit)
     })?;
-    if args.json {
-        say!("{}", serde_json::to_string_pretty(&inspection)?);
-    } else {
-        say_raw!("{}", text(&inspection, &valued.snapshot.label));
-    }
-    Ok(())
+    Ok((inspection, valued.snapshot.label.clone()))
 }
 
 fn target(args: &ObjectsArgs) -> Result<Target> {
@@ -111,7 +125,7 @@ fn text(inspection: &Inspection, label: &str) -> String {
     out
 }
 
-fn entry_line(k: usize, e: &EntryShown) -> String {
+pub fn entry_line(k: usize, e: &EntryShown) -> String {
     let side = |s: &Option<Option<ObjectShown>>| match s {
         Some(Some(o)) => object_line(o),
         Some(None) => "null".into(),
@@ -125,7 +139,7 @@ fn entry_line(k: usize, e: &EntryShown) -> String {
 }
 
 /// `TYPE ID (N B, retains M B) "text" {field: value, …}`.
-fn object_line(o: &ObjectShown) -> String {
+pub fn object_line(o: &ObjectShown) -> String {
     let mut line =
         format!("{} {} ({} B, retains {} B)", o.type_name, o.id, o.shallow_bytes, o.retained_bytes);
     if let Some(v) = &o.value {
@@ -147,7 +161,7 @@ fn object_line(o: &ObjectShown) -> String {
     line
 }
 
-fn field_text(f: &FieldShown) -> String {
+pub fn field_text(f: &FieldShown) -> String {
     let value = match (&f.value, &f.reference) {
         (Some(v), _) => shown(v),
         (None, Some(Some(id))) => format!("{}@{id}", f.type_name.as_deref().unwrap_or("?")),

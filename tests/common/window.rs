@@ -150,31 +150,8 @@ impl Window {
 
     /// Presses F12 and reads the picture the app saves.
     pub fn f12(&mut self) -> Png {
-        let folder = self.dir.join("pictures/memcity");
-        let count = || std::fs::read_dir(&folder).map_or(0, |d| d.count());
-        let before = count();
-        let start = Instant::now();
-        'saved: while start.elapsed() < Duration::from_secs(60) {
-            self.assert_alive("while saving a picture");
-            self.xdotool(&["key", "F12"]);
-            for _ in 0..20 {
-                std::thread::sleep(Duration::from_millis(300));
-                if count() > before {
-                    break 'saved;
-                }
-            }
-        }
-        assert!(count() > before, "F12 saved no picture in {}", folder.display());
-        let newest = newest_file(&folder);
-        let mut size = 0;
-        loop {
-            std::thread::sleep(Duration::from_millis(300));
-            let now = std::fs::metadata(&newest).unwrap().len();
-            if now > 0 && now == size {
-                return Png::read(&newest);
-            }
-            size = now;
-        }
+        self.assert_alive("before saving a picture");
+        f12(&self.display, &self.dir.join("pictures/memcity"))
     }
 
     /// Stops the app and removes its folder.
@@ -182,6 +159,36 @@ impl Window {
         let _ = self.app.kill();
         let _ = self.app.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Presses F12 in the window on `display` and reads the picture the app saves in `folder`.
+pub fn f12(display: &str, folder: &Path) -> Png {
+    let count = || std::fs::read_dir(folder).map_or(0, |d| d.count());
+    let before = count();
+    let start = Instant::now();
+    // A key pressed while the window is still opening can be lost: pressed again after a while.
+    'saved: while start.elapsed() < Duration::from_secs(60) {
+        let o = Command::new("xdotool").args(["key", "F12"]).env("DISPLAY", display).output().unwrap();
+        assert!(o.status.success(), "xdotool key F12: {}", String::from_utf8_lossy(&o.stderr));
+        for _ in 0..20 {
+            std::thread::sleep(Duration::from_millis(300));
+            if count() > before {
+                break 'saved;
+            }
+        }
+    }
+    assert!(count() > before, "F12 saved no picture in {}", folder.display());
+    let newest = newest_file(folder);
+    // Written by the app while we look: read it once its size holds still.
+    let mut size = 0;
+    loop {
+        std::thread::sleep(Duration::from_millis(300));
+        let now = std::fs::metadata(&newest).unwrap().len();
+        if now > 0 && now == size {
+            return Png::read(&newest);
+        }
+        size = now;
     }
 }
 

@@ -146,6 +146,7 @@ pub fn held_in_ui(ui: &mut egui::Ui, held: &HeldIn, pick: &mut MessageWriter<Pic
                     .on_hover_text(format!("{text}\nclick: pick it in the Data structures tab"));
                 if link.clicked() {
                     pick.write(PickStructure(*row));
+                    ui.ctx().request_repaint();
                 }
             }
         }

@@ -9,6 +9,7 @@ use super::held::PickStructure;
 use super::measured::{Measured, Row};
 use super::{Analysis, MeasureStructures, PickedStructure, StructureAnalysis};
 use crate::app::model::CityModel;
+use crate::app::objects::LookInside;
 use crate::app::ui::style::bytes;
 use crate::app::why::CitySource;
 
@@ -30,7 +31,7 @@ pub fn structures_pane(
     mut analysis: ResMut<StructureAnalysis>,
     mut picked: ResMut<PickedStructure>,
     mut measure: MessageWriter<MeasureStructures>,
-    mut pick: MessageWriter<PickStructure>,
+    (mut pick, mut look): (MessageWriter<PickStructure>, MessageWriter<LookInside>),
 ) {
     if source.0.is_empty() {
         ui.label(
@@ -72,6 +73,14 @@ pub fn structures_pane(
     }
     legend(ui);
     let chosen = picked.picked.as_ref().filter(|p| p.city == model.city).map(|p| p.row);
+    if let Some(row) = chosen.and_then(|r| measured.rows.get(r)) {
+        // One action to its entries, keys and values.
+        let text = format!("Look inside {} (its entries) ▸", row.path);
+        if ui.button(text).on_hover_text("the Objects tab: its entries, fields and values").clicked() {
+            look.write(LookInside(memcity_structures::Target::Structure(row.path.clone())));
+            ui.ctx().request_repaint();
+        }
+    }
     egui::ScrollArea::vertical().auto_shrink([false, true]).show(ui, |ui| {
         let clicked = chart(ui, &measured, chosen);
         if clicked.is_some() && clicked == chosen {
@@ -79,6 +88,8 @@ pub fn structures_pane(
             picked.picked = None;
         } else if let Some(row) = clicked {
             pick.write(PickStructure(row));
+            // The pick is applied next frame: ask for one now.
+            ui.ctx().request_repaint();
         }
         if let Some(row) = chosen.and_then(|r| measured.rows.get(r)) {
             ui.separator();

@@ -94,6 +94,19 @@ fn a_picked_instance_marks_the_buildings_of_what_it_holds_until_unpicked() {
     assert!(marked.version > version);
 }
 
+/// Selects `key` and runs the app until the panes' "held in" lines for it are measured.
+fn held_lines_of(app: &mut App, key: &str) -> Vec<(usize, String)> {
+    app.world_mut().resource_mut::<Selection>().selected = Some(key.to_string());
+    for _ in 0..3000 {
+        app.update();
+        if let held::HeldIn::Held(lines) = app.world().resource::<held::HeldIn>() {
+            return lines.clone();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    panic!("{key}: never measured");
+}
+
 /// Whether a JDK is here; where none is, the JVM test skips with a note unless CI or
 /// MEMCITY_REQUIRE_JVM make that a failure.
 fn jdk_present() -> bool {
@@ -159,17 +172,7 @@ fn a_selected_grower_of_a_jvm_series_is_held_in_the_leaking_field() {
     let model = app.world().resource::<CityModel>().clone();
     let tallest = model.top_growers(1)[0];
     let key = model.timeline.groups[model.layout.buildings[tallest].group as usize].key.clone();
-    app.world_mut().resource_mut::<Selection>().selected = Some(key.clone());
-    let mut held = held::HeldIn::Nothing;
-    for _ in 0..3000 {
-        app.update();
-        held = app.world().resource::<held::HeldIn>().clone();
-        if matches!(held, held::HeldIn::Held(_)) {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let held::HeldIn::Held(lines) = held else { panic!("never measured: {held:?}") };
+    let lines = held_lines_of(&mut app, &key);
     let (row, first) = lines.first().unwrap_or_else(|| panic!("{key}: held in nothing"));
     assert!(first.starts_with("held in static CacheLeak.SERVICE .cache (HashMap, +"), "{key}: {first}");
     // A click on the line picks that map in the Data structures tab.
@@ -189,18 +192,9 @@ fn a_group_inside_held_objects_is_held_through_them() {
     let model = app.world().resource::<CityModel>().clone();
     let chars = model.layout.buildings.iter().map(|b| &model.timeline.groups[b.group as usize].key);
     let key = chars.filter(|k| k.contains("Type:char[]") && k.ends_with("Person.<init>")).next().cloned();
-    app.world_mut().resource_mut::<Selection>().selected = Some(key.clone().expect("a char[] building"));
-    let mut held = held::HeldIn::Nothing;
-    for _ in 0..600 {
-        app.update();
-        held = app.world().resource::<held::HeldIn>().clone();
-        if matches!(held, held::HeldIn::Held(_)) {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let held::HeldIn::Held(lines) = held else { panic!("never measured: {held:?}") };
-    let first = &lines.first().unwrap_or_else(|| panic!("{key:?}: held in nothing")).1;
+    let key = key.expect("a char[] building");
+    let lines = held_lines_of(&mut app, &key);
+    let first = &lines.first().unwrap_or_else(|| panic!("{key}: held in nothing")).1;
     assert!(first.starts_with("held in static app.model.Registry.people (LinkedList, +"), "{first}");
     assert!(first.ends_with("· through Person"), "{first}");
 }

@@ -6,6 +6,7 @@
 use bevy::prelude::*;
 use bevy_egui::egui;
 
+use crate::app::objects::LookInside;
 use crate::app::structures::PickedStructure;
 use crate::app::structures::held::{HeldIn, PickStructure, held_in_ui};
 use crate::app::ui::style::HIGHLIGHT;
@@ -26,6 +27,7 @@ pub struct SelectionPlugin;
 impl Plugin for SelectionPlugin {
     fn build(&self, app: &mut App) {
         app.add_message::<PickStructure>()
+            .add_message::<LookInside>()
             .add_tab(SELECTION, "Selection", selection_pane)
             .add_systems(Update, show_on_select);
     }
@@ -70,6 +72,7 @@ fn selection_pane(
     mut selection: ResMut<Selection>,
     mut fly: MessageWriter<FlyTo>,
     (held, mut pick): (Option<Res<HeldIn>>, MessageWriter<PickStructure>),
+    mut look: MessageWriter<LookInside>,
 ) {
     let Some(target) = selection.target(&model) else {
         ui.label("Nothing selected: click a building or a district in the city, or choose one in Search.");
@@ -95,9 +98,16 @@ fn selection_pane(
         let tour_target = point_at_references.then_some(&mut *tour_target);
         choice = references(ui, &model, &names, cursor.current, g, tour_target, &mut entries).or(choice);
     }
-    if ui.button("Deselect (Esc)").clicked() {
-        choice = Some(Choice::Deselect);
-    }
+    ui.horizontal(|ui| {
+        if ui.button("Deselect (Esc)").clicked() {
+            choice = Some(Choice::Deselect);
+        }
+        let group = &model.timeline.groups[target.group() as usize];
+        if held.is_some() && group.is_leaf() && ui.button("Look inside: its objects ▸").clicked() {
+            look.write(LookInside(memcity_structures::Target::Group(group.key.clone())));
+            ui.ctx().request_repaint();
+        }
+    });
     match choice {
         Some(Choice::Deselect) => selection.selected = None,
         Some(Choice::Go(group)) => {

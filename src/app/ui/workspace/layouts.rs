@@ -21,6 +21,7 @@ pub mod tabs {
     pub const STRUCTURES: &str = "structures";
     pub const TREE: &str = "tree";
     pub const OWNERSHIP: &str = "ownership";
+    pub const OBJECTS: &str = "objects";
 }
 
 use tabs::*;
