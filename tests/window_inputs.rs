@@ -220,29 +220,36 @@ fn a_live_node_process_opens_through_inspect() {
     }
     let port = free_port();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/js/server.js");
-    let mut node = Command::new("node")
-        .arg(format!("--inspect=127.0.0.1:{port}"))
-        .arg(script)
-        .arg("0")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let _node = Stopped(
+        Command::new("node")
+            .arg(format!("--inspect=127.0.0.1:{port}"))
+            .arg(script)
+            .arg("0")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     std::thread::sleep(Duration::from_secs(1));
     let inspector = format!("127.0.0.1:{port}");
     let opened = Window::open(&x, "inspect", &["--inspect", &inspector, "--every", "2s"]);
-    let Some(mut window) = opened else {
-        let _ = node.kill();
-        return;
-    };
+    let Some(mut window) = opened else { return };
     let line = window.visited(0, "after the first snapshots of node");
     assert!(!line.contains("(0 snapshots)"), "{line}");
     std::thread::sleep(Duration::from_secs(10));
     window.assert_alive("10 s into --inspect");
     assert!(city_drawn(&window.f12()), "the live V8 city is not drawn");
     window.close();
-    let _ = node.kill();
-    let _ = node.wait();
+}
+
+/// A program the test started, stopped when the test ends (or fails).
+struct Stopped(std::process::Child);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
 
 /// Sends a live `clear`, as any WebSocket client may.

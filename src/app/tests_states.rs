@@ -146,7 +146,8 @@ fn a_pair_of_runs_of_different_lengths_runs_every_view() {
 #[test]
 fn a_large_city_replaced_by_smaller_ones_a_pair_and_a_clear_leaves_nothing_pointing_past_it() {
     let mut app = app();
-    let steps: [(&str, fn() -> History); 6] = [
+    type Step = (&'static str, fn() -> History);
+    let steps: [Step; 6] = [
         ("easytravel", || scenario("easytravel")),
         ("one snapshot", || one_snapshot("linked-list")),
         ("easytravel again", || scenario("easytravel")),

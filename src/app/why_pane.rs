@@ -52,6 +52,7 @@ fn show_on_path(view: Res<RetainerView>, mut last: Local<Option<String>>, mut sh
     }
 }
 
+#[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it reads
 fn retainer_pane(
     InMut(ui): InMut<egui::Ui>,
     names: Res<GroupNames>,

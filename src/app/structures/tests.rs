@@ -190,8 +190,8 @@ fn a_group_inside_held_objects_is_held_through_them() {
     let mut app = app();
     app.init_resource::<Selection>();
     let model = app.world().resource::<CityModel>().clone();
-    let chars = model.layout.buildings.iter().map(|b| &model.timeline.groups[b.group as usize].key);
-    let key = chars.filter(|k| k.contains("Type:char[]") && k.ends_with("Person.<init>")).next().cloned();
+    let mut keys = model.layout.buildings.iter().map(|b| &model.timeline.groups[b.group as usize].key);
+    let key = keys.find(|k| k.contains("Type:char[]") && k.ends_with("Person.<init>")).cloned();
     let key = key.expect("a char[] building");
     let lines = held_lines_of(&mut app, &key);
     let first = &lines.first().unwrap_or_else(|| panic!("{key}: held in nothing")).1;
