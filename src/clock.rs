@@ -5,8 +5,9 @@ use memcity_model::{History, Snapshot};
 
 /// "+12.4 s", or "+12.4 s · 14:03:27" where the history carries clock times.
 pub fn when(history: &History, snapshot: &Snapshot) -> String {
-    let offset = memcity_model::time::since_first(history, snapshot);
-    if memcity_model::time::has_clock(history) {
+    let first = history.snapshots.first().map_or(snapshot.time_ms, |s| s.time_ms);
+    let offset = memcity_model::time::since_first(first, snapshot.time_ms);
+    if memcity_model::time::has_clock(history.snapshots.iter().map(|s| s.time_ms)) {
         format!("{offset} · {}", local_clock(snapshot.time_ms))
     } else {
         offset

@@ -5,6 +5,7 @@
 pub mod baseline;
 pub mod camera;
 pub mod crash;
+pub mod descriptions;
 pub mod headless;
 pub mod inspect;
 pub mod live;

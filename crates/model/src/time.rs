@@ -5,20 +5,22 @@
 //! scenarios, AntTracks trees) count from the program's start. The two never meet: a
 //! program-relative time would have to run for thirty years to reach [`CLOCK_FROM_MS`].
 
-use crate::history::{History, Snapshot};
-
 /// 2000-01-01T00:00:00Z in milliseconds: times from here on are clock times.
 pub const CLOCK_FROM_MS: u64 = 946_684_800_000;
 
-/// Whether the history's times are clock times (every snapshot's is).
-pub fn has_clock(history: &History) -> bool {
-    !history.snapshots.is_empty() && history.snapshots.iter().all(|s| s.time_ms >= CLOCK_FROM_MS)
+/// Whether these times (a history's snapshots') are clock times: all of them are.
+pub fn has_clock(mut times: impl Iterator<Item = u64>) -> bool {
+    let mut any = false;
+    let all = times.all(|t| {
+        any = true;
+        t >= CLOCK_FROM_MS
+    });
+    any && all
 }
 
-/// The snapshot's time as an offset from the first snapshot of its history.
-pub fn since_first(history: &History, snapshot: &Snapshot) -> String {
-    let first = history.snapshots.first().map_or(snapshot.time_ms, |s| s.time_ms);
-    offset(snapshot.time_ms as i128 - first as i128)
+/// A time as its offset from the first snapshot's.
+pub fn since_first(first_ms: u64, ms: u64) -> String {
+    offset(ms as i128 - first_ms as i128)
 }
 
 /// A signed duration in milliseconds as people read it: "+0 s", "+850 ms", "+12.4 s",
@@ -53,13 +55,7 @@ pub fn utc_clock(epoch_ms: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::history::Node;
-
-    fn history(times: &[u64]) -> History {
-        let snapshots =
-            times.iter().map(|&t| Snapshot::new(t, Node::leaf("Heap", "Heap", "Heap", 0, 0))).collect();
-        History { format: crate::FORMAT.into(), metric_names: Default::default(), snapshots }
-    }
+    use crate::history::{Node, Snapshot};
 
     #[test]
     fn offsets_read_in_the_largest_useful_units() {
@@ -75,11 +71,11 @@ mod tests {
 
     #[test]
     fn dumps_carry_clock_times_and_traces_do_not() {
-        let dumps = history(&[1_795_816_166_000, 1_795_816_178_314]);
-        assert!(has_clock(&dumps));
-        assert_eq!(since_first(&dumps, &dumps.snapshots[1]), "+12.3 s");
-        assert!(!has_clock(&history(&[0, 500, 1000])));
-        assert!(!has_clock(&history(&[])));
+        let dumps = [1_795_816_166_000, 1_795_816_178_314];
+        assert!(has_clock(dumps.into_iter()));
+        assert_eq!(since_first(dumps[0], dumps[1]), "+12.3 s");
+        assert!(!has_clock([0, 500, 1000].into_iter()));
+        assert!(!has_clock(std::iter::empty()));
         let unlabelled = Snapshot::new(1_795_816_178_314, Node::leaf("Heap", "Heap", "Heap", 0, 0));
         assert_eq!(unlabelled.display_label(), "taken at 21:49:38 UTC");
         let trace = Snapshot::new(1_500, Node::leaf("Heap", "Heap", "Heap", 0, 0));

@@ -14,8 +14,8 @@ use bevy::prelude::*;
 use bevy::window::RequestRedraw;
 use memcity_structures::{Inspection, Target};
 
+use crate::app::descriptions::StructureDescriptions;
 use crate::app::model::CityModel;
-use crate::app::structures::StructureDescriptions;
 use crate::app::time::TimeCursor;
 use crate::app::ui::workspace::layouts::tabs::OBJECTS;
 use crate::app::ui::workspace::{AddTab, ShowTab};

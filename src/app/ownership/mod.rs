@@ -13,9 +13,9 @@ use bevy::prelude::*;
 use bevy::window::RequestRedraw;
 use memcity_ownership::{Options, Series};
 
+use crate::app::descriptions::StructureDescriptions;
 use crate::app::live::LiveServer;
 use crate::app::model::CityModel;
-use crate::app::structures::StructureDescriptions;
 use crate::app::ui::workspace::layouts::tabs::OWNERSHIP;
 use crate::app::ui::workspace::{AddTab, TabBusy};
 use crate::app::why::CitySource;

@@ -16,9 +16,9 @@ use std::sync::mpsc::{Receiver, TryRecvError, channel};
 
 use bevy::prelude::*;
 use bevy::window::RequestRedraw;
-use memcity_structures::Descriptions;
 
 use crate::app::camera::FlyTo;
+pub use crate::app::descriptions::StructureDescriptions;
 use crate::app::inspect::{Marked, Selection};
 use crate::app::model::CityModel;
 use crate::app::ui::workspace::layouts::tabs::STRUCTURES;
@@ -53,16 +53,6 @@ impl Plugin for StructuresPlugin {
                     .chain(),
             )
             .add_systems(Last, redraw_while_measuring);
-    }
-}
-
-/// The descriptions instances are detected with: the built-in ones and the user's.
-#[derive(Resource, Clone)]
-pub struct StructureDescriptions(pub Arc<Descriptions>);
-
-impl Default for StructureDescriptions {
-    fn default() -> Self {
-        StructureDescriptions(Arc::new(memcity_structures::builtin()))
     }
 }
 
