@@ -72,7 +72,6 @@ pub fn unique_names(timeline: &Timeline, shown: impl Fn(u32) -> bool) -> Vec<Str
     let n = timeline.groups.len();
     // Two compared runs are named side by side as two cities: a group and its twin share a
     // name, and no name carries its run's district (the side is shown on its own).
-    let side = |g: u32| memcity_layout::compare::side_of(timeline, g);
     let is_side = |g: u32| memcity_model::compare::SIDES.contains(&timeline.groups[g as usize].key.as_str());
     // Each group's path from itself up to (not including) the root or its run's district.
     let path = |g: u32| {
@@ -89,6 +88,8 @@ pub fn unique_names(timeline: &Timeline, shown: impl Fn(u32) -> bool) -> Vec<Str
         parts
     };
     let groups: Vec<u32> = (0..n as u32).filter(|&g| shown(g)).collect();
+    let sides: Vec<Option<usize>> =
+        groups.iter().map(|&g| memcity_layout::compare::side_of(timeline, g)).collect();
     let paths: Vec<Vec<&str>> = groups.iter().map(|&g| path(g)).collect();
     let label = |parts: &[&str], k: usize, abbreviate: bool| {
         let k = k.min(parts.len());
@@ -107,7 +108,7 @@ pub fn unique_names(timeline: &Timeline, shown: impl Fn(u32) -> bool) -> Vec<Str
             paths.iter().enumerate().map(|(i, p)| label(p, depth[i], abbreviate[i])).collect();
         let mut seen: HashMap<(Option<usize>, &str), Vec<usize>> = HashMap::new();
         for (i, name) in names.iter().enumerate() {
-            seen.entry((side(groups[i]), name.as_str())).or_default().push(i);
+            seen.entry((sides[i], name.as_str())).or_default().push(i);
         }
         let mut changed = false;
         for same in seen.values().filter(|v| v.len() > 1) {

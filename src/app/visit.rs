@@ -11,6 +11,7 @@ use crate::app::inspect::Selection;
 use crate::app::model::CityModel;
 use crate::app::objects::LookInside;
 use crate::app::time::{TimeCommand, TimeCursor};
+use crate::app::tour::top_grower;
 use crate::app::trees::TreeKind;
 use crate::app::ui::workspace::layouts::tabs::*;
 use crate::app::ui::workspace::{CITY, ShowTab};
@@ -91,25 +92,20 @@ fn visit(
     if let Some(view) = view {
         *kind = view;
     }
+    let grower = top_grower(&model).and_then(|g| model.timeline.groups.get(g as usize));
     if tab == OBJECTS
-        && let Some(group) = top_grower(&model)
+        && let Some(group) = grower
     {
         // As "Look inside" on the top grower would.
         look.write(LookInside(memcity_structures::Target::Group(group.key.clone())));
     }
     if tab == SELECTION {
         // As a click on the tallest grower would.
-        if let Some(group) = top_grower(&model) {
+        if let Some(group) = grower {
             selection.selected = Some(group.key.clone());
         }
     }
     show.write(ShowTab::named(tab));
     visit.stop += 1;
     visit.frames = FRAMES_A_TAB;
-}
-
-/// The group of the tallest grower, if any.
-fn top_grower(model: &CityModel) -> Option<&memcity_model::meta::Group> {
-    let building = *model.top_growers(1).first()?;
-    model.timeline.groups.get(model.layout.buildings[building].group as usize)
 }
