@@ -13,6 +13,7 @@ use memcity_formats::Kind;
 use memcity_model::History;
 
 pub mod compare;
+pub mod fold;
 mod ownership;
 mod typed;
 mod valued;

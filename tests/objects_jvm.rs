@@ -98,6 +98,12 @@ fn keys_equal_by_value_are_named_as_the_cause_and_read_back_exactly() {
         seen.insert(city.to_string());
     }
     assert!(seen.contains("Łódź") && seen.contains(CITIES[9]), "{seen:?}");
+    // Around the map: its path from a GC root is its field path, and the field holds it.
+    let head = &found["objects"][0];
+    assert_eq!(head["path"], CACHE, "{head}");
+    assert!(head["referrer_count"].as_u64() >= Some(1), "{head}");
+    let referrers = head["referrers"].as_array().unwrap();
+    assert!(referrers.iter().any(|r| r["field"] == ".locationCache"), "{referrers:?}");
     // In the terminal the hostile city is escaped: no control byte but newline reaches it.
     let out = memcity(&["objects", "--structure", CACHE, "--entries", "100"], &leak);
     assert!(out.status.success());

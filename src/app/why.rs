@@ -12,7 +12,7 @@ use memcity_model::RetainerPath;
 use crate::app::inspect::{Selection, Target};
 use crate::app::model::{CityModel, LayoutSettings};
 use crate::app::time::TimeCursor;
-pub use memcity_analysis::suspects::Suspect;
+pub use memcity_analysis::suspects::{Suspect, SuspectLine};
 
 pub struct WhyPlugin;
 
@@ -22,6 +22,7 @@ impl Plugin for WhyPlugin {
             .init_resource::<CitySource>()
             .init_resource::<Closures>()
             .init_resource::<LeakSuspects>()
+            .init_resource::<SuspectFolds>()
             .add_systems(
                 Update,
                 (follow_selection, pin_path, request_closure, receive_closure, rank_suspects).chain(),
@@ -220,23 +221,63 @@ pub fn step_lines(model: &CityModel, view: &RetainerView, snapshot: usize) -> Op
     Some(PathLines { lines, roots: path.roots.clone(), references: path.reference_path() })
 }
 
-/// The leak suspects at the shown snapshot, ranked once when the city or the time changes (the
-/// pane draws them every frame).
+/// The leak suspects at the shown snapshot, ranked once when the city, the time or the folds
+/// change (the pane draws them every frame).
 #[derive(Resource, Default, Clone, Debug, PartialEq)]
 pub struct LeakSuspects {
     /// (city generation, snapshot) they were ranked for.
     pub at: Option<(u64, usize)>,
-    pub ranked: Vec<Suspect>,
+    pub ranked: Vec<SuspectLine>,
 }
 
-/// How many suspects the pane lists.
+/// How many lines the pane lists.
 pub const SUSPECTS: usize = 6;
 
-fn rank_suspects(model: Res<CityModel>, cursor: Res<TimeCursor>, mut suspects: ResMut<LeakSuspects>) {
+/// How many growing groups are ranked before they are folded (a structure's line may stand
+/// for many of them).
+pub const FOLD_CANDIDATES: usize = 200;
+
+/// The growing data structures that hold most of a group's growth over the whole history
+/// (`memcity_structures::fold`, as `memcity check` folds its findings): what the suspects fold
+/// into. Filled by the Data structures plugin from its measurement of the city.
+#[derive(Resource, Default, Clone, Debug, PartialEq)]
+pub struct SuspectFolds {
+    /// The city they were measured for.
+    pub city: u64,
+    pub structures: Vec<FoldedStructure>,
+    /// Group → its structure (an index of `structures`).
+    pub into: HashMap<u32, usize>,
+}
+
+/// A growing data structure, as a suspect line names it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FoldedStructure {
+    /// Its field path from a GC root.
+    pub path: String,
+    pub type_name: String,
+    /// Its retained bytes' growth over the history.
+    pub growth: i64,
+    /// Why it grows ("cause duplicate-keys: …"), where memcity can tell.
+    pub causes: Vec<String>,
+}
+
+fn rank_suspects(
+    model: Res<CityModel>,
+    cursor: Res<TimeCursor>,
+    folds: Res<SuspectFolds>,
+    mut suspects: ResMut<LeakSuspects>,
+) {
     let at = Some((model.generation, cursor.current));
-    if suspects.at != at {
-        *suspects = LeakSuspects { at, ranked: leak_suspects(&model, cursor.current, SUSPECTS) };
+    if suspects.at != at || folds.is_changed() {
+        *suspects = LeakSuspects { at, ranked: suspect_lines(&model, &folds, cursor.current) };
     }
+}
+
+/// The suspects at `snapshot`, folded under the structures that hold their growth.
+pub fn suspect_lines(model: &CityModel, folds: &SuspectFolds, snapshot: usize) -> Vec<SuspectLine> {
+    let ranked = leak_suspects(model, snapshot, FOLD_CANDIDATES);
+    let into = |g: u32| folds.into.get(&g).copied().filter(|_| folds.city == model.city);
+    memcity_analysis::suspects::fold_suspects(ranked, into, SUSPECTS)
 }
 
 /// The leak suspects of the city at `snapshot` (one home: memcity_analysis::suspects).

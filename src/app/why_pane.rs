@@ -9,20 +9,26 @@ use crate::app::camera::FlyTo;
 use crate::app::inspect::Selection;
 use crate::app::model::CityModel;
 use crate::app::names::GroupNames;
+use crate::app::names::short;
 use crate::app::render::retainer_arcs::RETAINER;
-use crate::app::structures::PickedStructure;
 use crate::app::structures::held::{HeldIn, PickStructure, held_in_ui};
+use crate::app::structures::pane::CAUSE;
+use crate::app::structures::{Analysis, PickedStructure, StructureAnalysis};
 use crate::app::time::TimeCursor;
 use crate::app::ui::style::bytes;
 use crate::app::ui::workspace::layouts::tabs::{SUSPECTS, WHY};
 use crate::app::ui::workspace::{AddTab, ShowTab};
-use crate::app::why::{Closure, Closures, LeakSuspects, PathLines, RetainerView, step_lines, target_of};
+use crate::app::why::{
+    Closure, Closures, LeakSuspects, PathLines, RetainerView, Suspect, SuspectFolds, SuspectLine, step_lines,
+    target_of,
+};
 
 pub struct WhyPanePlugin;
 
 impl Plugin for WhyPanePlugin {
     fn build(&self, app: &mut App) {
         app.add_message::<PickStructure>()
+            .init_resource::<SuspectFolds>()
             .add_tab(WHY, "Why is it alive?", retainer_pane)
             .add_tab(SUSPECTS, "Leak suspects", suspects_pane)
             .add_systems(Update, show_on_path)
@@ -130,37 +136,86 @@ fn retainer_pane(
     }
 }
 
+#[allow(clippy::too_many_arguments)] // a Bevy system: its parameters are what it touches
 fn suspects_pane(
     InMut(ui): InMut<egui::Ui>,
     names: Res<GroupNames>,
     model: Res<CityModel>,
-    suspects: Res<LeakSuspects>,
+    (suspects, folds): (Res<LeakSuspects>, Res<SuspectFolds>),
+    analysis: Option<Res<StructureAnalysis>>,
     mut selection: ResMut<Selection>,
     mut fly: MessageWriter<FlyTo>,
+    mut pick: MessageWriter<PickStructure>,
 ) {
-    let suspects = &suspects.ranked;
-    if suspects.is_empty() {
+    let lines = &suspects.ranked;
+    if lines.is_empty() {
         ui.label("No group's retained bytes grow (or this input has no retained sizes).");
         return;
     }
-    ui.label("groups whose retained bytes grow most:");
-    for s in suspects {
-        let name = names.get(s.group);
-        let holder = s.holder.map(|(h, share)| {
-            let name = names.get(h);
-            format!(", held by {name} (retains {:.0}% of the heap)", 100.0 * share)
-        });
-        let text = format!(
-            "{name}: +{} retained ({:.1}% of heap){}",
-            bytes(s.growth as u64),
-            100.0 * s.share,
-            holder.unwrap_or_default()
-        );
-        if ui.add(egui::Button::new(text).frame(false)).on_hover_text("select and fly there").clicked() {
-            selection.selected = Some(model.timeline.groups[s.group as usize].key.clone());
-            if let Some(target) = target_of(&model, s.group) {
-                fly.write(FlyTo::Target { target, with_references: true });
+    ui.label("what grows most (retained bytes):");
+    let mut chosen = None;
+    for line in lines {
+        match line {
+            SuspectLine::Group(s) => chosen = suspect_button(ui, &names, s, false).or(chosen),
+            SuspectLine::Structure { structure, folded } => {
+                let Some(f) = folds.structures.get(*structure) else { continue };
+                let text = format!(
+                    "{} ({}): +{} retained, holding the growth of {} group{}",
+                    f.path,
+                    short(&f.type_name),
+                    bytes(f.growth.max(0) as u64),
+                    folded.len(),
+                    if folded.len() == 1 { "" } else { "s" }
+                );
+                let hover = "one leak, one line: this data structure holds at least 80% of the growth \
+                             of the groups under it\nclick: pick it in the Data structures tab";
+                let clicked = ui.add(egui::Button::new(egui::RichText::new(text).strong()).frame(false));
+                if clicked.on_hover_text(hover).clicked() {
+                    pick_by_path(analysis.as_deref(), &f.path, &mut pick);
+                    ui.ctx().request_repaint();
+                }
+                for cause in &f.causes {
+                    ui.add(egui::Label::new(egui::RichText::new(cause).color(CAUSE)).wrap());
+                }
+                ui.indent(("folded", structure), |ui| {
+                    for s in folded {
+                        chosen = suspect_button(ui, &names, s, true).or(chosen);
+                    }
+                });
             }
         }
+    }
+    if let Some(group) = chosen {
+        selection.selected = Some(model.timeline.groups[group as usize].key.clone());
+        if let Some(target) = target_of(&model, group) {
+            fly.write(FlyTo::Target { target, with_references: true });
+        }
+    }
+}
+
+/// A suspect group's line (smaller when folded under a structure); the group when clicked.
+fn suspect_button(ui: &mut egui::Ui, names: &GroupNames, s: &Suspect, folded: bool) -> Option<u32> {
+    let name = names.get(s.group);
+    let holder = s.holder.filter(|_| !folded).map(|(h, share)| {
+        let name = names.get(h);
+        format!(", held by {name} (retains {:.0}% of the heap)", 100.0 * share)
+    });
+    let text = format!(
+        "{name}: +{} retained ({:.1}% of heap){}",
+        bytes(s.growth as u64),
+        100.0 * s.share,
+        holder.unwrap_or_default()
+    );
+    let text = if folded { egui::RichText::new(text).small() } else { egui::RichText::new(text) };
+    let clicked =
+        ui.add(egui::Button::new(text).frame(false)).on_hover_text("select and fly there").clicked();
+    clicked.then_some(s.group)
+}
+
+/// Picks the structure at `path` in the Data structures tab, where its measurement lists it.
+fn pick_by_path(analysis: Option<&StructureAnalysis>, path: &str, pick: &mut MessageWriter<PickStructure>) {
+    let Some(Analysis::Done(_, measured)) = analysis.map(|a| &a.state) else { return };
+    if let Some(row) = measured.rows.iter().position(|r| r.path == path) {
+        pick.write(PickStructure(row));
     }
 }

@@ -206,7 +206,7 @@ fn one_finding_per_leak(specs: &[String], all: Vec<Shown>) -> Result<Vec<Shown>>
     let (mut structures, groups): (Vec<Shown>, Vec<Shown>) = all.into_iter().partition(|s| s.group.is_none());
     let paths: Vec<String> = structures.iter().map(|s| s.path.first().cloned().unwrap_or_default()).collect();
     let keys: Vec<String> = groups.iter().map(|s| s.key.clone()).collect();
-    let into = crate::cli::check_fold::fold(specs, &paths, &keys)?;
+    let into = crate::input::fold::fold(specs, &paths, &keys)?;
     let mut kept = Vec::new();
     for (group, into) in groups.into_iter().zip(into) {
         match into {

@@ -8,7 +8,6 @@ use clap::{Parser, Subcommand};
 mod analyze;
 mod check;
 mod check_baseline;
-mod check_fold;
 mod check_report;
 mod check_structures;
 mod diff;

@@ -115,6 +115,9 @@ fn text(inspection: &Inspection, label: &str) -> String {
     out.push('\n');
     for o in &inspection.objects {
         let _ = writeln!(out, "  {}", object_line(o));
+        for line in around_lines(o) {
+            let _ = writeln!(out, "    {line}");
+        }
     }
     if !inspection.entries.is_empty() {
         let _ = writeln!(out, "entries (the first {}):", inspection.entries.len());
@@ -123,6 +126,32 @@ fn text(inspection: &Inspection, label: &str) -> String {
         }
     }
     out
+}
+
+/// An object's path from a GC root and its referrers ("referenced by 3: HashMap$Node .key
+/// (0x…), …"), where the look walked around it.
+pub fn around_lines(o: &ObjectShown) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(path) = &o.path {
+        lines.push(format!("path from a GC root: {path}"));
+    }
+    if let Some(count) = o.referrer_count {
+        let holders: Vec<String> = o
+            .referrers
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} {}({})",
+                    r.type_name,
+                    r.field.as_ref().map_or(String::new(), |f| format!("{f} ")),
+                    r.id
+                )
+            })
+            .collect();
+        let more = if count > holders.len() as u64 { ", …" } else { "" };
+        lines.push(format!("referenced by {count}: {}{more}", holders.join(", ")));
+    }
+    lines
 }
 
 pub fn entry_line(k: usize, e: &EntryShown) -> String {

@@ -1,12 +1,12 @@
 //! `memcity waste`: what one snapshot wastes (docs/objects.md, "Waste") — strings held many
-//! times over with one text, and empty collections — with the bytes of each, as MAT and
-//! HeapLens report them. Exit 2 with one line on bad input, as `memcity objects`.
+//! times over with one text, empty and sparse collections, boxed primitives in collections —
+//! with the bytes of each, as MAT and HeapLens report them. Exit 2 with one line on bad input, as `memcity objects`.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
-use memcity_structures::waste::{Waste, waste};
+use memcity_structures::waste::{SPARSE_PERCENT, Waste, waste};
 
 #[derive(clap::Args, Debug)]
 pub struct WasteArgs {
@@ -63,6 +63,26 @@ fn text(found: &Waste, time: usize, label: &str) -> String {
     let _ = writeln!(out, "empty collections ({} types shown):", found.empty_collections.len());
     for e in &found.empty_collections {
         let _ = writeln!(out, "  {:>10} B wasted  {} empty  {}", e.wasted_bytes, e.count, e.type_name);
+    }
+    let _ = writeln!(
+        out,
+        "sparse collections, arrays at most {SPARSE_PERCENT}% full ({} types shown):",
+        found.sparse_collections.len()
+    );
+    for s in &found.sparse_collections {
+        let _ = writeln!(
+            out,
+            "  {:>10} B wasted  {} sparse  {}  ({} entries in {} slots)",
+            s.wasted_bytes, s.count, s.type_name, s.entries, s.slots
+        );
+    }
+    let _ = writeln!(out, "boxed primitives in collections ({} shown):", found.boxed_primitives.len());
+    for b in &found.boxed_primitives {
+        let _ = writeln!(
+            out,
+            "  {:>10} B wasted  {} {} in {}  ({} distinct boxes)",
+            b.wasted_bytes, b.count, &b.box_type, &b.collection_type, b.boxes
+        );
     }
     out
 }

@@ -50,3 +50,75 @@ pub fn leak_suspects(history: &History, timeline: &Timeline, snapshot: usize, li
     suspects.truncate(limit);
     suspects
 }
+
+/// One line of the leak suspects: a group of its own, or a growing data structure that holds
+/// most of the growth of the groups folded under it (one leak, one finding).
+#[derive(Debug, Clone, PartialEq)]
+pub enum SuspectLine {
+    Group(Suspect),
+    /// `structure`: the caller's index of the structure; `folded`: its groups, strongest first.
+    Structure {
+        structure: usize,
+        folded: Vec<Suspect>,
+    },
+}
+
+/// Folds ranked suspects under the structures that hold their growth (`into(group)`, as
+/// `memcity_structures::fold` decides): a structure takes the place of its strongest group, and
+/// the lines keep the suspects' order otherwise. At most `limit` lines.
+pub fn fold_suspects(
+    suspects: Vec<Suspect>,
+    into: impl Fn(u32) -> Option<usize>,
+    limit: usize,
+) -> Vec<SuspectLine> {
+    let mut lines: Vec<SuspectLine> = Vec::new();
+    for s in suspects {
+        let Some(k) = into(s.group) else {
+            lines.push(SuspectLine::Group(s));
+            continue;
+        };
+        let open = lines.iter_mut().find_map(|l| match l {
+            SuspectLine::Structure { structure, folded } if *structure == k => Some(folded),
+            _ => None,
+        });
+        match open {
+            Some(folded) => folded.push(s),
+            None => lines.push(SuspectLine::Structure { structure: k, folded: vec![s] }),
+        }
+    }
+    lines.truncate(limit);
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn suspect(group: u32, growth: i64) -> Suspect {
+        Suspect { group, growth, share: 0.0, holder: None }
+    }
+
+    #[test]
+    fn groups_a_structure_holds_fold_into_one_line_at_the_strongest_ones_place() {
+        let ranked = vec![suspect(1, 90), suspect(2, 80), suspect(3, 70), suspect(4, 60), suspect(5, 50)];
+        // Groups 2 and 4 grow inside structure 7, group 5 inside structure 8.
+        let into = |g: u32| match g {
+            2 | 4 => Some(7),
+            5 => Some(8),
+            _ => None,
+        };
+        let lines = fold_suspects(ranked.clone(), into, 10);
+        assert_eq!(
+            lines,
+            vec![
+                SuspectLine::Group(suspect(1, 90)),
+                SuspectLine::Structure { structure: 7, folded: vec![suspect(2, 80), suspect(4, 60)] },
+                SuspectLine::Group(suspect(3, 70)),
+                SuspectLine::Structure { structure: 8, folded: vec![suspect(5, 50)] },
+            ]
+        );
+        assert_eq!(fold_suspects(ranked.clone(), into, 2).len(), 2, "at most the limit");
+        let unfolded = fold_suspects(ranked.clone(), |_| None, 10);
+        assert_eq!(unfolded, ranked.into_iter().map(SuspectLine::Group).collect::<Vec<_>>());
+    }
+}

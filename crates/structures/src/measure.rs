@@ -219,6 +219,12 @@ impl<'a> PathNamer<'a> {
         self.named(o, false).1
     }
 
+    /// `o`'s path in full (every reference).
+    pub(crate) fn full(&self, o: u32) -> String {
+        let (full, shown) = self.named(o, true);
+        full.unwrap_or(shown)
+    }
+
     /// `o`'s path in full where `full` is asked for, and as shown.
     fn named(&self, o: u32, full: bool) -> (Option<String>, String) {
         let objects = &self.heap.objects;

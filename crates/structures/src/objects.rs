@@ -15,6 +15,8 @@ use crate::entries::{Entry, Roles, Slot, entries};
 use crate::lang::Descriptions;
 use crate::measure::{Options, measure_detected};
 
+pub mod around;
+
 /// Array elements shown per array.
 pub const ELEMENTS: usize = 10;
 
@@ -87,6 +89,15 @@ pub struct ObjectShown {
     /// An array's first [`ELEMENTS`] elements.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub elements: Option<Vec<FieldShown>>,
+    /// Its path from a GC root in field names (the objects looked at, not an entry's sides).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// How many references lead to it, and the first [`around::REFERRERS`] of their holders
+    /// (the objects looked at).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub referrer_count: Option<u64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub referrers: Vec<around::Referrer>,
 }
 
 /// One entry: a map's key and value, a set's key, a list's value at its index.
@@ -187,6 +198,7 @@ pub fn look(s: &Snapshot<'_>, target: &Target, limit: usize) -> Result<Inspectio
         entries: Vec::new(),
         objects: heads.iter().map(|&o| show(o)).collect(),
     };
+    around::fill(s.heap, s.values, &heads, &mut inspection.objects);
     if let Some(head) = entries_of {
         let found = detect(s.heap, s.descriptions);
         if let Some(i) = found.instance_of(head) {
@@ -289,6 +301,9 @@ fn object(s: &Snapshot<'_>, retained: &[u64], o: u32) -> ObjectShown {
         fields: None,
         length: None,
         elements: None,
+        path: None,
+        referrer_count: None,
+        referrers: Vec::new(),
     };
     match values.contents(o, ELEMENTS) {
         Some(Contents::Fields(fields)) => {

@@ -14,7 +14,9 @@ use bevy::prelude::*;
 use bevy::window::RequestRedraw;
 use memcity_structures::{Inspection, Target};
 
+use crate::app::camera::FlyTo;
 use crate::app::descriptions::StructureDescriptions;
+use crate::app::inspect::Selection;
 use crate::app::model::CityModel;
 use crate::app::time::TimeCursor;
 use crate::app::ui::workspace::layouts::tabs::OBJECTS;
@@ -66,6 +68,8 @@ impl Plugin for ObjectsPlugin {
             .add_message::<LookInside>()
             .add_message::<ShowTab>()
             .add_message::<RequestRedraw>()
+            .add_message::<FlyTo>()
+            .init_resource::<Selection>()
             .add_tab(OBJECTS, "Objects", pane::objects_pane)
             .add_systems(Update, (forget_other_cities, start_looking, receive).chain())
             .add_systems(Last, redraw_while_reading);
@@ -118,7 +122,12 @@ fn start_looking(
     };
 }
 
-fn receive(mut view: ResMut<ObjectsView>) {
+fn receive(
+    mut view: ResMut<ObjectsView>,
+    model: Res<CityModel>,
+    mut selection: ResMut<Selection>,
+    mut fly: MessageWriter<FlyTo>,
+) {
     let Looked::Reading(receiver) = &view.state else { return };
     let received = receiver.lock().map(|r| r.try_recv()).unwrap_or(Err(TryRecvError::Disconnected));
     view.state = match received {
@@ -127,6 +136,22 @@ fn receive(mut view: ResMut<ObjectsView>) {
         Ok(Err(e)) => Looked::Failed(e),
         Err(TryRecvError::Disconnected) => Looked::Failed("the read stopped without a result".into()),
     };
+    // An object opened (from a reference, an entry or by id) selects and frames its type's
+    // group in the city, so the tab and the city show the same thing.
+    let Looked::Done(done) = &view.state else { return };
+    let opened = matches!(view.asked.as_ref().map(|a| &a.target), Some(Target::Object(_)));
+    let type_name = done.0.target.type_name.as_deref().filter(|_| opened);
+    let Some(group) = type_name.and_then(|t| group_of_type(&model.timeline, t)) else { return };
+    selection.selected = Some(model.timeline.groups[group as usize].key.clone());
+    if let Some(target) = crate::app::why::target_of(&model, group) {
+        fly.write(FlyTo::Target { target, with_references: false });
+    }
+}
+
+/// The city's group of a type: the group at its Type level of that name.
+pub fn group_of_type(timeline: &memcity_model::Timeline, type_name: &str) -> Option<u32> {
+    let role = memcity_heapgraph::Classifier::Type.role();
+    timeline.groups.iter().position(|g| g.role == role && g.name == type_name).map(|g| g as u32)
 }
 
 /// The window rests when idle: a read finishing must still show up.

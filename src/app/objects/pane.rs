@@ -8,7 +8,7 @@ use memcity_structures::objects::{EntryShown, ObjectShown};
 
 use super::{LookInside, Looked, ObjectsView, PAGE};
 use crate::app::why::CitySource;
-use crate::cli::objects::{entry_line, field_text, object_line};
+use crate::cli::objects::{around_lines, entry_line, field_text, object_line};
 
 pub fn objects_pane(
     InMut(ui): InMut<egui::Ui>,
@@ -112,6 +112,9 @@ fn object_rows(ui: &mut egui::Ui, object: &ObjectShown) -> Option<String> {
     let header = egui::CollapsingHeader::new(egui::RichText::new(object_line(object)).monospace())
         .id_salt(("memcity_object", &object.id));
     header.show(ui, |ui| {
+        for line in around_lines(object) {
+            ui.add(egui::Label::new(egui::RichText::new(line).small()).wrap());
+        }
         for field in object.fields.iter().flatten().chain(object.elements.iter().flatten()) {
             let text = egui::RichText::new(field_text(field)).monospace();
             match &field.reference {

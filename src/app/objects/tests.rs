@@ -48,6 +48,11 @@ fn a_structure_shows_its_entries_and_a_reference_opens_its_object() {
     assert_eq!(done.0.objects.len(), 1);
     assert_eq!(done.0.objects[0].id, first.id);
     assert_eq!(done.0.objects[0].fields, first.fields, "the same object, the same fields");
+    // The object opened selects its type's group in the city.
+    let model = app.world().resource::<CityModel>();
+    let selected = app.world().resource::<crate::app::inspect::Selection>().selected.clone();
+    let group = group_of_type(&model.timeline, &first.type_name).expect("a group of its type");
+    assert_eq!(selected.as_deref(), Some(model.timeline.groups[group as usize].key.as_str()));
     assert_eq!(
         app.world().resource::<ObjectsView>().back,
         [Target::Structure("static LeakApp.PEOPLE".into())]

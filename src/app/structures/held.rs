@@ -25,8 +25,18 @@ pub enum HeldIn {
     #[default]
     Nothing,
     Measuring,
-    /// (row of the measurement, line); empty where no structure holds the group's type.
-    Held(Vec<(usize, String)>),
+    /// Empty where no structure holds the group's type.
+    Held(Vec<HeldLine>),
+}
+
+/// One structure holding the selected group's objects.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeldLine {
+    /// Its row in the measurement.
+    pub row: usize,
+    pub text: String,
+    /// Why it grows ("cause duplicate-keys: …"), where memcity can tell.
+    pub causes: Vec<String>,
 }
 
 /// Pick the instance of this row of the measurement shown, as a click on its bar does.
@@ -59,7 +69,7 @@ pub fn update_held_in(
 
 /// The structures holding the group's type; where none holds it (a string inside the objects
 /// a list holds), those holding the nearest group up its retainer path, "through" that group.
-fn held_lines(model: &CityModel, measured: &super::measured::Measured, group: u32) -> Vec<(usize, String)> {
+fn held_lines(model: &CityModel, measured: &super::measured::Measured, group: u32) -> Vec<HeldLine> {
     let timeline = &model.timeline;
     let Some(own) = type_of_group(timeline, group) else { return Vec::new() };
     // Structures are known by the types they hold, groups by their objects: a holder must hold
@@ -73,9 +83,15 @@ fn held_lines(model: &CityModel, measured: &super::measured::Measured, group: u3
         holders
     };
     let direct = holding(own, group);
-    let lines = |holders: Vec<(usize, u64)>, through: Option<&str>| -> Vec<(usize, String)> {
+    let lines = |holders: Vec<(usize, u64)>, through: Option<&str>| -> Vec<HeldLine> {
         let shown = holders.into_iter().take(SHOWN);
-        shown.map(|(row, objects)| (row, line(&measured.rows[row], own, objects, through))).collect()
+        shown
+            .map(|(row, objects)| {
+                let r = &measured.rows[row];
+                let causes = r.causes.iter().map(|c| format!("cause {}: {}", c.kind, c.message)).collect();
+                HeldLine { row, text: line(r, own, objects, through), causes }
+            })
+            .collect()
     };
     if !direct.is_empty() {
         return lines(direct, None);
@@ -141,12 +157,16 @@ pub fn held_in_ui(ui: &mut egui::Ui, held: &HeldIn, pick: &mut MessageWriter<Pic
         }
         HeldIn::Held(lines) => {
             let shown = if one_line { &lines[..1] } else { &lines[..] };
-            for (row, text) in shown {
+            for HeldLine { row, text, causes } in shown {
                 let link = line(ui, text, true)
                     .on_hover_text(format!("{text}\nclick: pick it in the Data structures tab"));
                 if link.clicked() {
                     pick.write(PickStructure(*row));
                     ui.ctx().request_repaint();
+                }
+                // The cause is what a leak hunter looks for next; the Why pane spells it out.
+                for cause in causes.iter().filter(|_| !one_line) {
+                    ui.add(egui::Label::new(egui::RichText::new(cause).color(super::pane::CAUSE)).wrap());
                 }
             }
         }

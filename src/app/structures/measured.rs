@@ -3,7 +3,7 @@
 
 use memcity_heapgraph::Classifier;
 use memcity_model::Timeline;
-use memcity_structures::{Descriptions, LeafChange, SortBy, Status};
+use memcity_structures::{Cause, Descriptions, LeafChange, SortBy, Status, listed_causes, may_have_causes};
 
 /// The instances a tab shows: the paper's "ten strongest".
 pub const SHOWN: usize = 10;
@@ -42,6 +42,8 @@ pub struct Row {
     pub types: Vec<String>,
     /// How many objects of each of `types` it holds there.
     pub held: Vec<u64>,
+    /// Why it grows, where memcity can tell (`duplicate-keys`).
+    pub causes: Vec<Cause>,
 }
 
 /// One window, measured.
@@ -55,11 +57,22 @@ pub struct Measured {
     pub died: usize,
     /// The strongest survivors, ranked.
     pub rows: Vec<Row>,
+    /// The groups (keys) whose growth a growing row holds, each with that row: what the leak
+    /// suspects fold into (measured only when asked, for the whole history).
+    pub folds: Vec<(String, usize)>,
 }
 
 /// Reads the input's heaps at the window's ends and measures them: the job the tab runs on a
-/// thread of its own (inputs are read again, so the city's memory holds no heap).
-pub fn measure(specs: &[String], request: Request, descriptions: &Descriptions) -> anyhow::Result<Measured> {
+/// thread of its own (inputs are read again, so the city's memory holds no heap). Where a
+/// survivor grew, the window's end is read once more with its values for the causes (as
+/// `memcity structures` does), after the two heaps are gone. `groups`: the leaf groups (keys)
+/// to fold under the growing rows, as `memcity check` folds its findings.
+pub fn measure(
+    specs: &[String],
+    request: Request,
+    descriptions: &Descriptions,
+    groups: &[String],
+) -> anyhow::Result<Measured> {
     let mut heaps = crate::input::typed_heaps(specs, request.from, request.to)?.into_iter();
     let first = heaps.next().ok_or_else(|| anyhow::anyhow!("no heap in the window"))?;
     let last = heaps.next();
@@ -68,7 +81,7 @@ pub fn measure(specs: &[String], request: Request, descriptions: &Descriptions) 
     let survivors: Vec<_> = report.survivors().collect();
     let heads: Vec<u32> = survivors.iter().map(|i| report.instance(i).head).collect();
     let types = memcity_structures::objects_held(end_heap, descriptions, &heads);
-    let rows = survivors
+    let mut rows: Vec<Row> = survivors
         .iter()
         .zip(types)
         .filter_map(|(i, types)| {
@@ -85,9 +98,13 @@ pub fn measure(specs: &[String], request: Request, descriptions: &Descriptions) 
                 leaves: i.leaves.clone(),
                 held: types.iter().map(|&(_, n)| n).collect(),
                 types: types.into_iter().map(|(t, _)| t).collect(),
+                causes: Vec::new(),
             })
         })
         .collect();
+    drop((first, last));
+    add_causes(specs, &report, descriptions, &mut rows)?;
+    let folds = folds(specs, &rows, groups)?;
     Ok(Measured {
         from: report.from,
         to: report.to,
@@ -96,7 +113,40 @@ pub fn measure(specs: &[String], request: Request, descriptions: &Descriptions) 
         appeared: report.count(Status::Appeared),
         died: report.count(Status::Died),
         rows,
+        folds,
     })
+}
+
+/// Which growing row holds most of each group's growth (one home: `memcity check`'s fold).
+fn folds(specs: &[String], rows: &[Row], groups: &[String]) -> anyhow::Result<Vec<(String, usize)>> {
+    let growing: Vec<usize> = (0..rows.len()).filter(|&r| rows[r].growth[0] > 0).collect();
+    if growing.is_empty() || groups.is_empty() {
+        return Ok(Vec::new());
+    }
+    let paths: Vec<String> = growing.iter().map(|&r| rows[r].path.clone()).collect();
+    let into = crate::input::fold::fold(specs, &paths, groups)?;
+    Ok(groups.iter().zip(into).filter_map(|(key, k)| Some((key.clone(), growing[k?]))).collect())
+}
+
+/// Each row's causes, by its path among the report's listed instances.
+fn add_causes(
+    specs: &[String],
+    report: &memcity_structures::Report,
+    descriptions: &Descriptions,
+    rows: &mut [Row],
+) -> anyhow::Result<()> {
+    if !may_have_causes(report) {
+        return Ok(());
+    }
+    let end = crate::input::valued_snapshot(specs, Some(report.to))?;
+    let causes = end.with_values(|values| listed_causes(report, &end.snapshot.heap, descriptions, values));
+    for (i, causes) in report.listed().into_iter().zip(causes).filter(|(_, c)| !c.is_empty()) {
+        let Some(path) = report.at_end(i).map(|m| &m.path) else { continue };
+        if let Some(row) = rows.iter_mut().find(|r| &r.path == path) {
+            row.causes = causes;
+        }
+    }
+    Ok(())
 }
 
 /// The instances that hold objects of `type_name`, the most first: (row, objects held). What

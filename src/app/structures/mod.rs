@@ -8,7 +8,8 @@
 
 pub mod held;
 pub mod measured;
-mod pane;
+pub mod pane;
+pub mod waste;
 
 use std::sync::Arc;
 use std::sync::Mutex;
@@ -23,7 +24,7 @@ use crate::app::inspect::{Marked, Selection};
 use crate::app::model::CityModel;
 use crate::app::ui::workspace::layouts::tabs::STRUCTURES;
 use crate::app::ui::workspace::{AddTab, ShowTab};
-use crate::app::why::CitySource;
+use crate::app::why::{CitySource, FOLD_CANDIDATES, FoldedStructure, SuspectFolds, leak_suspects};
 use measured::{Measured, Request};
 
 pub struct StructuresPlugin;
@@ -34,6 +35,10 @@ impl Plugin for StructuresPlugin {
             .init_resource::<PickedStructure>()
             .init_resource::<StructureDescriptions>()
             .init_resource::<held::HeldIn>()
+            .init_resource::<SuspectFolds>()
+            .init_resource::<waste::WasteView>()
+            .init_resource::<crate::app::time::TimeCursor>()
+            .add_message::<waste::MeasureWaste>()
             .init_resource::<Selection>()
             .add_message::<MeasureStructures>()
             .add_message::<held::PickStructure>()
@@ -49,10 +54,12 @@ impl Plugin for StructuresPlugin {
                     pick_structures,
                     mark_picked,
                     held::update_held_in,
+                    waste::start_waste,
+                    waste::receive_waste,
                 )
                     .chain(),
             )
-            .add_systems(Last, redraw_while_measuring);
+            .add_systems(Last, (redraw_while_measuring, waste::redraw_while_wasting));
     }
 }
 
@@ -131,10 +138,12 @@ fn start_measuring(
         return;
     }
     let (specs, descriptions) = (source.0.clone(), descriptions.0.clone());
+    let groups = fold_candidates(&model, request);
     let (send, receive) = channel();
     let spawned = std::thread::Builder::new().name("memcity-structures".into()).spawn(move || {
-        let result =
-            crate::app::crash::guarded("measuring", || measured::measure(&specs, request, &descriptions));
+        let result = crate::app::crash::guarded("measuring", || {
+            measured::measure(&specs, request, &descriptions, &groups)
+        });
         let _ = send.send(result);
     });
     analysis.state = match spawned {
@@ -143,18 +152,62 @@ fn start_measuring(
     };
 }
 
-fn receive_measured(mut analysis: ResMut<StructureAnalysis>, mut picked: ResMut<PickedStructure>) {
+/// The groups the leak suspects may fold, when the request spans the whole history (as the
+/// suspects' growth does): those whose retained bytes grew by the last snapshot.
+fn fold_candidates(model: &CityModel, request: Request) -> Vec<String> {
+    let last = model.snapshot_count().saturating_sub(1);
+    let whole = request.from.unwrap_or(0) == 0 && request.to.unwrap_or(last) == last;
+    let suspects = if whole { leak_suspects(model, last, FOLD_CANDIDATES) } else { Vec::new() };
+    suspects.iter().map(|s| model.timeline.groups[s.group as usize].key.clone()).collect()
+}
+
+fn receive_measured(
+    mut analysis: ResMut<StructureAnalysis>,
+    mut picked: ResMut<PickedStructure>,
+    model: Res<CityModel>,
+    mut folds: ResMut<SuspectFolds>,
+) {
     let Analysis::Measuring(asked, receiver) = &analysis.state else { return };
     let received = receiver.lock().ok().map(|r| r.try_recv());
     let asked = *asked;
     analysis.state = match received {
-        Some(Ok(Ok(measured))) => Analysis::Done(asked, Arc::new(measured)),
+        Some(Ok(Ok(measured))) => {
+            if asked.1 == model.city && !measured.folds.is_empty() {
+                *folds = suspect_folds(&model, &measured);
+            }
+            Analysis::Done(asked, Arc::new(measured))
+        }
         Some(Ok(Err(e))) => Analysis::Failed(asked, e),
         Some(Err(TryRecvError::Empty)) => return,
         _ => Analysis::Failed(asked, "the measurement stopped without a result".into()),
     };
     // Rows of another measurement are other instances.
     picked.picked = None;
+}
+
+/// What the leak suspects fold into, from a measurement of the whole history.
+fn suspect_folds(model: &CityModel, measured: &Measured) -> SuspectFolds {
+    let mut rows: Vec<usize> = measured.folds.iter().map(|&(_, row)| row).collect();
+    rows.sort_unstable();
+    rows.dedup();
+    let structures = rows
+        .iter()
+        .map(|&r| {
+            let row = &measured.rows[r];
+            FoldedStructure {
+                path: row.path.clone(),
+                type_name: row.type_name.clone(),
+                growth: row.growth[0],
+                causes: row.causes.iter().map(|c| format!("cause {}: {}", c.kind, c.message)).collect(),
+            }
+        })
+        .collect();
+    let into = measured
+        .folds
+        .iter()
+        .filter_map(|(key, row)| Some((model.timeline.group(key)?, rows.binary_search(row).ok()?)))
+        .collect();
+    SuspectFolds { city: model.city, structures, into }
 }
 
 /// Every city read from an input is measured once in the background, so a selected group's

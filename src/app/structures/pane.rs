@@ -7,9 +7,11 @@ use memcity_structures::SortBy;
 
 use super::held::PickStructure;
 use super::measured::{Measured, Row};
+use super::waste::{MeasureWaste, WasteView, waste_ui};
 use super::{Analysis, MeasureStructures, PickedStructure, StructureAnalysis};
 use crate::app::model::CityModel;
 use crate::app::objects::LookInside;
+use crate::app::time::TimeCursor;
 use crate::app::ui::style::bytes;
 use crate::app::why::CitySource;
 
@@ -32,6 +34,7 @@ pub fn structures_pane(
     mut picked: ResMut<PickedStructure>,
     mut measure: MessageWriter<MeasureStructures>,
     (mut pick, mut look): (MessageWriter<PickStructure>, MessageWriter<LookInside>),
+    (waste, mut measure_waste, cursor): (Res<WasteView>, MessageWriter<MeasureWaste>, Res<TimeCursor>),
 ) {
     if source.0.is_empty() {
         ui.label(
@@ -67,6 +70,7 @@ pub fn structures_pane(
         measured.appeared,
         measured.died
     ));
+    waste_ui(ui, &waste, cursor.current, &mut measure_waste);
     if measured.rows.is_empty() {
         ui.label("No data structure lives through the whole window.");
         return;
@@ -162,6 +166,7 @@ fn chart(ui: &mut egui::Ui, measured: &Measured, chosen: Option<usize>) -> Optio
                     ))
                     .small(),
                 );
+                causes_ui(ui, &row.causes);
             })
             .response;
         let response = ui.interact(response.rect, ui.id().with(("structure", i)), egui::Sense::click());
@@ -180,6 +185,17 @@ fn chart(ui: &mut egui::Ui, measured: &Measured, chosen: Option<usize>) -> Optio
     }
     clicked
 }
+
+/// Why an instance grows, where memcity can tell: one line per cause, in the colour of a leak.
+pub fn causes_ui(ui: &mut egui::Ui, causes: &[memcity_structures::Cause]) {
+    for c in causes {
+        let text = egui::RichText::new(format!("cause {}: {}", c.kind, c.message)).color(CAUSE);
+        ui.add(egui::Label::new(text).wrap());
+    }
+}
+
+/// The colour a cause is written in.
+pub const CAUSE: egui::Color32 = egui::Color32::from_rgb(240, 110, 90);
 
 /// One horizontal bar: the portion on the shared scale, its value written after it.
 fn bar(ui: &mut egui::Ui, hgp: Option<f64>, growth: i64, largest: f64, color: egui::Color32) {

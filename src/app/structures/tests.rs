@@ -95,7 +95,7 @@ fn a_picked_instance_marks_the_buildings_of_what_it_holds_until_unpicked() {
 }
 
 /// Selects `key` and runs the app until the panes' "held in" lines for it are measured.
-fn held_lines_of(app: &mut App, key: &str) -> Vec<(usize, String)> {
+fn held_lines_of(app: &mut App, key: &str) -> Vec<held::HeldLine> {
     app.world_mut().resource_mut::<Selection>().selected = Some(key.to_string());
     for _ in 0..3000 {
         app.update();
@@ -167,19 +167,41 @@ fn a_selected_grower_of_a_jvm_series_is_held_in_the_leaking_field() {
         app.init_resource::<Marked>()
             .add_message::<RequestRedraw>()
             .insert_resource(CitySource(vec![series.clone()]))
-            .add_plugins(StructuresPlugin);
+            .add_plugins((StructuresPlugin, crate::app::why::WhyPlugin));
     });
     let model = app.world().resource::<CityModel>().clone();
     let tallest = model.top_growers(1)[0];
     let key = model.timeline.groups[model.layout.buildings[tallest].group as usize].key.clone();
     let lines = held_lines_of(&mut app, &key);
-    let (row, first) = lines.first().unwrap_or_else(|| panic!("{key}: held in nothing"));
-    assert!(first.starts_with("held in static CacheLeak.SERVICE .cache (HashMap, +"), "{key}: {first}");
+    let first = lines.first().unwrap_or_else(|| panic!("{key}: held in nothing"));
+    assert!(
+        first.text.starts_with("held in static CacheLeak.SERVICE .cache (HashMap, +"),
+        "{key}: {first:?}"
+    );
+    // The Why pane names the cause under it: the keys compare by identity.
+    let cause = first.causes.first().unwrap_or_else(|| panic!("no cause: {first:?}"));
+    assert!(cause.starts_with("cause duplicate-keys: "), "{cause}");
+    assert!(
+        cause.contains("distinct by value: does CacheLeak$SearchKey define equals and hashCode?"),
+        "{cause}"
+    );
     // A click on the line picks that map in the Data structures tab.
-    app.world_mut().write_message(held::PickStructure(*row));
+    app.world_mut().write_message(held::PickStructure(first.row));
     app.update();
     let picked = app.world().resource::<PickedStructure>().picked.clone().expect("picked");
     assert_eq!(picked.path, "static CacheLeak.SERVICE .cache");
+    // One leak, one line: the Leak suspects fold the map's groups under the map, with its cause.
+    let folds = app.world().resource::<crate::app::why::SuspectFolds>().clone();
+    let ranked = app.world().resource::<crate::app::why::LeakSuspects>().ranked.clone();
+    let first = ranked.first().expect("suspects");
+    let crate::app::why::SuspectLine::Structure { structure, folded } = first else {
+        panic!("the first suspect line is not the map: {ranked:?}")
+    };
+    let map = &folds.structures[*structure];
+    assert_eq!(map.path, "static CacheLeak.SERVICE .cache");
+    assert!(folded.len() >= 2, "the keys, their strings and the lists fold into it: {folded:?}");
+    assert!(folded.iter().any(|s| s.group == model.layout.buildings[tallest].group), "{folded:?}");
+    assert!(map.causes.iter().any(|c| c.starts_with("cause duplicate-keys: ")), "{:?}", map.causes);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -194,7 +216,38 @@ fn a_group_inside_held_objects_is_held_through_them() {
     let key = keys.find(|k| k.contains("Type:char[]") && k.ends_with("Person.<init>")).cloned();
     let key = key.expect("a char[] building");
     let lines = held_lines_of(&mut app, &key);
-    let first = &lines.first().unwrap_or_else(|| panic!("{key}: held in nothing")).1;
+    let first = &lines.first().unwrap_or_else(|| panic!("{key}: held in nothing")).text;
     assert!(first.starts_with("held in static app.model.Registry.people (LinkedList, +"), "{first}");
     assert!(first.ends_with("· through Person"), "{first}");
+}
+
+/// The tab's waste section measures the shown snapshot of the committed dumps as `memcity
+/// waste` does: LeakApp's searches copy their result strings.
+#[test]
+fn the_waste_section_measures_the_shown_snapshot() {
+    let dumps = format!("{}/data/hprof", env!("CARGO_MANIFEST_DIR"));
+    let history = crate::input::load(&dumps).unwrap();
+    let mut app = crate::app::tests::history_app(history, Settings::default(), |app| {
+        app.init_resource::<Marked>()
+            .add_message::<RequestRedraw>()
+            .insert_resource(CitySource(vec![dumps.clone()]))
+            .add_plugins(StructuresPlugin);
+    });
+    app.world_mut().write_message(waste::MeasureWaste);
+    for _ in 0..1500 {
+        app.update();
+        let view = app.world().resource::<waste::WasteView>();
+        match &view.state {
+            waste::Wasted::Done(w) => {
+                assert_eq!(view.at.map(|(_, t)| t), Some(2), "the shown snapshot: the last");
+                let top = &w.duplicate_strings[0];
+                assert!(top.text.starts_with("result for city-") && top.count == 300, "{top:?}");
+                assert!(w.duplicate_strings.len() <= waste::TOP);
+                return;
+            }
+            waste::Wasted::Failed(e) => panic!("{e}"),
+            _ => std::thread::sleep(std::time::Duration::from_millis(20)),
+        }
+    }
+    panic!("the waste was never measured");
 }

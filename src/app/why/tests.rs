@@ -106,7 +106,9 @@ fn suspects_are_ranked_once_per_city_and_snapshot() {
     let ranked = app.world().resource::<LeakSuspects>().clone();
     let model = app.world().resource::<CityModel>().clone();
     assert_eq!(ranked.at, Some((model.generation, 29)));
-    assert_eq!(ranked.ranked, leak_suspects(&model, 29, SUSPECTS));
+    let unfolded: Vec<SuspectLine> =
+        leak_suspects(&model, 29, SUSPECTS).into_iter().map(SuspectLine::Group).collect();
+    assert_eq!(ranked.ranked, unfolded, "nothing is folded before the structures are measured");
     app.world_mut().resource_mut::<TimeCursor>().jump_to(0, 30);
     app.update();
     assert!(app.world().resource::<LeakSuspects>().ranked.is_empty(), "nothing grew at snapshot 0");

@@ -136,3 +136,30 @@ fn groups_objects_and_missing_targets() {
     let e = look(&threads, &Target::Group("Heap#Thread:main".into()), 5).unwrap_err().to_string();
     assert!(e.starts_with("--group: classifier `thread`"), "{e}");
 }
+
+#[test]
+fn an_object_looked_at_shows_its_referrers_and_its_path_from_a_root() {
+    let (heap, descriptions) = (heap(), builtin());
+    let s = snapshot(&heap, &descriptions);
+    // The key (1): the node's `.key` references it; the root reaches it through the map.
+    let key = look(&s, &Target::Object("0x1".into()), 5).unwrap();
+    let shown = &key.objects[0];
+    assert_eq!(shown.referrer_count, Some(1));
+    assert_eq!(
+        shown.referrers,
+        [around::Referrer {
+            id: "0x4".into(),
+            type_name: "java.util.HashMap$Node".into(),
+            field: Some(".key".into())
+        }]
+    );
+    let path = shown.path.as_deref().expect("reached from the root");
+    assert!(path.ends_with(".cache .table [0] .key"), "{path}");
+    // An entry's sides are not walked around (open them for that).
+    let map = look(&s, &Target::Object("0x6".into()), 5).unwrap();
+    let side = map.entries[0].key.clone().flatten().unwrap();
+    assert!(side.referrers.is_empty() && side.path.is_none() && side.referrer_count.is_none());
+    let json = serde_json::to_value(&key).unwrap();
+    assert_eq!(json["objects"][0]["referrers"][0]["field"], ".key");
+    assert_eq!(json["objects"][0]["referrer_count"], 1);
+}

@@ -2,7 +2,7 @@ use super::*;
 
 fn linked_list() -> Measured {
     let specs = [crate::input::DEFAULT_INPUT.to_string()];
-    measure(&specs, Request::default(), &memcity_structures::builtin()).expect("the scenario measures")
+    measure(&specs, Request::default(), &memcity_structures::builtin(), &[]).expect("the scenario measures")
 }
 
 #[test]
@@ -25,12 +25,12 @@ fn the_leaking_list_is_the_first_row_by_its_field() {
 fn a_window_and_a_metric_are_measured_as_asked() {
     let request = Request { by: SortBy::Structure, from: Some(3), to: Some(7) };
     let specs = [crate::input::DEFAULT_INPUT.to_string()];
-    let measured = measure(&specs, request, &memcity_structures::builtin()).unwrap();
+    let measured = measure(&specs, request, &memcity_structures::builtin(), &[]).unwrap();
     assert_eq!((measured.from, measured.to), (3, 7));
     let growths: Vec<i64> = measured.rows.iter().map(|r| r.growth[2]).collect();
     assert!(growths.windows(2).all(|w| w[0] >= w[1]), "ranked by structure growth: {growths:?}");
     let bad = Request { from: Some(99), ..Request::default() };
-    let e = measure(&specs, bad, &memcity_structures::builtin()).unwrap_err().to_string();
+    let e = measure(&specs, bad, &memcity_structures::builtin(), &[]).unwrap_err().to_string();
     assert!(e.contains("--from 99"), "{e}");
 }
 

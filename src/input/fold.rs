@@ -12,7 +12,7 @@ use memcity_structures::objects::leaf_groups;
 use memcity_structures::{Options, measure_with};
 use std::collections::HashMap as FxHashMap;
 
-use crate::input::{Snapshots, default_classifiers, each_typed_heap};
+use super::{Snapshots, default_classifiers, each_typed_heap};
 
 /// Per group key: `(dominated bytes, of them inside structure s)` for each structure s.
 type Split = FxHashMap<String, Vec<(u64, u64)>>;
@@ -29,7 +29,7 @@ pub fn fold(specs: &[String], structures: &[String], groups: &[String]) -> Resul
     // A dump's import groups arrays by the JVM's names (`[B`, `[Ljava.lang.Object;`), its
     // typed heap by Java's (`byte[]`); a V8 snapshot's groups start with a node type typed
     // heaps do not know. Both are matched by the type their key ends with.
-    let dumps = specs.iter().all(|s| crate::input::is_heap_dumps(std::path::Path::new(s)));
+    let dumps = specs.iter().all(|s| super::is_heap_dumps(std::path::Path::new(s)));
     let node_types = memcity_structures::city::check(&classifiers).is_err()
         && classifiers.last() == Some(&memcity_heapgraph::Classifier::Type);
     if node_types {
