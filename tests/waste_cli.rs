@@ -51,9 +51,29 @@ fn duplicate_strings_waste_every_copy_but_one() {
         empty.iter().all(|e| e["type"] != "java.util.Properties"),
         "the system properties are no empty map"
     );
+    // The JDK's own small maps with default tables of 16 and more slots are sparse: at most a
+    // quarter full, their empty slots' bytes wasted.
+    let sparse = last["waste"]["sparse_collections"].as_array().unwrap();
+    let map = sparse.iter().find(|s| s["type"] == "java.util.HashMap").unwrap_or_else(|| panic!("{last}"));
+    let (entries, slots) = (map["entries"].as_u64().unwrap(), map["slots"].as_u64().unwrap());
+    assert!(entries > 0 && entries * 4 <= slots && map["wasted_bytes"].as_u64() > Some(0), "{map}");
+    // Integers held in collections are boxes a collection of ints would not need.
+    let boxed = last["waste"]["boxed_primitives"].as_array().unwrap();
+    assert!(
+        boxed.iter().any(|b| b["box_type"] == "java.lang.Integer"
+            && b["boxes"].as_u64() <= b["count"].as_u64()
+            && b["wasted_bytes"].as_u64() >= Some(16)),
+        "{last}"
+    );
     let out = waste(&["--top", "2"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("19136 B wasted  300 copies  \"result for city-"), "{text}");
+    assert!(
+        text.contains("sparse collections, arrays at most 25% full")
+            && text.contains(" sparse  java.util.HashMap  ("),
+        "{text}"
+    );
+    assert!(text.contains("boxed primitives in collections (2 shown):"), "{text}");
 }
 
 #[test]
