@@ -147,6 +147,7 @@ fn suspects_pane(
     mut fly: MessageWriter<FlyTo>,
     mut pick: MessageWriter<PickStructure>,
 ) {
+    let names = Named { shown: &names, model: &model };
     let lines = &suspects.ranked;
     if lines.is_empty() {
         ui.label("No group's retained bytes grow (or this input has no retained sizes).");
@@ -194,7 +195,7 @@ fn suspects_pane(
 }
 
 /// A suspect group's line (smaller when folded under a structure); the group when clicked.
-fn suspect_button(ui: &mut egui::Ui, names: &GroupNames, s: &Suspect, folded: bool) -> Option<u32> {
+fn suspect_button(ui: &mut egui::Ui, names: &Named, s: &Suspect, folded: bool) -> Option<u32> {
     let name = names.get(s.group);
     let holder = s.holder.filter(|_| !folded).map(|(h, share)| {
         let name = names.get(h);
@@ -210,6 +211,27 @@ fn suspect_button(ui: &mut egui::Ui, names: &GroupNames, s: &Suspect, folded: bo
     let clicked =
         ui.add(egui::Button::new(text).frame(false)).on_hover_text("select and fly there").clicked();
     clicked.then_some(s.group)
+}
+
+/// Names groups as the city shows them; a group the layout prunes (a small one) has no shown
+/// name and is named by its own.
+struct Named<'a> {
+    shown: &'a GroupNames,
+    model: &'a CityModel,
+}
+
+impl Named<'_> {
+    fn get(&self, group: u32) -> String {
+        match self.shown.get(group) {
+            "" => self
+                .model
+                .timeline
+                .groups
+                .get(group as usize)
+                .map_or(String::new(), |g| short(&g.name).to_string()),
+            name => name.to_string(),
+        }
+    }
 }
 
 /// Picks the structure at `path` in the Data structures tab, where its measurement lists it.
