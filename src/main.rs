@@ -12,6 +12,7 @@ mod follow;
 #[cfg(target_os = "linux")]
 mod huge_pages;
 mod input;
+mod progress;
 
 #[cfg(target_os = "linux")]
 #[global_allocator]

@@ -51,6 +51,13 @@ impl Loading {
         Some((&job.spec, fraction, job.started.elapsed().as_secs_f32()))
     }
 
+    /// Bytes done and total of the load under way (0/0: none, or none to tell).
+    pub fn bytes(&self) -> (u64, u64) {
+        self.job.as_ref().map_or((0, 0), |job| {
+            (job.progress.0.load(Ordering::Relaxed), job.progress.1.load(Ordering::Relaxed))
+        })
+    }
+
     pub fn is_busy(&self) -> bool {
         self.job.is_some()
     }

@@ -239,16 +239,23 @@ fn announce_budget(budget: &Budget, dumps: &[PathBuf]) {
     }
 }
 
-/// Runs an import with a progress bar on the terminal (hidden when stderr is not one).
+/// Runs an import with a progress bar on the terminal (hidden when stderr is not one): bytes,
+/// rate and time left while the input is read, then the analysis that follows, with a spinner.
 fn with_progress<T>(what: &str, import: impl FnOnce(&(dyn Fn(u64, u64) + Sync)) -> Result<T>) -> Result<T> {
-    let template = format!(
-        "{{spinner}} reading {what} [{{bar:40}}] {{bytes}}/{{total_bytes}} ({{bytes_per_sec}}, {{eta}})"
-    );
+    let template = "{spinner} {msg} [{bar:40}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})";
     let bar = ProgressBar::new(0)
-        .with_style(ProgressStyle::with_template(&template).expect("valid template").progress_chars("=> "));
+        .with_style(ProgressStyle::with_template(template).expect("valid template").progress_chars("=> "))
+        .with_message(format!("reading {what}"));
+    let analysing = std::sync::atomic::AtomicBool::new(false);
     let result = import(&|done, total| {
         bar.set_length(total);
         bar.set_position(done);
+        if total > 0 && done >= total && !analysing.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            let style = ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template");
+            bar.set_style(style);
+            bar.set_message(format!("{what} read; {}", crate::progress::ANALYSING));
+            bar.enable_steady_tick(std::time::Duration::from_millis(200));
+        }
     });
     bar.finish_and_clear();
     result

@@ -82,6 +82,11 @@ fn open_pane(
     }
     if let Some((spec, fraction, seconds)) = loading.status() {
         ui.label(format!("loading {spec} ({seconds:.0} s)"));
+        let (done, total) = loading.bytes();
+        let line = crate::progress::line(done, total, seconds as f64);
+        if !line.is_empty() {
+            ui.label(line);
+        }
         let bar = match fraction {
             Some(f) => egui::ProgressBar::new(f).show_percentage(),
             None => egui::ProgressBar::new(0.0).animate(true),
