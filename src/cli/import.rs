@@ -141,6 +141,7 @@ pub fn options(classifiers: &str, layout: &LayoutArgs, analysis: AnalysisOptions
         grouping: grouping(classifiers, analysis)?,
         inflation,
         memory,
+        index: crate::input::index_dir(),
     })
 }
 

@@ -13,7 +13,6 @@ use crate::index::Opening;
 use crate::layout::Layout;
 use crate::resolve::Dump;
 use crate::snapshot::hold_unreached;
-use crate::{parse, resolve};
 
 /// A dump's typed heap and when it was taken.
 pub struct TypedDump {
@@ -29,17 +28,6 @@ pub fn typed_heap(path: &Path, layout: &Layout, index: Option<&Path>) -> Result<
     let opening = Opening { layout: *layout, index: index.map(Path::to_path_buf), ..Opening::default() };
     let opened = crate::index::open_dump(path, &opening, true, &|_, _| {})?;
     Ok(typed_of_dump(opened.dump, opened.labels.unwrap_or_default()))
-}
-
-/// Pass 2 of [`typed_heap`] over a dump already scanned (`name` names it in errors).
-pub(crate) fn typed_of_raw(
-    bytes: &[u8],
-    raw: parse::RawDump<'_>,
-    name: &str,
-    layout: &Layout,
-) -> Result<TypedDump, HprofError> {
-    let (dump, labels) = resolve::resolve_labelled(bytes, raw, layout, true).map_err(|f| f.in_file(name))?;
-    Ok(typed_of_dump(dump, labels.unwrap_or_default()))
 }
 
 /// A dump and its references' names as a typed heap.

@@ -56,19 +56,47 @@ pub fn open_dump(
     labelled: bool,
     progress: &dyn Fn(u64, u64),
 ) -> Result<Opened, HprofError> {
-    // Not a regular file (a FIFO would block on the key's read): the dump's own reader says so.
-    let indexed = opening.index.as_deref().filter(|_| supported() && path.is_file());
-    let Some(dir) = indexed else { return read_dump(path, opening, labelled, progress) };
-    let index = dir.join(key::file_name(path, &opening.layout));
-    let key = match Key::of(path, &opening.layout) {
-        Ok(key) => key,
-        Err(_) => return read_dump(path, opening, labelled, progress),
+    let place = match lookup(path, opening) {
+        Lookup::Found(dump, labels) => {
+            return Ok(Opened { dump, labels: labelled.then_some(labels), from_index: true });
+        }
+        Lookup::Missing(place) => place,
     };
+    // The index holds the names, so they are read whether or not this opening wants them.
+    let mut opened = read_dump(path, opening, place.is_some() || labelled, progress)?;
+    if let Some(place) = place {
+        store(path, &place, &opened.dump, opened.labels.as_ref().expect("asked for"));
+    }
+    if !labelled {
+        opened.labels = None;
+    }
+    Ok(opened)
+}
+
+/// Where a dump's index goes, and the key it is written with.
+pub(crate) struct Place {
+    index: PathBuf,
+    key: Key,
+}
+
+/// What looking for a dump's index found: the dump, or where its index is to be written
+/// (`None`: no index for this dump).
+pub(crate) enum Lookup {
+    Found(Dump, EdgeLabels),
+    Missing(Option<Place>),
+}
+
+/// Looks for the index of the dump at `path`; a stale or unusable one is noted.
+pub(crate) fn lookup(path: &Path, opening: &Opening) -> Lookup {
+    // Not a regular file (a FIFO would block on the key's read): the dump's own reader says so.
+    let usable = |dir: &&Path| supported() && !dir.as_os_str().is_empty() && path.is_file();
+    let Some(dir) = opening.index.as_deref().filter(usable) else { return Lookup::Missing(None) };
+    let index = dir.join(key::file_name(path, &opening.layout));
+    let Ok(key) = Key::of(path, &opening.layout) else { return Lookup::Missing(None) };
     match open_index(&index, &key) {
         Ok(Some((dump, labels))) => {
             note(&format!("read {} from its index {}", path.display(), index.display()));
-            let labels = labelled.then_some(labels);
-            return Ok(Opened { dump, labels, from_index: true });
+            return Lookup::Found(dump, labels);
         }
         Ok(None) => {}
         Err(Unusable::Stale) => note(&format!(
@@ -80,12 +108,15 @@ pub fn open_dump(
             note(&format!("the index {} is unusable ({why}); rebuilding it", index.display()))
         }
     }
-    // The index holds the names, so they are read whether or not this opening wants them.
-    let mut opened = read_dump(path, opening, true, progress)?;
-    let labels = opened.labels.as_ref().expect("asked for");
-    let mode = mode_of(path);
-    let written =
-        std::fs::create_dir_all(dir).and_then(|()| write::write(&index, &key, &opened.dump, labels, mode));
+    Lookup::Missing(Some(Place { index, key }))
+}
+
+/// Writes the index of the dump at `path`; a failure is one line (the next opening reads the
+/// dump again).
+pub(crate) fn store(path: &Path, place: &Place, dump: &Dump, labels: &EdgeLabels) {
+    let dir = place.index.parent().unwrap_or(Path::new("."));
+    let written = std::fs::create_dir_all(dir)
+        .and_then(|()| write::write(&place.index, &place.key, dump, labels, mode_of(path)));
     if let Err(e) = written {
         note(&format!(
             "cannot write the index of {} to {} ({e}); the next opening reads the dump again",
@@ -93,10 +124,6 @@ pub fn open_dump(
             dir.display()
         ));
     }
-    if !labelled {
-        opened.labels = None;
-    }
-    Ok(opened)
 }
 
 /// The index at `index` if there is one and it is of the dump `key` describes.

@@ -297,3 +297,31 @@ fn an_index_has_the_dumps_permissions_and_no_index_writes_nothing() {
     let blocked = Opening { index: Some(dump.join("inside-a-file")), ..Opening::default() };
     assert!(!open_dump(&dump, &blocked, false, &|_, _| {}).unwrap().from_index);
 }
+
+#[test]
+fn values_read_beside_the_index_are_those_read_beside_the_dump() {
+    use memcity_heapgraph::Values as _;
+    let scratch = Scratch::new("values");
+    let dump = scratch.generated(2_000);
+    let (fresh, fresh_values) = crate::typed_heap_with_values(&dump, &Layout::default(), None).unwrap();
+    assert!(scratch.files(&scratch.index()).is_empty());
+    let (first, _) =
+        crate::typed_heap_with_values(&dump, &Layout::default(), Some(&scratch.index())).unwrap();
+    assert_eq!(scratch.files(&scratch.index()).len(), 1, "written by the first opening");
+    let (again, values) =
+        crate::typed_heap_with_values(&dump, &Layout::default(), Some(&scratch.index())).unwrap();
+    for typed in [&first, &again] {
+        assert_eq!(fresh.heap.graph, typed.heap.graph);
+        assert_eq!(fresh.heap.objects, typed.heap.objects);
+    }
+    let strings = (0..fresh.heap.graph.object_count() as u32)
+        .filter(|&o| fresh.heap.objects.type_name(o) == "java.lang.String")
+        .take(50);
+    let mut read = 0;
+    for o in strings {
+        assert_eq!(fresh_values.text(o), values.text(o));
+        assert_eq!(fresh_values.id(o), values.id(o));
+        read += usize::from(values.text(o).is_some());
+    }
+    assert!(read > 0, "strings read");
+}
