@@ -58,7 +58,7 @@ pub fn open_dump(
 ) -> Result<Opened, HprofError> {
     let place = match lookup(path, opening) {
         Lookup::Found(dump, labels) => {
-            return Ok(Opened { dump, labels: labelled.then_some(labels), from_index: true });
+            return Ok(Opened { dump: *dump, labels: labelled.then_some(labels), from_index: true });
         }
         Lookup::Missing(place) => place,
     };
@@ -82,7 +82,7 @@ pub(crate) struct Place {
 /// What looking for a dump's index found: the dump, or where its index is to be written
 /// (`None`: no index for this dump).
 pub(crate) enum Lookup {
-    Found(Dump, EdgeLabels),
+    Found(Box<Dump>, EdgeLabels),
     Missing(Option<Place>),
 }
 
@@ -96,7 +96,7 @@ pub(crate) fn lookup(path: &Path, opening: &Opening) -> Lookup {
     match open_index(&index, &key) {
         Ok(Some((dump, labels))) => {
             note(&format!("read {} from its index {}", path.display(), index.display()));
-            return Lookup::Found(dump, labels);
+            return Lookup::Found(Box::new(dump), labels);
         }
         Ok(None) => {}
         Err(Unusable::Stale) => note(&format!(
