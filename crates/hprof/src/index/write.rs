@@ -33,6 +33,24 @@ pub fn write(
     written
 }
 
+/// Removes the temporary files that runs killed while writing left in `dir`: those of
+/// processes that no longer exist (Linux; elsewhere they stay).
+pub fn remove_stale_temporaries(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".tmp")) else { continue };
+        let pid = stem.rsplit('.').next().and_then(|last| last.split('-').next());
+        let Some(pid) = pid.and_then(|p| p.parse::<u32>().ok()) else { continue };
+        if cfg!(target_os = "linux")
+            && pid != std::process::id()
+            && !Path::new("/proc").join(pid.to_string()).exists()
+        {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 fn write_file(path: &Path, key: &Key, dump: &Dump, labels: &EdgeLabels) -> std::io::Result<()> {
     let mut file = File::create(path)?;
     let mut w = Writer { out: BufWriter::with_capacity(1 << 20, &mut file), written: 0 };
