@@ -115,6 +115,7 @@ pub(crate) fn lookup(path: &Path, opening: &Opening) -> Lookup {
 /// dump again).
 pub(crate) fn store(path: &Path, place: &Place, dump: &Dump, labels: &EdgeLabels) {
     let dir = place.index.parent().unwrap_or(Path::new("."));
+    write::remove_stale_temporaries(dir);
     let written = std::fs::create_dir_all(dir)
         .and_then(|()| write::write(&place.index, &place.key, dump, labels, mode_of(path)));
     if let Err(e) = written {

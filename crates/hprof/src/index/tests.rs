@@ -278,6 +278,15 @@ fn concurrent_openings_of_one_dump_leave_one_whole_index() {
         }
     });
     assert_eq!(scratch.files(&scratch.index()).len(), 1, "no temporary files left");
+    // A killed run's temporary file (no such process) goes at the next write; a live one's stays.
+    let dead = scratch.index().join("0123456789abcdef.4000000000-0.tmp");
+    let live = scratch.index().join(format!("0123456789abcdef.{}-77.tmp", std::process::id()));
+    std::fs::write(&dead, b"half").unwrap();
+    std::fs::write(&live, b"half").unwrap();
+    std::fs::remove_file(scratch.index().join(key::file_name(&dump, &Layout::default()))).unwrap();
+    open_dump(&dump, &scratch.opening(), false, &|_, _| {}).unwrap();
+    assert!(!dead.exists() && live.exists());
+    std::fs::remove_file(live).unwrap();
     assert!(open_dump(&dump, &scratch.opening(), false, &|_, _| {}).unwrap().from_index);
 }
 
