@@ -58,6 +58,8 @@ pub fn open_dump(
 ) -> Result<Opened, HprofError> {
     let place = match lookup(path, opening) {
         Lookup::Found(dump, labels) => {
+            // Nothing of the dump is read: all of it is done at once.
+            progress(1, 1);
             return Ok(Opened { dump: *dump, labels: labelled.then_some(labels), from_index: true });
         }
         Lookup::Missing(place) => place,
