@@ -3,6 +3,7 @@
 //!
 //! `cargo run --release -p memcity-hprof --example reopen -- DUMP.hprof INDEX_DIR [fresh]`:
 //! `fresh` removes the dump's index first, so the run is a first opening.
+//! INDEX_DIR `none`: no index (what `--no-index` does).
 //! `open` instead of `fresh`: only opens the dump (from the index where there is one), the part
 //! of an import the index replaces, without grouping it.
 //! `… --example reopen -- generate DUMP.hprof OBJECTS` writes a generated dump of about
@@ -27,7 +28,8 @@ fn main() {
     if rest.first().map(String::as_str) == Some("fresh") {
         let _ = std::fs::remove_dir_all(&dir);
     }
-    let options = ImportOptions { index: Some(dir), ..ImportOptions::default() };
+    let index = (dir.as_os_str() != "none").then_some(dir);
+    let options = ImportOptions { index, ..ImportOptions::default() };
     let start = Instant::now();
     if rest.first().map(String::as_str) == Some("open") {
         let opened =

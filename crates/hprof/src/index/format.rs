@@ -1,7 +1,7 @@
-//! The index file's layout (docs/hprof.md, "The index"): little-endian; a 64-byte header —
-//! magic, format version, the dump's [`Key`] and the length of the body — then the body, a
-//! sequence of blocks, each a `u64` byte length followed by its bytes padded to 8. Every
-//! length is checked against the bytes that are left before anything is allocated.
+//! The index file's layout (docs/hprof.md, "Reopening: the index"): little-endian; a 72-byte
+//! header — magic, format version, the dump's [`Key`], the length of the body and its checksum
+//! — then the body, a sequence of blocks, each a `u64` byte length followed by its bytes padded
+//! to 8. Every length is checked against the bytes that are left before anything is allocated.
 
 use memcity_heapgraph::table::Plain;
 
@@ -10,14 +10,14 @@ use super::key::Key;
 pub const MAGIC: [u8; 8] = *b"MCIDXHP\0";
 /// Bumped whenever the body's blocks change.
 pub const VERSION: u32 = 1;
-pub const HEADER: usize = 64;
+pub const HEADER: usize = 72;
 
 /// The header's fields.
-pub fn header(key: &Key, body: u64) -> [u8; HEADER] {
+pub fn header(key: &Key, body: u64, checksum: u64) -> [u8; HEADER] {
     let mut out = [0u8; HEADER];
     out[..8].copy_from_slice(&MAGIC);
     out[8..12].copy_from_slice(&VERSION.to_le_bytes());
-    let fields = [key.size, key.mtime_s, key.mtime_ns, key.ends_hash, key.layout_hash, body];
+    let fields = [key.size, key.mtime_s, key.mtime_ns, key.ends_hash, key.layout_hash, body, checksum];
     for (i, f) in fields.iter().enumerate() {
         out[16 + 8 * i..24 + 8 * i].copy_from_slice(&f.to_le_bytes());
     }
@@ -74,6 +74,42 @@ pub fn body<'a>(file: &'a [u8], key: &Key) -> Result<&'a [u8], Unusable> {
         )));
     }
     Ok(body)
+}
+
+/// Checks the body against the checksum in the header: an index the disk lost part of (a power
+/// cut before it was written back) or anyone changed is not read.
+pub fn check_sum(file: &[u8], body: &[u8]) -> Result<(), Unusable> {
+    let expected = u64::from_le_bytes(file[64..72].try_into().expect("8 bytes"));
+    let mut sum = Checksum::default();
+    sum.words(body);
+    match sum.0 == expected {
+        true => Ok(()),
+        false => Err(Unusable::Corrupt("its contents do not match its checksum".into())),
+    }
+}
+
+/// A checksum over 64-bit words, at about the speed memory is read (one multiply a word).
+#[derive(Default)]
+pub struct Checksum(pub u64);
+
+impl Checksum {
+    /// Adds `bytes`, the last word padded with zeros.
+    pub fn words(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            self.word(u64::from_le_bytes(w.try_into().expect("8 bytes")));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let mut last = [0u8; 8];
+            last[..rest.len()].copy_from_slice(rest);
+            self.word(u64::from_le_bytes(last));
+        }
+    }
+
+    fn word(&mut self, w: u64) {
+        self.0 = (self.0 ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(31);
+    }
 }
 
 /// Reads the body's blocks in order, every read bounded by what is left.
@@ -170,6 +206,7 @@ fn checked_count<T>(block: &[u8], what: &str, count: Option<usize>) -> Result<us
 pub struct Writer<W: std::io::Write> {
     pub out: W,
     pub written: u64,
+    pub sum: Checksum,
 }
 
 impl<W: std::io::Write> Writer<W> {
@@ -178,6 +215,8 @@ impl<W: std::io::Write> Writer<W> {
         self.out.write_all(bytes)?;
         let pad = bytes.len().next_multiple_of(8) - bytes.len();
         self.out.write_all(&[0u8; 8][..pad])?;
+        self.sum.words(&(bytes.len() as u64).to_le_bytes());
+        self.sum.words(bytes);
         self.written += 8 + (bytes.len() + pad) as u64;
         Ok(())
     }

@@ -141,10 +141,12 @@ pub fn open_index(index: &Path, key: &Key) -> Result<Option<(Dump, EdgeLabels)>,
     let map =
         unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Unusable::Corrupt(format!("cannot map it: {e}")))?;
     let body = format::body(&map, key)?;
+    format::check_sum(&map, body)?;
     read::read(body).map(Some).map_err(Unusable::Corrupt)
 }
 
-/// An index's bytes, whatever dump they are of (the fuzz target reads any bytes this way).
+/// An index's bytes, whatever dump they are of and whatever their checksum (the fuzz target
+/// reads any bytes this way, so that it reaches the checks of every block).
 pub fn read_index_bytes(file: &[u8]) -> Result<(Dump, EdgeLabels), Unusable> {
     let key = format::key_in(file).ok_or_else(|| Unusable::Corrupt("not a memcity index".into()))?;
     read::read(format::body(file, &key)?).map_err(Unusable::Corrupt)

@@ -197,13 +197,25 @@ fn a_corrupt_index_is_refused_in_one_line_and_rebuilt() {
     let mut huge_count = good.clone();
     // The meta block's second number: the objects.
     huge_count[format::HEADER + 16..format::HEADER + 24].copy_from_slice(&(1u64 << 60).to_le_bytes());
-    let cases: [(&[u8], &str); 6] = [
+    let mut zeros = good.clone();
+    // A block the disk never got: zeros where its values were.
+    let end = zeros.len() - 4096;
+    zeros[end - 4096..end].fill(0);
+    // Past the checksum (the fuzz target's way in), each block's own checks refuse them.
+    let said = |bytes: &[u8]| match read_index_bytes(bytes) {
+        Err(Unusable::Corrupt(why)) => why,
+        _ => panic!("not refused"),
+    };
+    assert!(said(&huge_block).contains("cut off"));
+    assert!(said(&huge_count).contains("more than the index could hold"));
+    let cases: [(&[u8], &str); 7] = [
         (&bad_magic, "not a memcity index"),
         (&version, "format version 99"),
         (&good[..good.len() - 8], "its header says"),
         (&good[..40], "not a memcity index"),
-        (&huge_block, "cut off"),
-        (&huge_count, "more than the index could hold"),
+        (&huge_block, "do not match its checksum"),
+        (&huge_count, "do not match its checksum"),
+        (&zeros, "do not match its checksum"),
     ];
     for (bytes, why) in cases {
         std::fs::write(&index, bytes).unwrap();

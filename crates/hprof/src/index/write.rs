@@ -8,7 +8,7 @@ use std::path::Path;
 
 use memcity_heapgraph::EdgeLabels;
 
-use super::format::{HEADER, Writer, header};
+use super::format::{Checksum, HEADER, Writer, header};
 use super::key::Key;
 use crate::resolve::Dump;
 
@@ -53,15 +53,16 @@ pub fn remove_stale_temporaries(dir: &Path) {
 
 fn write_file(path: &Path, key: &Key, dump: &Dump, labels: &EdgeLabels) -> std::io::Result<()> {
     let mut file = File::create(path)?;
-    let mut w = Writer { out: BufWriter::with_capacity(1 << 20, &mut file), written: 0 };
+    let mut w =
+        Writer { out: BufWriter::with_capacity(1 << 20, &mut file), written: 0, sum: Checksum::default() };
     w.out.write_all(&[0u8; HEADER])?;
     body(&mut w, dump, labels)?;
-    let body = w.written;
+    let (body, sum) = (w.written, w.sum.0);
     w.out.flush()?;
     drop(w);
     file.seek(SeekFrom::Start(0))?;
-    file.write_all(&header(key, body))?;
-    file.sync_all()
+    // Not synced: an index is a cache, and one the disk lost part of fails its checksum.
+    file.write_all(&header(key, body, sum))
 }
 
 /// The blocks, in the order [`super::read`] reads them.
