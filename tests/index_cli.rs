@@ -105,8 +105,8 @@ fn a_corrupt_index_is_rebuilt_with_a_note_and_no_index_writes_nothing() {
     // --no-index: nothing read, nothing written, wherever the index would go.
     let elsewhere = dir.join("elsewhere");
     let mut command = memcity(&dir);
-    command.env("MEMCITY_INDEX_DIR", &elsewhere).arg("--no-index");
-    let output = ok(command.arg("import").arg(&dump).arg("-o").arg(dir.join("fourth.json")));
+    command.env("MEMCITY_INDEX_DIR", &elsewhere).args(["import", "--no-index"]);
+    let output = ok(command.arg(&dump).arg("-o").arg(dir.join("fourth.json")));
     assert!(!stderr(&output).contains("index"));
     assert!(!elsewhere.exists());
     let mut command = memcity(&dir);
