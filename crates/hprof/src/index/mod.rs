@@ -88,6 +88,15 @@ pub(crate) enum Lookup {
     Missing(Option<Place>),
 }
 
+/// How many dumps were read from their indexes since [`reopened`] was last asked.
+static REOPENED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many dumps were read from their indexes since this was last asked, for a command to
+/// say once (a note per dump would be a second line on every error of a reopened dump).
+pub fn reopened() -> u64 {
+    REOPENED.swap(0, std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Looks for the index of the dump at `path`; a stale or unusable one is noted.
 pub(crate) fn lookup(path: &Path, opening: &Opening) -> Lookup {
     // Not a regular file (a FIFO would block on the key's read): the dump's own reader says so.
@@ -97,7 +106,7 @@ pub(crate) fn lookup(path: &Path, opening: &Opening) -> Lookup {
     let Ok(key) = Key::of(path, &opening.layout) else { return Lookup::Missing(None) };
     match open_index(&index, &key) {
         Ok(Some((dump, labels))) => {
-            note(&format!("read {} from its index {}", path.display(), index.display()));
+            REOPENED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             return Lookup::Found(Box::new(dump), labels);
         }
         Ok(None) => {}
