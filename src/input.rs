@@ -14,10 +14,12 @@ use memcity_model::History;
 
 pub mod compare;
 pub mod fold;
+mod index;
 mod ownership;
 mod typed;
 mod valued;
 
+pub use index::{IndexArgs, hprof_options, index_dir, use_index};
 pub use ownership::extend_series;
 pub use typed::{
     Snapshots, Visit, carries_objects, each_typed_heap, trace_file_heaps, trace_heaps, typed_heaps,
@@ -48,7 +50,7 @@ pub fn load_with_progress(spec: &str, progress: &(dyn Fn(u64, u64) + Sync)) -> R
     crate::cli::paths::check_input(path)?;
     let input = memcity_formats::recognize(path)?;
     match input.kind {
-        Kind::HprofDump => Ok(memcity_hprof::import(&[path.to_path_buf()], &Default::default(), progress)?),
+        Kind::HprofDump => Ok(memcity_hprof::import(&[path.to_path_buf()], &hprof_options(), progress)?),
         Kind::V8Snapshot => {
             Ok(memcity_v8::import(&[path.to_path_buf()], &memcity_v8::default_grouping(), progress)?)
         }
@@ -133,7 +135,7 @@ pub fn load_all(specs: &[String], progress: &(dyn Fn(u64, u64) + Sync)) -> Resul
             Series::Snapshots(paths) => {
                 Ok(memcity_v8::import(&paths, &memcity_v8::default_grouping(), progress)?)
             }
-            Series::Dumps(paths) => Ok(memcity_hprof::import(&paths, &Default::default(), progress)?),
+            Series::Dumps(paths) => Ok(memcity_hprof::import(&paths, &hprof_options(), progress)?),
         },
     }
 }
@@ -210,7 +212,7 @@ pub fn closure(specs: &[String], index: usize, label: Option<&str>, key: &str) -
         _ if specs.iter().all(|s| is_heap_dumps(Path::new(s))) && !specs.is_empty() => {
             let files = memcity_hprof::source::expand(&dump_paths(specs)?)?;
             let file = file_of(&files, labelled("dump")?, "dump", named)?;
-            Ok(memcity_hprof::closure_of(file, &Default::default(), key)?)
+            Ok(memcity_hprof::closure_of(file, &hprof_options(), key)?)
         }
         _ if !specs.is_empty() && specs.iter().all(|s| is_snapshots(Path::new(s))) => {
             let files = memcity_v8::source::expand(&paths)?;

@@ -37,7 +37,7 @@ pub fn load(specs: &[String], limits: Option<Limits>) -> Result<(History, Option
         heads_retained(heap, &descriptions, retained, limits.max_growth_bytes)
     };
     let (history, heaps) =
-        memcity_hprof::import_inspecting(&paths, &Default::default(), &|_, _| {}, &inspect)?;
+        memcity_hprof::import_inspecting(&paths, &crate::input::hprof_options(), &|_, _| {}, &inspect)?;
     let mut series = RetainedSeries::default();
     for heads in &heaps {
         series.push_heads(heads);

@@ -141,6 +141,7 @@ pub fn options(classifiers: &str, layout: &LayoutArgs, analysis: AnalysisOptions
         grouping: grouping(classifiers, analysis)?,
         inflation,
         memory,
+        index: crate::input::index_dir(),
     })
 }
 
@@ -173,6 +174,11 @@ pub fn run(args: ImportArgs) -> Result<()> {
         )?
     };
     memcity_model::save_history(&history, &args.out).map_err(anyhow::Error::msg)?;
+    match memcity_hprof::index::reopened() {
+        0 => {}
+        1 => shout!("memcity: read 1 dump from its index, not from the dump"),
+        n => shout!("memcity: read {n} dumps from their indexes, not from the dumps"),
+    }
     say!("wrote {} snapshots to {}", history.snapshots.len(), args.out.display());
     Ok(())
 }

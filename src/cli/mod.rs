@@ -44,6 +44,8 @@ pub struct Cli {
     pub command: Option<Command>,
     #[command(flatten)]
     pub open: open::OpenArgs,
+    #[command(flatten)]
+    pub index: crate::input::IndexArgs,
 }
 
 #[derive(Subcommand, Debug)]
@@ -115,6 +117,7 @@ pub fn main() -> ExitCode {
     // app's import apply --memory and --work-dir over this.
     let budget = memcity_heapgraph::budget::default_budget().bytes;
     memcity_heapgraph::table::spill_to(budget, import::default_work_dir().ok());
+    crate::input::use_index(cli.index.dir());
     let result = match cli.command {
         Some(Command::Layout(args)) => layout::run(args),
         Some(Command::Serve(args)) => serve::run(args),

@@ -232,7 +232,7 @@ fn dump_heaps(specs: &[String], which: Snapshots, layout: &Layout, visit: &mut V
     let timed = ordered_dumps(specs)?;
     for index in picked(which, timed.len(), "dumps")? {
         let file = &timed[index];
-        let dump = memcity_hprof::typed_heap(file, layout)?;
+        let dump = memcity_hprof::typed_heap(file, layout, super::index_dir().as_deref())?;
         visit(TypedSnapshot {
             index,
             time_ms: dump.timestamp_ms,

@@ -101,7 +101,11 @@ fn dump_snapshot(file: &Path, index: usize, typed: memcity_hprof::TypedDump) -> 
 }
 
 fn valued_dump(files: &[PathBuf], index: usize) -> Result<Valued> {
-    let (typed, values) = memcity_hprof::typed_heap_with_values(&files[index], &Layout::default())?;
+    let (typed, values) = memcity_hprof::typed_heap_with_values(
+        &files[index],
+        &Layout::default(),
+        super::index_dir().as_deref(),
+    )?;
     Ok(Valued {
         snapshot: dump_snapshot(&files[index], index, typed),
         dump: Some(values),

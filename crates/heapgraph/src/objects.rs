@@ -34,7 +34,11 @@ pub struct ObjectType {
 /// A reference's name, packed in a `u32`: a field (an index into [`EdgeLabels::names`]), a key
 /// of a hash table (also a name's index), an element index, or nothing known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(transparent)]
 pub struct Label(u32);
+
+// SAFETY: one `u32`, and every `u32` is a label (names beyond a table read as unknown).
+unsafe impl crate::table::Plain for Label {}
 
 impl Label {
     const INDEX: u32 = 1 << 31;

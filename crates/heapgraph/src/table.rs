@@ -28,6 +28,7 @@ unsafe impl Plain for u64 {}
 unsafe impl Plain for usize {}
 unsafe impl Plain for [u32; 2] {}
 unsafe impl Plain for [u32; 3] {}
+unsafe impl Plain for [u64; 2] {}
 
 /// Where tables go once the budget is used up; none set: always in memory.
 struct Spill {

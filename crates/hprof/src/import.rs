@@ -15,8 +15,8 @@ use rayon::prelude::*;
 use crate::error::HprofError;
 use crate::layout::Layout;
 use crate::snapshot::{assign_leaves, default_grouping, group_dump, hold_unreached};
+use crate::source;
 use crate::typed::object_table;
-use crate::{parse, resolve, source};
 
 /// How dumps are read (the JVM's object layout) and grouped.
 #[derive(Debug, Clone)]
@@ -28,6 +28,20 @@ pub struct ImportOptions {
     /// The memory budget in bytes (`--memory`): two dumps of a series are read at once only
     /// when both fit in it.
     pub memory: u64,
+    /// The folder of indexes for reopening dumps (`--index-dir`, or the user's cache);
+    /// `None` reads every dump in full and writes no index ([`crate::index`]).
+    pub index: Option<PathBuf>,
+}
+
+impl ImportOptions {
+    /// How each dump is opened.
+    pub fn opening(&self) -> crate::index::Opening {
+        crate::index::Opening {
+            layout: self.layout,
+            inflation: self.inflation.clone(),
+            index: self.index.clone(),
+        }
+    }
 }
 
 impl Default for ImportOptions {
@@ -37,6 +51,7 @@ impl Default for ImportOptions {
             grouping: default_grouping(),
             inflation: Default::default(),
             memory: memcity_heapgraph::budget::default_budget().bytes,
+            index: None,
         }
     }
 }
@@ -141,13 +156,9 @@ fn import_one<T>(
     inspect: Option<&Inspect<T>>,
 ) -> Result<(SeriesHeap, Option<T>), HprofError> {
     let name = file.display().to_string();
-    let bytes = source::open_within(file, &options.inflation)?;
-    let len = bytes.len() as u64;
-    let raw = parse::scan(&bytes, &|pos| progress(pos, len)).map_err(|f| f.in_file(&name))?;
     // Reference names only where someone reads them: they cost a table as long as the edges.
-    let (mut dump, labels) = resolve::resolve_labelled(&bytes, raw, &options.layout, inspect.is_some())
-        .map_err(|f| f.in_file(&name))?;
-    drop(bytes);
+    let opened = crate::index::open_dump(file, &options.opening(), inspect.is_some(), progress)?;
+    let (mut dump, labels) = (opened.dump, opened.labels);
     let classes = inspect.map(|_| dump.graph.group.to_vec());
     let (mut roots, group_count) = {
         let mut grouper = grouper.lock().unwrap_or_else(|e| e.into_inner());
@@ -193,9 +204,7 @@ fn import_one<T>(
 /// `options` groups a series: what the app computes on demand for the selected building.
 pub fn closure_of(file: &Path, options: &ImportOptions, key: &str) -> Result<(u64, u64), HprofError> {
     let name = file.display().to_string();
-    let bytes = source::open_within(file, &options.inflation)?;
-    let mut dump = crate::read_dump_bytes(&bytes, &name, &options.layout, &|_| {})?;
-    drop(bytes);
+    let mut dump = crate::index::open_dump(file, &options.opening(), false, &|_, _| {})?.dump;
     let mut grouper = Grouper::new(options.grouping.classifiers.clone());
     let mut roots = assign_leaves(&mut dump, &mut grouper);
     crate::snapshot::hold_unreached(&mut dump, &mut roots);

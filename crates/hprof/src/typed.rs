@@ -9,10 +9,10 @@ use std::path::Path;
 use memcity_heapgraph::{EdgeLabels, ObjectTable, ObjectType, RootSet, TypeKind, TypedHeap, root_sets};
 
 use crate::error::HprofError;
+use crate::index::Opening;
 use crate::layout::Layout;
 use crate::resolve::Dump;
 use crate::snapshot::hold_unreached;
-use crate::{parse, resolve, source};
 
 /// A dump's typed heap and when it was taken.
 pub struct TypedDump {
@@ -22,32 +22,25 @@ pub struct TypedDump {
     pub heap: TypedHeap,
 }
 
-/// Reads one dump file into a typed heap.
-pub fn typed_heap(path: &Path, layout: &Layout) -> Result<TypedDump, HprofError> {
-    let name = path.display().to_string();
-    let bytes = source::open(path)?;
-    let raw = parse::scan(&bytes, &|_| {}).map_err(|f| f.in_file(&name))?;
-    typed_of_raw(&bytes, raw, &name, layout)
+/// Reads one dump file into a typed heap, from its index in `index` where there is a good one
+/// (see [`crate::index`]; `None`: always from the dump, writing no index).
+pub fn typed_heap(path: &Path, layout: &Layout, index: Option<&Path>) -> Result<TypedDump, HprofError> {
+    let opening = Opening { layout: *layout, index: index.map(Path::to_path_buf), ..Opening::default() };
+    let opened = crate::index::open_dump(path, &opening, true, &|_, _| {})?;
+    Ok(typed_of_dump(opened.dump, opened.labels.unwrap_or_default()))
 }
 
-/// Pass 2 of [`typed_heap`] over a dump already scanned (`name` names it in errors).
-pub(crate) fn typed_of_raw(
-    bytes: &[u8],
-    raw: parse::RawDump<'_>,
-    name: &str,
-    layout: &Layout,
-) -> Result<TypedDump, HprofError> {
-    let (mut dump, labels) =
-        resolve::resolve_labelled(bytes, raw, layout, true).map_err(|f| f.in_file(name))?;
+/// A dump and its references' names as a typed heap.
+pub(crate) fn typed_of_dump(mut dump: Dump, labels: EdgeLabels) -> TypedDump {
     let mut roots = root_sets(dump.graph.object_count(), dump.root_kinds.iter().copied());
     hold_unreached(&mut dump, &mut roots);
-    let objects = object_table(&dump, dump.graph.group.to_vec(), labels.unwrap_or_default(), &roots);
+    let objects = object_table(&dump, dump.graph.group.to_vec(), labels, &roots);
     let reachable_bytes = dump.graph.shallow.iter().sum();
-    Ok(TypedDump {
+    TypedDump {
         timestamp_ms: dump.timestamp_ms,
         reachable_bytes,
         heap: TypedHeap { graph: dump.graph, objects },
-    })
+    }
 }
 
 /// What is known of a dump's objects besides the graph: `type_of` is each object's class
@@ -132,7 +125,7 @@ mod tests {
             .filter(|p| crate::source::is_dump(p))
             .min()
             .expect("a sample dump");
-        let typed = typed_heap(&file, &Layout::default()).unwrap();
+        let typed = typed_heap(&file, &Layout::default(), None).unwrap();
         let heap = &typed.heap;
         let o = &heap.objects;
         assert_eq!(heap.graph.edges.len(), o.labels.of_edge.len(), "a name per reference");

@@ -10,10 +10,11 @@ use memcity_heapgraph::{Contents, FieldValue, Value, Values};
 use crate::cursor::Cursor;
 use crate::error::HprofError;
 use crate::ids::{IdIndex, IdMap};
+use crate::index::{Lookup, Opening};
 use crate::layout::Layout;
 use crate::parse::{self, INSTANCE_DUMP, OBJ_ARRAY_DUMP, OBJECT, PRIM_ARRAY_DUMP, RawDump, value_size};
 use crate::source::{self, DumpBytes};
-use crate::typed::{TypedDump, source_name, typed_of_raw};
+use crate::typed::{TypedDump, source_name, typed_of_dump};
 
 /// The longest string whose text is read (in UTF-16 units); a longer one has no text here, so
 /// comparing it falls back to identity.
@@ -44,8 +45,16 @@ pub struct DumpValues {
 }
 
 /// Reads a dump into a typed heap and a reader of its values (what [`crate::typed_heap`]
-/// reads, plus the objects' offsets: 16 bytes an object).
-pub fn typed_heap_with_values(path: &Path, layout: &Layout) -> Result<(TypedDump, DumpValues), HprofError> {
+/// reads, plus the objects' offsets: 16 bytes an object). The objects come from the dump's
+/// index in `index` where there is a good one (pass 1 still finds the values' offsets), and
+/// the index is written where there is none.
+pub fn typed_heap_with_values(
+    path: &Path,
+    layout: &Layout,
+    index: Option<&Path>,
+) -> Result<(TypedDump, DumpValues), HprofError> {
+    let opening = Opening { layout: *layout, index: index.map(Path::to_path_buf), ..Opening::default() };
+    let found = crate::index::lookup(path, &opening);
     let name = path.display().to_string();
     let bytes = source::open(path)?;
     let raw = parse::scan(&bytes, &|_| {}).map_err(|f| f.in_file(&name))?;
@@ -56,7 +65,18 @@ pub fn typed_heap_with_values(path: &Path, layout: &Layout) -> Result<(TypedDump
         .map_err(|f| f.in_file(&name))?;
     let offsets = offsets.to_vec();
     let id_size = raw.id_size;
-    let typed = typed_of_raw(&bytes, raw, &name, layout)?;
+    let typed = match found {
+        Lookup::Found(dump, labels) => typed_of_dump(*dump, labels),
+        Lookup::Missing(place) => {
+            let (dump, labels) =
+                crate::resolve::resolve_labelled(&bytes, raw, layout, true).map_err(|f| f.in_file(&name))?;
+            let labels = labels.unwrap_or_default();
+            if let Some(place) = place {
+                crate::index::store(path, &place, &dump, &labels);
+            }
+            typed_of_dump(dump, labels)
+        }
+    };
     let ids = IdIndex::new(ids);
     let values = DumpValues { bytes, id_size, offsets, ids, names, fields, statics, class_ids, by_class_id };
     Ok((typed, values))

@@ -8,3 +8,18 @@ fn read_dump() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/read_dump");
     memcity_model::fuzzing::replay_seeds(&dir, memcity_hprof::fuzzing::read_dump);
 }
+
+#[test]
+fn read_index() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/read_index");
+    memcity_model::fuzzing::replay_seeds(&dir, memcity_hprof::fuzzing::read_index);
+    // The indexes of four seed dumps are read; bytes without a header, a cut index and
+    // another version are not.
+    let accepted = |name: &str| memcity_hprof::fuzzing::read_index(&std::fs::read(dir.join(name)).unwrap());
+    for name in ["linked-8.index", "linked-4-shared.index", "agent-repeats.index", "android-art.index"] {
+        assert!(accepted(name), "{name}");
+    }
+    for name in ["no-header.index", "cut-blocks.index", "version-2.index"] {
+        assert!(!accepted(name), "{name}");
+    }
+}

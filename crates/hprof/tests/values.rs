@@ -106,7 +106,7 @@ fn compact_strings_and_every_primitive_read_back_exactly() {
     primitives(&w, &mut heap, 0x5000, 10, 100, &ints);
     let path = finish(w, &heap, "compact");
 
-    let (typed, values) = typed_heap_with_values(&path, &Layout::default()).unwrap();
+    let (typed, values) = typed_heap_with_values(&path, &Layout::default(), None).unwrap();
     let node = |id: &str| values.find(id).unwrap_or_else(|| panic!("no {id}"));
     let key = node("0x4000");
     assert_eq!(values.id(key), "0x4000");
@@ -165,7 +165,7 @@ fn jdk8_and_jdk6_strings_read_their_char_arrays() {
     bad.extend(4i32.to_be_bytes());
     w.instance(&mut heap, 0x2100, STRING, &bad);
     let path = finish(w, &heap, "jdk6");
-    let (_, values) = typed_heap_with_values(&path, &Layout::default()).unwrap();
+    let (_, values) = typed_heap_with_values(&path, &Layout::default(), None).unwrap();
     assert_eq!(values.text(values.find("0x2000").unwrap()).as_deref(), Some("Graz"));
     assert_eq!(values.text(values.find("0x2100").unwrap()), None);
     let _ = std::fs::remove_file(&path);
@@ -191,7 +191,7 @@ fn corrupt_dumps_read_their_values_or_are_refused_never_panic() {
             corrupt[at] ^= (state >> 32) as u8 | 1;
         }
         std::fs::write(&path, &corrupt).unwrap();
-        match typed_heap_with_values(&path, &Layout::default()) {
+        match typed_heap_with_values(&path, &Layout::default(), None) {
             Ok((typed, values)) => {
                 read += 1;
                 for o in (0..typed.heap.graph.object_count() as u32).step_by(5) {

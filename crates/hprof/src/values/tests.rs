@@ -11,7 +11,7 @@ use crate::Layout;
 #[test]
 fn the_sample_dumps_people_read_back_as_the_program_made_them() {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/hprof/dump1.hprof.gz");
-    let (typed, values) = typed_heap_with_values(&file, &Layout::default()).unwrap();
+    let (typed, values) = typed_heap_with_values(&file, &Layout::default(), None).unwrap();
     let objects = &typed.heap.objects;
     let people: Vec<u32> =
         (0..objects.type_of.len() as u32).filter(|&o| objects.type_name(o) == "LeakApp$Person").collect();

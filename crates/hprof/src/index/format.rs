@@ -1,0 +1,250 @@
+//! The index file's layout (docs/hprof.md, "Reopening: the index"): little-endian; a 72-byte
+//! header — magic, format version, the dump's [`Key`], the length of the body and its checksum
+//! — then the body, a sequence of blocks, each a `u64` byte length followed by its bytes padded
+//! to 8. Every length is checked against the bytes that are left before anything is allocated.
+
+use memcity_heapgraph::table::Plain;
+
+use super::key::Key;
+
+pub const MAGIC: [u8; 8] = *b"MCIDXHP\0";
+/// Bumped whenever the body's blocks change.
+pub const VERSION: u32 = 1;
+pub const HEADER: usize = 72;
+
+/// The header's fields.
+pub fn header(key: &Key, body: u64, checksum: u64) -> [u8; HEADER] {
+    let mut out = [0u8; HEADER];
+    out[..8].copy_from_slice(&MAGIC);
+    out[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    let fields = [key.size, key.mtime_s, key.mtime_ns, key.ends_hash, key.layout_hash, body, checksum];
+    for (i, f) in fields.iter().enumerate() {
+        out[16 + 8 * i..24 + 8 * i].copy_from_slice(&f.to_le_bytes());
+    }
+    out
+}
+
+/// Why an index cannot be used: stale (another dump, or another layout) or unusable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unusable {
+    Stale,
+    Corrupt(String),
+}
+
+/// The key an index's header names, if it has a header: for reading an index whatever dump
+/// it is of (the fuzz target).
+pub fn key_in(file: &[u8]) -> Option<Key> {
+    let u64_at = |i: usize| Some(u64::from_le_bytes(file.get(16 + 8 * i..24 + 8 * i)?.try_into().ok()?));
+    Some(Key {
+        size: u64_at(0)?,
+        mtime_s: u64_at(1)?,
+        mtime_ns: u64_at(2)?,
+        ends_hash: u64_at(3)?,
+        layout_hash: u64_at(4)?,
+    })
+}
+
+/// Checks the header against `key` and the file's length; returns the body.
+pub fn body<'a>(file: &'a [u8], key: &Key) -> Result<&'a [u8], Unusable> {
+    let corrupt = |why: &str| Unusable::Corrupt(why.to_string());
+    if file.len() < HEADER || file[..8] != MAGIC {
+        return Err(corrupt("not a memcity index"));
+    }
+    let u64_at = |i: usize| u64::from_le_bytes(file[16 + 8 * i..24 + 8 * i].try_into().expect("8 bytes"));
+    let version = u32::from_le_bytes(file[8..12].try_into().expect("4 bytes"));
+    if version != VERSION {
+        return Err(Unusable::Corrupt(format!("format version {version}, this memcity reads {VERSION}")));
+    }
+    let found = Key {
+        size: u64_at(0),
+        mtime_s: u64_at(1),
+        mtime_ns: u64_at(2),
+        ends_hash: u64_at(3),
+        layout_hash: u64_at(4),
+    };
+    if found != *key {
+        return Err(Unusable::Stale);
+    }
+    let body = &file[HEADER..];
+    if u64_at(5) != body.len() as u64 {
+        return Err(Unusable::Corrupt(format!(
+            "its header says {} bytes follow, the file has {}",
+            u64_at(5),
+            body.len()
+        )));
+    }
+    Ok(body)
+}
+
+/// Checks the body against the checksum in the header: an index the disk lost part of (a power
+/// cut before it was written back) or anyone changed is not read.
+pub fn check_sum(file: &[u8], body: &[u8]) -> Result<(), Unusable> {
+    let expected = u64::from_le_bytes(file[64..72].try_into().expect("8 bytes"));
+    let mut sum = Checksum::default();
+    sum.words(body);
+    match sum.0 == expected {
+        true => Ok(()),
+        false => Err(Unusable::Corrupt("its contents do not match its checksum".into())),
+    }
+}
+
+/// A checksum over 64-bit words, at about the speed memory is read (one multiply a word).
+#[derive(Default)]
+pub struct Checksum(pub u64);
+
+impl Checksum {
+    /// Adds `bytes`, the last word padded with zeros.
+    pub fn words(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            self.word(u64::from_le_bytes(w.try_into().expect("8 bytes")));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let mut last = [0u8; 8];
+            last[..rest.len()].copy_from_slice(rest);
+            self.word(u64::from_le_bytes(last));
+        }
+    }
+
+    fn word(&mut self, w: u64) {
+        self.0 = (self.0 ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(31);
+    }
+}
+
+/// Reads the body's blocks in order, every read bounded by what is left.
+pub struct Blocks<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Blocks<'a> {
+    pub fn new(bytes: &'a [u8]) -> Blocks<'a> {
+        Blocks { bytes, at: 0 }
+    }
+
+    /// The next block's bytes; `what` names it in the error.
+    pub fn next(&mut self, what: &str) -> Result<&'a [u8], String> {
+        let rest = &self.bytes[self.at..];
+        let short = || format!("the {what} block is cut off at body byte {}", self.at);
+        let len = rest.get(..8).ok_or_else(short)?;
+        let len = u64::from_le_bytes(len.try_into().expect("8 bytes"));
+        let len = usize::try_from(len).ok().filter(|&l| l <= rest.len() - 8).ok_or_else(short)?;
+        let block = &rest[8..8 + len];
+        self.at = (self.at + 8 + len.next_multiple_of(8)).min(self.bytes.len());
+        Ok(block)
+    }
+
+    /// The next block as `T`s; its length must be a whole number of them and, where `count`
+    /// is given, exactly `count` of them.
+    pub fn values<T: Plain>(&mut self, what: &str, count: Option<usize>) -> Result<Vec<T>, String> {
+        let block = self.next(what)?;
+        let n = checked_count::<T>(block, what, count)?;
+        let Some(first) = first(block) else { return Ok(Vec::new()) };
+        let mut out = vec![first; n];
+        bytes_of_mut(&mut out).copy_from_slice(block);
+        Ok(out)
+    }
+
+    /// The next block as a table of `T`s (in a work file past the memory budget).
+    pub fn table<T: Plain>(
+        &mut self,
+        what: &str,
+        count: usize,
+    ) -> Result<memcity_heapgraph::Table<T>, String> {
+        let block = self.next(what)?;
+        let n = checked_count::<T>(block, what, Some(count))?;
+        let Some(first) = first(block) else { return Ok(memcity_heapgraph::Table::default()) };
+        let mut out = memcity_heapgraph::Table::filled(n, first);
+        bytes_of_mut(&mut out).copy_from_slice(block);
+        Ok(out)
+    }
+
+    /// The next two blocks as a list of strings: `count + 1` end offsets, then the bytes.
+    pub fn strings(&mut self, what: &str, count: usize) -> Result<Vec<String>, String> {
+        let ends: Vec<u64> = self.values(what, Some(count.saturating_add(1)))?;
+        let text = self.next(what)?;
+        let mut out = Vec::with_capacity(count);
+        for pair in ends.windows(2) {
+            let piece = usize::try_from(pair[0])
+                .ok()
+                .zip(usize::try_from(pair[1]).ok())
+                .and_then(|(from, to)| text.get(from..to))
+                .ok_or_else(|| format!("a string of the {what} lies outside its block"))?;
+            let s = std::str::from_utf8(piece).map_err(|_| format!("a string of the {what} is not UTF-8"))?;
+            out.push(s.to_string());
+        }
+        Ok(out)
+    }
+
+    /// Whether every block was read.
+    pub fn finished(&self) -> bool {
+        self.at == self.bytes.len()
+    }
+}
+
+/// The block's first value, if it holds one.
+fn first<T: Plain>(block: &[u8]) -> Option<T> {
+    // SAFETY: `Plain` types take any bit pattern; the read is bounded and unaligned.
+    (block.len() >= size_of::<T>()).then(|| unsafe { block.as_ptr().cast::<T>().read_unaligned() })
+}
+
+/// How many `T`s the block holds.
+fn checked_count<T>(block: &[u8], what: &str, count: Option<usize>) -> Result<usize, String> {
+    let size = size_of::<T>();
+    if !block.len().is_multiple_of(size) {
+        return Err(format!("the {what} block is {} bytes, not a multiple of {size}", block.len()));
+    }
+    let n = block.len() / size;
+    match count {
+        Some(c) if c != n => Err(format!("the {what} block holds {n} values, not {c}")),
+        _ => Ok(n),
+    }
+}
+
+/// Writes blocks.
+pub struct Writer<W: std::io::Write> {
+    pub out: W,
+    pub written: u64,
+    pub sum: Checksum,
+}
+
+impl<W: std::io::Write> Writer<W> {
+    pub fn block(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.out.write_all(&(bytes.len() as u64).to_le_bytes())?;
+        self.out.write_all(bytes)?;
+        let pad = bytes.len().next_multiple_of(8) - bytes.len();
+        self.out.write_all(&[0u8; 8][..pad])?;
+        self.sum.words(&(bytes.len() as u64).to_le_bytes());
+        self.sum.words(bytes);
+        self.written += 8 + (bytes.len() + pad) as u64;
+        Ok(())
+    }
+
+    pub fn values<T: Plain>(&mut self, values: &[T]) -> std::io::Result<()> {
+        self.block(bytes_of(values))
+    }
+
+    pub fn strings<'s>(&mut self, strings: impl Iterator<Item = &'s str>) -> std::io::Result<()> {
+        let mut ends = vec![0u64];
+        let mut text = Vec::new();
+        for s in strings {
+            text.extend_from_slice(s.as_bytes());
+            ends.push(text.len() as u64);
+        }
+        self.values(&ends)?;
+        self.block(&text)
+    }
+}
+
+/// A slice's bytes.
+pub fn bytes_of<T: Plain>(values: &[T]) -> &[u8] {
+    // SAFETY: `Plain` types have no padding, so every byte is initialised.
+    unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), size_of_val(values)) }
+}
+
+/// A slice's bytes, to fill.
+fn bytes_of_mut<T: Plain>(values: &mut [T]) -> &mut [u8] {
+    // SAFETY: `Plain` types take any bit pattern and have no padding.
+    unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<u8>(), size_of_val(values)) }
+}

@@ -1,0 +1,202 @@
+//! An index for reopening a dump: the resolved dump (every object's class, shallow size and
+//! references, the roots, the classes) and the names of its references, written once the dump
+//! has been read, to the user's cache folder or `--index-dir`, never beside the dump. The next
+//! opening of the same dump reads the index instead of the dump: a few large copies instead of
+//! two passes over every record. Nothing is grouped in advance, so every grouping,
+//! `--classifiers` and `--structures` works from it.
+//!
+//! [`open_dump`] is the one way a dump is opened: it looks for the index, checks it, and
+//! otherwise reads the dump and writes the index. A stale or unusable index is rebuilt with a
+//! one-line note on stderr.
+
+mod format;
+mod key;
+mod read;
+mod write;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+
+use memcity_heapgraph::EdgeLabels;
+
+use crate::error::HprofError;
+use crate::inflate::Inflation;
+use crate::layout::Layout;
+use crate::resolve::Dump;
+use crate::{parse, resolve, source};
+
+pub use format::Unusable;
+pub use key::Key;
+
+/// How a dump is opened.
+#[derive(Debug, Clone, Default)]
+pub struct Opening {
+    pub layout: Layout,
+    pub inflation: Inflation,
+    /// The folder of indexes; `None`: neither read nor written (`--no-index`).
+    pub index: Option<PathBuf>,
+}
+
+/// A dump opened: its objects, and the names of its references where they were asked for.
+pub struct Opened {
+    pub dump: Dump,
+    pub labels: Option<EdgeLabels>,
+    /// Whether it came from the index rather than from the dump.
+    pub from_index: bool,
+}
+
+/// Opens the dump at `path` from its index when there is a good one; otherwise reads the dump
+/// (`progress(position, length)` in its uncompressed bytes) and, where an index folder is
+/// given, writes its index. `labelled`: the references' names are wanted.
+pub fn open_dump(
+    path: &Path,
+    opening: &Opening,
+    labelled: bool,
+    progress: &dyn Fn(u64, u64),
+) -> Result<Opened, HprofError> {
+    let place = match lookup(path, opening) {
+        Lookup::Found(dump, labels) => {
+            // Nothing of the dump is read: all of it is done at once.
+            progress(1, 1);
+            return Ok(Opened { dump: *dump, labels: labelled.then_some(labels), from_index: true });
+        }
+        Lookup::Missing(place) => place,
+    };
+    // The index holds the names, so they are read whether or not this opening wants them.
+    let mut opened = read_dump(path, opening, place.is_some() || labelled, progress)?;
+    if let Some(place) = place {
+        store(path, &place, &opened.dump, opened.labels.as_ref().expect("asked for"));
+    }
+    if !labelled {
+        opened.labels = None;
+    }
+    Ok(opened)
+}
+
+/// Where a dump's index goes, and the key it is written with.
+pub(crate) struct Place {
+    index: PathBuf,
+    key: Key,
+}
+
+/// What looking for a dump's index found: the dump, or where its index is to be written
+/// (`None`: no index for this dump).
+pub(crate) enum Lookup {
+    Found(Box<Dump>, EdgeLabels),
+    Missing(Option<Place>),
+}
+
+/// How many dumps were read from their indexes since [`reopened`] was last asked.
+static REOPENED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many dumps were read from their indexes since this was last asked, for a command to
+/// say once (a note per dump would be a second line on every error of a reopened dump).
+pub fn reopened() -> u64 {
+    REOPENED.swap(0, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Looks for the index of the dump at `path`; a stale or unusable one is noted.
+pub(crate) fn lookup(path: &Path, opening: &Opening) -> Lookup {
+    // Not a regular file (a FIFO would block on the key's read): the dump's own reader says so.
+    let usable = |dir: &&Path| supported() && !dir.as_os_str().is_empty() && path.is_file();
+    let Some(dir) = opening.index.as_deref().filter(usable) else { return Lookup::Missing(None) };
+    let index = dir.join(key::file_name(path, &opening.layout));
+    let Ok(key) = Key::of(path, &opening.layout) else { return Lookup::Missing(None) };
+    match open_index(&index, &key) {
+        Ok(Some((dump, labels))) => {
+            REOPENED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            return Lookup::Found(Box::new(dump), labels);
+        }
+        Ok(None) => {}
+        Err(Unusable::Stale) => note(&format!(
+            "the index {} is of another version of {}; rebuilding it",
+            index.display(),
+            path.display()
+        )),
+        Err(Unusable::Corrupt(why)) => {
+            note(&format!("the index {} is unusable ({why}); rebuilding it", index.display()))
+        }
+    }
+    Lookup::Missing(Some(Place { index, key }))
+}
+
+/// Writes the index of the dump at `path`; a failure is one line (the next opening reads the
+/// dump again).
+pub(crate) fn store(path: &Path, place: &Place, dump: &Dump, labels: &EdgeLabels) {
+    let dir = place.index.parent().unwrap_or(Path::new("."));
+    write::remove_stale_temporaries(dir);
+    let written = std::fs::create_dir_all(dir)
+        .and_then(|()| write::write(&place.index, &place.key, dump, labels, mode_of(path)));
+    if let Err(e) = written {
+        note(&format!(
+            "cannot write the index of {} to {} ({e}); the next opening reads the dump again",
+            path.display(),
+            dir.display()
+        ));
+    }
+}
+
+/// The index at `index` if there is one and it is of the dump `key` describes.
+pub fn open_index(index: &Path, key: &Key) -> Result<Option<(Dump, EdgeLabels)>, Unusable> {
+    let file = match std::fs::File::open(index) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Unusable::Corrupt(format!("cannot read it: {e}"))),
+    };
+    // SAFETY: indexes are replaced by rename, never written in place, so the mapped file does
+    // not change while it is read (a user truncating it by hand is not guarded against).
+    let map =
+        unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Unusable::Corrupt(format!("cannot map it: {e}")))?;
+    let body = format::body(&map, key)?;
+    format::check_sum(&map, body)?;
+    read::read(body).map(Some).map_err(Unusable::Corrupt)
+}
+
+/// An index's bytes, whatever dump they are of and whatever their checksum (the fuzz target
+/// reads any bytes this way, so that it reaches the checks of every block).
+pub fn read_index_bytes(file: &[u8]) -> Result<(Dump, EdgeLabels), Unusable> {
+    let key = format::key_in(file).ok_or_else(|| Unusable::Corrupt("not a memcity index".into()))?;
+    read::read(format::body(file, &key)?).map_err(Unusable::Corrupt)
+}
+
+/// Reads the dump itself: pass 1, then pass 2.
+fn read_dump(
+    path: &Path,
+    opening: &Opening,
+    labelled: bool,
+    progress: &dyn Fn(u64, u64),
+) -> Result<Opened, HprofError> {
+    let name = path.display().to_string();
+    let bytes = source::open_within(path, &opening.inflation)?;
+    let len = bytes.len() as u64;
+    let raw = parse::scan(&bytes, &|pos| progress(pos, len)).map_err(|f| f.in_file(&name))?;
+    let (dump, labels) =
+        resolve::resolve_labelled(&bytes, raw, &opening.layout, labelled).map_err(|f| f.in_file(&name))?;
+    Ok(Opened { dump, labels, from_index: false })
+}
+
+/// The index's tables are the memory's own bytes: little-endian, 64-bit.
+fn supported() -> bool {
+    cfg!(target_endian = "little") && cfg!(target_pointer_width = "64")
+}
+
+/// The dump's permission bits, which its index gets too (it holds the dump's contents).
+fn mode_of(path: &Path) -> Option<u32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::metadata(path).ok().map(|m| m.permissions().mode())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
+
+/// One line on stderr.
+fn note(text: &str) {
+    eprintln!("memcity: {text}");
+}

@@ -1,0 +1,162 @@
+//! Reading an index back into the dump it was written from. An index is input like a dump:
+//! every block's length is checked against the file before it is copied, and every number
+//! that indexes something (a node, a class, a name) is checked against what it indexes, so a
+//! corrupt or hostile index is refused in one line, never a panic.
+
+use memcity_heapgraph::{EdgeLabels, HeapGraph, Label, LabelKind, RootKind};
+
+use super::format::Blocks;
+use crate::classes::{ClassTable, InstanceLayout};
+use crate::layout::Layout;
+use crate::resolve::Dump;
+
+/// The meta block: 16 numbers, then the 12 primitive array classes.
+const META: usize = 16 + 12;
+
+/// The dump and reference names in an index's body.
+pub fn read(body: &[u8]) -> Result<(Dump, EdgeLabels), String> {
+    let mut blocks = Blocks::new(body);
+    let meta: Vec<u64> = blocks.values("meta", Some(META))?;
+    let count = |i: usize, what: &str| {
+        usize::try_from(meta[i])
+            .ok()
+            .filter(|&n| n <= body.len())
+            .ok_or_else(|| format!("{} {what}, more than the index could hold", meta[i]))
+    };
+    let (nodes, edges, classes) = (count(1, "objects")?, count(2, "references")?, count(4, "classes")?);
+    let (roots, root_kinds, label_names) =
+        (count(6, "roots")?, count(7, "root records")?, count(8, "names")?);
+    let first_class_node = u32::try_from(meta[3]).ok().filter(|&f| f as usize <= nodes);
+    let first_class_node = first_class_node.ok_or("the first class object is beyond the objects")?;
+    let class_index = |v: u64| u32::try_from(v).ok().filter(|&c| (c as usize) < classes);
+    let group = blocks.table("class of each object", nodes)?;
+    let shallow = blocks.table("shallow sizes", nodes)?;
+    let edge_start = blocks.table("reference starts", nodes + 1)?;
+    let edges_table = blocks.table("references", edges)?;
+    let of_edge: Vec<Label> = blocks.values("reference names", Some(edges))?;
+    let labels = EdgeLabels { names: blocks.strings("names of references", label_names)?, of_edge };
+    let graph = HeapGraph {
+        group,
+        shallow,
+        edge_start,
+        edges: edges_table,
+        roots: blocks.values("roots", Some(roots))?,
+    };
+    let kinds: Vec<[u32; 2]> = blocks.values("root records", Some(root_kinds))?;
+    let class_of_class_node: Vec<u32> =
+        blocks.values("classes of class objects", Some(nodes - first_class_node as usize))?;
+    let names = blocks.strings("class names", classes)?;
+    let instances = instances(&mut blocks, classes)?;
+    let by_id: Vec<[u64; 2]> = blocks.values("class ids", None)?;
+    if !blocks.finished() {
+        return Err("bytes after the last block".into());
+    }
+    check_graph(&graph, classes)?;
+    check_labels(&labels)?;
+    let mut primitive_arrays = [0u32; 12];
+    for (slot, &v) in primitive_arrays.iter_mut().zip(&meta[16..]) {
+        *slot = class_index(v).ok_or("a primitive array class is beyond the classes")?;
+    }
+    let root_kinds = kinds
+        .iter()
+        .map(|&[node, code]| {
+            let kind = RootKind::ALL.get(code as usize).copied().ok_or("an unknown root kind")?;
+            ((node as usize) < nodes).then_some((node, kind)).ok_or("a root record beyond the objects")
+        })
+        .collect::<Result<_, _>>()?;
+    if class_of_class_node.iter().any(|&c| class_index(c.into()).is_none()) {
+        return Err("a class object of a class beyond the classes".into());
+    }
+    let by_id = by_id
+        .iter()
+        .map(|&[id, class]| Ok((id, class_index(class).ok_or("a class id of a class beyond the classes")?)))
+        .collect::<Result<_, String>>()?;
+    let classes = ClassTable {
+        names,
+        instances,
+        by_id,
+        class_class: class_index(meta[5]).ok_or("java.lang.Class is beyond the classes")?,
+        primitive_arrays,
+    };
+    let layout = Layout {
+        header: meta[9],
+        array_header: meta[10],
+        reference: meta[11],
+        align: meta[12],
+        class_mirror: meta[13],
+        pointer: meta[14],
+        detect: meta[15] != 0,
+    };
+    let dump = Dump {
+        timestamp_ms: meta[0],
+        classes,
+        graph,
+        root_kinds,
+        first_class_node,
+        class_of_class_node,
+        layout,
+    };
+    Ok((dump, labels))
+}
+
+/// Each class's instance layout: four numbers a class, then the reference offsets and the
+/// reference names of all classes.
+fn instances(blocks: &mut Blocks<'_>, classes: usize) -> Result<Vec<InstanceLayout>, String> {
+    let shapes: Vec<u64> = blocks.values("class shapes", Some(classes.saturating_mul(4)))?;
+    let references: Vec<u32> = blocks.values("reference fields", None)?;
+    let names: Vec<u64> = blocks.values("reference field names", None)?;
+    let (mut at_reference, mut at_name) = (0usize, 0usize);
+    let mut out = Vec::with_capacity(classes);
+    for shape in shapes.chunks_exact(4) {
+        let take = |from: usize, n: u64, len: usize| {
+            usize::try_from(n).ok().and_then(|n| Some(from..from.checked_add(n).filter(|&to| to <= len)?))
+        };
+        let refs =
+            take(at_reference, shape[2], references.len()).ok_or("class shapes beyond their fields")?;
+        let named = take(at_name, shape[3], names.len()).ok_or("class shapes beyond their field names")?;
+        (at_reference, at_name) = (refs.end, named.end);
+        out.push(InstanceLayout {
+            references: references[refs].to_vec(),
+            reference_names: names[named].to_vec(),
+            dump_bytes: usize::try_from(shape[0]).map_err(|_| "a class's field bytes overflow")?,
+            size: shape[1],
+        });
+    }
+    Ok(out)
+}
+
+/// Every class a class, every reference's target an object, the reference starts in order.
+fn check_graph(graph: &HeapGraph, classes: usize) -> Result<(), String> {
+    let nodes = graph.group.len();
+    if graph.group.iter().any(|&c| c as usize >= classes) {
+        return Err("an object of a class beyond the classes".into());
+    }
+    let starts = &graph.edge_start;
+    if starts[0] != 0 || starts[nodes] != graph.edges.len() || starts.windows(2).any(|w| w[0] > w[1]) {
+        return Err("the reference starts are out of order".into());
+    }
+    if graph.edges.iter().any(|&t| t as usize >= nodes) || graph.roots.iter().any(|&r| r as usize >= nodes) {
+        return Err("a reference or root beyond the objects".into());
+    }
+    // Sums of sizes (a group's, a retained set's) cannot overflow.
+    if graph.shallow.iter().try_fold(0u64, |sum, &s| sum.checked_add(s)).is_none() {
+        return Err("the shallow sizes add up to more than 2^64 bytes".into());
+    }
+    if nodes > crate::parse::MAX_OBJECTS {
+        return Err(format!("{nodes} objects, more than memcity reads"));
+    }
+    Ok(())
+}
+
+/// Every named reference's name is in the names.
+fn check_labels(labels: &EdgeLabels) -> Result<(), String> {
+    let known = |name: u32| (name as usize) < labels.names.len();
+    let named = |l: &Label| match l.get() {
+        Some(LabelKind::Field(name) | LabelKind::Key(name)) => known(name),
+        _ => true,
+    };
+    match labels.of_edge.iter().all(named) {
+        true => Ok(()),
+        false => Err("a reference named beyond the names".into()),
+    }
+}

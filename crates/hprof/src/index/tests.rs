@@ -1,0 +1,348 @@
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::import::{ImportOptions, import};
+
+/// A folder of its own for each test, removed at the end.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("memcity-index-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("dumps")).unwrap();
+        std::fs::create_dir_all(dir.join("index")).unwrap();
+        Scratch(dir)
+    }
+
+    fn dumps(&self) -> PathBuf {
+        self.0.join("dumps")
+    }
+
+    fn index(&self) -> PathBuf {
+        self.0.join("index")
+    }
+
+    /// A generated dump of about `objects` objects.
+    fn generated(&self, objects: u64) -> PathBuf {
+        let path = self.dumps().join("generated.hprof");
+        let spec =
+            crate::generate::Spec { segment_bytes: 1 << 16, ..crate::generate::Spec::for_objects(objects) };
+        crate::generate::write_file(&path, &spec).unwrap();
+        path
+    }
+
+    fn opening(&self) -> Opening {
+        Opening { index: Some(self.index()), ..Opening::default() }
+    }
+
+    fn files(&self, dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn samples() -> Vec<PathBuf> {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/hprof");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| crate::source::is_dump(p))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Every field of two dumps agrees.
+fn assert_same(a: &Dump, b: &Dump) {
+    assert_eq!(a.timestamp_ms, b.timestamp_ms);
+    assert_eq!(a.graph, b.graph);
+    assert_eq!(a.root_kinds, b.root_kinds);
+    assert_eq!(a.first_class_node, b.first_class_node);
+    assert_eq!(a.class_of_class_node, b.class_of_class_node);
+    assert_eq!(a.layout, b.layout);
+    let (x, y) = (&a.classes, &b.classes);
+    assert_eq!((&x.names, x.class_class, x.primitive_arrays), (&y.names, y.class_class, y.primitive_arrays));
+    assert_eq!(format!("{:?}", x.instances), format!("{:?}", y.instances));
+    let sorted = |t: &crate::classes::ClassTable| {
+        let mut v: Vec<(u64, u32)> = t.by_id.iter().map(|(&k, &c)| (k, c)).collect();
+        v.sort_unstable();
+        v
+    };
+    assert_eq!(sorted(x), sorted(y));
+}
+
+#[test]
+fn a_reopened_dump_is_the_dump_read_again() {
+    let scratch = Scratch::new("reopen");
+    let mut dumps = samples();
+    dumps.push(scratch.generated(3_000));
+    for dump in &dumps {
+        let fresh = open_dump(dump, &Opening::default(), true, &|_, _| {}).unwrap();
+        let first = open_dump(dump, &scratch.opening(), false, &|_, _| {}).unwrap();
+        assert!(!first.from_index && first.labels.is_none(), "names only when asked for");
+        let again = open_dump(dump, &scratch.opening(), true, &|_, _| {}).unwrap();
+        assert!(again.from_index, "{} is read from its index", dump.display());
+        assert_same(&fresh.dump, &again.dump);
+        assert_same(&fresh.dump, &first.dump);
+        assert_eq!(fresh.labels, again.labels);
+    }
+    assert_eq!(scratch.files(&scratch.index()).len(), dumps.len(), "one index a dump");
+    assert_eq!(scratch.files(&scratch.dumps()), ["generated.hprof"], "nothing beside the dump");
+}
+
+#[test]
+fn a_history_and_typed_heap_from_the_index_are_those_from_the_dumps() {
+    let scratch = Scratch::new("history");
+    scratch.generated(2_000);
+    for sample in samples() {
+        std::fs::copy(&sample, scratch.dumps().join(sample.file_name().unwrap())).unwrap();
+    }
+    let paths = [scratch.dumps()];
+    let plain = import(&paths, &ImportOptions::default(), &|_, _| {}).unwrap();
+    let indexed = ImportOptions { index: Some(scratch.index()), ..ImportOptions::default() };
+    assert_eq!(import(&paths, &indexed, &|_, _| {}).unwrap(), plain, "writing the indexes");
+    assert_eq!(scratch.files(&scratch.index()).len(), 4);
+    assert_eq!(import(&paths, &indexed, &|_, _| {}).unwrap(), plain, "reading them");
+    let by_type = ImportOptions {
+        grouping: memcity_heapgraph::Grouping::new(memcity_heapgraph::parse_list("type,root-kind").unwrap()),
+        ..indexed.clone()
+    };
+    let regrouped = ImportOptions { index: None, ..by_type.clone() };
+    assert_eq!(
+        import(&paths, &by_type, &|_, _| {}).unwrap(),
+        import(&paths, &regrouped, &|_, _| {}).unwrap()
+    );
+    let dump = scratch.dumps().join("generated.hprof");
+    let fresh = crate::typed_heap(&dump, &Layout::default(), None).unwrap();
+    let reopened = crate::typed_heap(&dump, &Layout::default(), Some(&scratch.index())).unwrap();
+    assert_eq!(
+        (fresh.timestamp_ms, fresh.reachable_bytes),
+        (reopened.timestamp_ms, reopened.reachable_bytes)
+    );
+    assert_eq!(fresh.heap.graph, reopened.heap.graph);
+    assert_eq!(fresh.heap.objects, reopened.heap.objects);
+}
+
+#[test]
+fn a_changed_dump_or_layout_rebuilds_its_index() {
+    let scratch = Scratch::new("stale");
+    let dump = scratch.generated(1_000);
+    assert!(!open_dump(&dump, &scratch.opening(), false, &|_, _| {}).unwrap().from_index);
+    let index = scratch.index().join(key::file_name(&dump, &Layout::default()));
+    let key = Key::of(&dump, &Layout::default()).unwrap();
+    assert!(open_index(&index, &key).unwrap().is_some());
+    // Another dump in the same place: more objects, another size and content.
+    let bigger =
+        crate::generate::Spec { segment_bytes: 1 << 16, ..crate::generate::Spec::for_objects(2_000) };
+    crate::generate::write_file(&dump, &bigger).unwrap();
+    assert!(matches!(open_index(&index, &Key::of(&dump, &Layout::default()).unwrap()), Err(Unusable::Stale)));
+    let rebuilt = open_dump(&dump, &scratch.opening(), false, &|_, _| {}).unwrap();
+    assert!(!rebuilt.from_index);
+    let reopened = open_dump(&dump, &scratch.opening(), false, &|_, _| {}).unwrap();
+    assert!(reopened.from_index);
+    assert_same(&rebuilt.dump, &reopened.dump);
+    // Only the mtime changes: stale too.
+    let file = std::fs::File::options().write(true).open(&dump).unwrap();
+    file.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000)).unwrap();
+    assert!(!open_dump(&dump, &scratch.opening(), false, &|_, _| {}).unwrap().from_index);
+    // A given layout has an index of its own.
+    let given = Opening { layout: Layout::uncompressed(), ..scratch.opening() };
+    let other = open_dump(&dump, &given, false, &|_, _| {}).unwrap();
+    assert!(!other.from_index);
+    assert_ne!(other.dump.graph.shallow, reopened.dump.graph.shallow);
+    assert!(open_dump(&dump, &given, false, &|_, _| {}).unwrap().from_index);
+    assert!(open_dump(&dump, &scratch.opening(), false, &|_, _| {}).unwrap().from_index);
+}
+
+/// A good index of a small dump, its key and its path.
+fn written(scratch: &Scratch) -> (PathBuf, Key, Vec<u8>, PathBuf) {
+    let dump = scratch.generated(500);
+    open_dump(&dump, &scratch.opening(), false, &|_, _| {}).unwrap();
+    let index = scratch.index().join(key::file_name(&dump, &Layout::default()));
+    let key = Key::of(&dump, &Layout::default()).unwrap();
+    (index.clone(), key, std::fs::read(&index).unwrap(), dump)
+}
+
+fn corrupt_why(index: &Path, key: &Key) -> String {
+    match open_index(index, key) {
+        Err(Unusable::Corrupt(why)) => {
+            assert!(!why.contains('\n'), "one line: {why}");
+            why
+        }
+        other => panic!("not refused: {:?}", other.map(|d| d.is_some())),
+    }
+}
+
+#[test]
+fn a_corrupt_index_is_refused_in_one_line_and_rebuilt() {
+    let scratch = Scratch::new("corrupt");
+    let (index, key, good, dump) = written(&scratch);
+    let mut bad_magic = good.clone();
+    bad_magic[0] = b'X';
+    let mut version = good.clone();
+    version[8] = 99;
+    let mut huge_block = good.clone();
+    huge_block[format::HEADER..format::HEADER + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+    let mut huge_count = good.clone();
+    // The meta block's second number: the objects.
+    huge_count[format::HEADER + 16..format::HEADER + 24].copy_from_slice(&(1u64 << 60).to_le_bytes());
+    let mut zeros = good.clone();
+    // A block the disk never got: zeros where its values were.
+    let end = zeros.len() - 4096;
+    zeros[end - 4096..end].fill(0);
+    // Past the checksum (the fuzz target's way in), each block's own checks refuse them.
+    let said = |bytes: &[u8]| match read_index_bytes(bytes) {
+        Err(Unusable::Corrupt(why)) => why,
+        _ => panic!("not refused"),
+    };
+    assert!(said(&huge_block).contains("cut off"));
+    assert!(said(&huge_count).contains("more than the index could hold"));
+    let cases: [(&[u8], &str); 7] = [
+        (&bad_magic, "not a memcity index"),
+        (&version, "format version 99"),
+        (&good[..good.len() - 8], "its header says"),
+        (&good[..40], "not a memcity index"),
+        (&huge_block, "do not match its checksum"),
+        (&huge_count, "do not match its checksum"),
+        (&zeros, "do not match its checksum"),
+    ];
+    for (bytes, why) in cases {
+        std::fs::write(&index, bytes).unwrap();
+        let said = corrupt_why(&index, &key);
+        assert!(said.contains(why), "{said}");
+        let rebuilt = open_dump(&dump, &scratch.opening(), false, &|_, _| {}).unwrap();
+        assert!(!rebuilt.from_index);
+        assert_eq!(std::fs::read(&index).unwrap(), good, "rebuilt as it was");
+    }
+}
+
+#[test]
+fn an_index_pointing_outside_its_tables_is_refused() {
+    let scratch = Scratch::new("hostile");
+    let (index, key, _, dump) = written(&scratch);
+    let (fresh, labels) = open_index(&index, &key).unwrap().unwrap();
+    let nodes = fresh.graph.object_count() as u32;
+    type Spoil = fn(&mut Dump, &mut EdgeLabels, u32);
+    let spoils: [(Spoil, &str); 6] = [
+        (|d, _, n| d.graph.edges[0] = n, "a reference or root beyond the objects"),
+        (|d, _, n| d.graph.roots.push(n + 7), "a reference or root beyond the objects"),
+        (|d, _, _| d.graph.group[3] = u32::MAX, "an object of a class beyond the classes"),
+        (|d, _, _| d.graph.edge_start[2] = usize::MAX, "the reference starts are out of order"),
+        (
+            |_, l, _| l.of_edge[0] = memcity_heapgraph::Label::field(1 << 20),
+            "a reference named beyond the names",
+        ),
+        (|d, _, _| d.graph.shallow[0] = u64::MAX, "add up to more than 2^64"),
+    ];
+    for (spoil, why) in spoils {
+        let (mut dump, mut names) = (fresh.clone(), labels.clone());
+        spoil(&mut dump, &mut names, nodes);
+        write::write(&index, &key, &dump, &names, None).unwrap();
+        let said = corrupt_why(&index, &key);
+        assert!(said.contains(why), "{said}");
+    }
+    assert!(!open_dump(&dump, &scratch.opening(), false, &|_, _| {}).unwrap().from_index);
+    assert!(open_dump(&dump, &scratch.opening(), false, &|_, _| {}).unwrap().from_index);
+}
+
+#[test]
+fn any_truncation_or_flipped_byte_is_refused_or_read_without_a_panic() {
+    let scratch = Scratch::new("flips");
+    let (_, key, good, _) = written(&scratch);
+    for len in (0..good.len()).step_by(37) {
+        assert!(!crate::fuzzing::read_index(&good[..len]), "cut at {len}");
+    }
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..300 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let mut bytes = good.clone();
+        let at = format::HEADER + (state as usize % (good.len() - format::HEADER));
+        bytes[at] ^= (state >> 40) as u8 | 1;
+        crate::fuzzing::read_index(&bytes);
+    }
+    assert!(crate::fuzzing::read_index(&good), "a good index is accepted");
+    let _ = key;
+}
+
+#[test]
+fn concurrent_openings_of_one_dump_leave_one_whole_index() {
+    let scratch = Scratch::new("concurrent");
+    let dump = scratch.generated(2_000);
+    let fresh = open_dump(&dump, &Opening::default(), false, &|_, _| {}).unwrap();
+    std::thread::scope(|s| {
+        let runs: Vec<_> =
+            (0..4).map(|_| s.spawn(|| open_dump(&dump, &scratch.opening(), false, &|_, _| {}))).collect();
+        for run in runs {
+            assert_same(&fresh.dump, &run.join().unwrap().unwrap().dump);
+        }
+    });
+    assert_eq!(scratch.files(&scratch.index()).len(), 1, "no temporary files left");
+    // A killed run's temporary file (no such process) goes at the next write; a live one's stays.
+    let dead = scratch.index().join("0123456789abcdef.4000000000-0.tmp");
+    let live = scratch.index().join(format!("0123456789abcdef.{}-77.tmp", std::process::id()));
+    std::fs::write(&dead, b"half").unwrap();
+    std::fs::write(&live, b"half").unwrap();
+    std::fs::remove_file(scratch.index().join(key::file_name(&dump, &Layout::default()))).unwrap();
+    open_dump(&dump, &scratch.opening(), false, &|_, _| {}).unwrap();
+    assert!(!dead.exists() && live.exists());
+    std::fs::remove_file(live).unwrap();
+    assert!(open_dump(&dump, &scratch.opening(), false, &|_, _| {}).unwrap().from_index);
+}
+
+#[cfg(unix)]
+#[test]
+fn an_index_has_the_dumps_permissions_and_no_index_writes_nothing() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let scratch = Scratch::new("mode");
+    let dump = scratch.generated(500);
+    std::fs::set_permissions(&dump, std::fs::Permissions::from_mode(0o600)).unwrap();
+    open_dump(&dump, &Opening::default(), false, &|_, _| {}).unwrap();
+    assert!(scratch.files(&scratch.index()).is_empty(), "no index folder, no index");
+    open_dump(&dump, &scratch.opening(), false, &|_, _| {}).unwrap();
+    let index = scratch.index().join(key::file_name(&dump, &Layout::default()));
+    assert_eq!(std::fs::metadata(index).unwrap().permissions().mode() & 0o777, 0o600);
+    // An index folder that cannot be made: the dump is read all the same.
+    let blocked = Opening { index: Some(dump.join("inside-a-file")), ..Opening::default() };
+    assert!(!open_dump(&dump, &blocked, false, &|_, _| {}).unwrap().from_index);
+}
+
+#[test]
+fn values_read_beside_the_index_are_those_read_beside_the_dump() {
+    use memcity_heapgraph::Values as _;
+    let scratch = Scratch::new("values");
+    let dump = scratch.generated(2_000);
+    let (fresh, fresh_values) = crate::typed_heap_with_values(&dump, &Layout::default(), None).unwrap();
+    assert!(scratch.files(&scratch.index()).is_empty());
+    let (first, _) =
+        crate::typed_heap_with_values(&dump, &Layout::default(), Some(&scratch.index())).unwrap();
+    assert_eq!(scratch.files(&scratch.index()).len(), 1, "written by the first opening");
+    let (again, values) =
+        crate::typed_heap_with_values(&dump, &Layout::default(), Some(&scratch.index())).unwrap();
+    for typed in [&first, &again] {
+        assert_eq!(fresh.heap.graph, typed.heap.graph);
+        assert_eq!(fresh.heap.objects, typed.heap.objects);
+    }
+    let strings = (0..fresh.heap.graph.object_count() as u32)
+        .filter(|&o| fresh.heap.objects.type_name(o) == "java.lang.String")
+        .take(50);
+    let mut read = 0;
+    for o in strings {
+        assert_eq!(fresh_values.text(o), values.text(o));
+        assert_eq!(fresh_values.id(o), values.id(o));
+        read += usize::from(values.text(o).is_some());
+    }
+    assert!(read > 0, "strings read");
+}

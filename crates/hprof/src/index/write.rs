@@ -1,0 +1,131 @@
+//! Writing an index: the resolved dump's tables in large blocks, to a temporary name in the
+//! index folder that is renamed into place once complete, so a reader never sees half an
+//! index and two runs writing one dump's index at once leave one whole index.
+
+use std::fs::File;
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use memcity_heapgraph::EdgeLabels;
+
+use super::format::{Checksum, HEADER, Writer, header};
+use super::key::Key;
+use crate::resolve::Dump;
+
+/// Writes the index of `dump` to `path` with the permissions `mode` (the dump's).
+pub fn write(
+    path: &Path,
+    key: &Key,
+    dump: &Dump,
+    labels: &EdgeLabels,
+    mode: Option<u32>,
+) -> std::io::Result<()> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let temporary = path.with_extension(format!("{}-{n}.tmp", std::process::id()));
+    let written = write_file(&temporary, key, dump, labels).and_then(|()| {
+        set_mode(&temporary, mode)?;
+        std::fs::rename(&temporary, path)
+    });
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
+}
+
+/// Removes the temporary files that runs killed while writing left in `dir`: those of
+/// processes that no longer exist (Linux; elsewhere they stay).
+pub fn remove_stale_temporaries(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".tmp")) else { continue };
+        let pid = stem.rsplit('.').next().and_then(|last| last.split('-').next());
+        let Some(pid) = pid.and_then(|p| p.parse::<u32>().ok()) else { continue };
+        if cfg!(target_os = "linux")
+            && pid != std::process::id()
+            && !Path::new("/proc").join(pid.to_string()).exists()
+        {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+fn write_file(path: &Path, key: &Key, dump: &Dump, labels: &EdgeLabels) -> std::io::Result<()> {
+    let mut file = File::create(path)?;
+    let mut w =
+        Writer { out: BufWriter::with_capacity(1 << 20, &mut file), written: 0, sum: Checksum::default() };
+    w.out.write_all(&[0u8; HEADER])?;
+    body(&mut w, dump, labels)?;
+    let (body, sum) = (w.written, w.sum.0);
+    w.out.flush()?;
+    drop(w);
+    file.seek(SeekFrom::Start(0))?;
+    // Not synced: an index is a cache, and one the disk lost part of fails its checksum.
+    file.write_all(&header(key, body, sum))
+}
+
+/// The blocks, in the order [`super::read`] reads them.
+fn body<W: Write>(w: &mut Writer<W>, dump: &Dump, labels: &EdgeLabels) -> std::io::Result<()> {
+    let (graph, classes, layout) = (&dump.graph, &dump.classes, &dump.layout);
+    let mut meta = vec![
+        dump.timestamp_ms,
+        graph.group.len() as u64,
+        graph.edges.len() as u64,
+        u64::from(dump.first_class_node),
+        classes.names.len() as u64,
+        u64::from(classes.class_class),
+        graph.roots.len() as u64,
+        dump.root_kinds.len() as u64,
+        labels.names.len() as u64,
+        layout.header,
+        layout.array_header,
+        layout.reference,
+        layout.align,
+        layout.class_mirror,
+        layout.pointer,
+        u64::from(layout.detect),
+    ];
+    meta.extend(classes.primitive_arrays.iter().map(|&c| u64::from(c)));
+    w.values(&meta)?;
+    w.values(&graph.group)?;
+    w.values(&graph.shallow)?;
+    w.values(&graph.edge_start)?;
+    w.values(&graph.edges)?;
+    w.values(&labels.of_edge)?;
+    w.strings(labels.names.iter().map(String::as_str))?;
+    w.values(&graph.roots)?;
+    let kinds: Vec<[u32; 2]> = dump.root_kinds.iter().map(|&(node, kind)| [node, kind as u32]).collect();
+    w.values(&kinds)?;
+    w.values(&dump.class_of_class_node)?;
+    w.strings(classes.names.iter().map(String::as_str))?;
+    let shapes: Vec<u64> = classes
+        .instances
+        .iter()
+        .flat_map(|i| {
+            [i.dump_bytes as u64, i.size, i.references.len() as u64, i.reference_names.len() as u64]
+        })
+        .collect();
+    w.values(&shapes)?;
+    w.values(&classes.instances.iter().flat_map(|i| i.references.iter().copied()).collect::<Vec<u32>>())?;
+    w.values(
+        &classes.instances.iter().flat_map(|i| i.reference_names.iter().copied()).collect::<Vec<u64>>(),
+    )?;
+    let mut by_id: Vec<[u64; 2]> = classes.by_id.iter().map(|(&id, &class)| [id, u64::from(class)]).collect();
+    by_id.sort_unstable();
+    w.values(&by_id)
+}
+
+#[cfg(unix)]
+fn set_mode(path: &Path, mode: Option<u32>) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    match mode {
+        Some(mode) => std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & 0o666)),
+        None => Ok(()),
+    }
+}
+
+#[cfg(not(unix))]
+fn set_mode(_: &Path, _: Option<u32>) -> std::io::Result<()> {
+    Ok(())
+}

@@ -1,0 +1,140 @@
+//! Indexes for reopening heap dumps, end to end: `memcity import` twice reads the dump the
+//! first time and its index the second, with the same history; `structures` reads the index
+//! too; a corrupt index is rebuilt with a one-line note; `--no-index` writes nothing, and the
+//! index goes to the cache folder, never beside the dump.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use memcity_hprof::generate::{Spec, write_file};
+use serde_json::Value;
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("memcity-index-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("dumps")).unwrap();
+    dir
+}
+
+/// memcity with its cache folder inside `dir`, whatever the environment says.
+fn memcity(dir: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_memcity"));
+    command.env("XDG_CACHE_HOME", dir.join("cache")).env_remove("MEMCITY_INDEX_DIR");
+    command
+}
+
+fn ok(command: &mut Command) -> Output {
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "{command:?}: {}", String::from_utf8_lossy(&output.stderr));
+    output
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|d| d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+fn json(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+fn generated(dir: &Path) -> PathBuf {
+    let dump = dir.join("dumps").join("big.hprof");
+    // Over 2 MiB: the key hashes the first and last MiB, so the middle is not in it.
+    write_file(&dump, &Spec { segment_bytes: 1 << 16, ..Spec::for_objects(100_000) }).unwrap();
+    dump
+}
+
+#[test]
+fn import_twice_reads_the_index_the_second_time_with_the_same_history() {
+    let dir = temp("twice");
+    let dump = generated(&dir);
+    let index = dir.join("index");
+    let import = |out: &str| {
+        let mut command = memcity(&dir);
+        command.arg("import").arg(&dump).arg("--index-dir").arg(&index).arg("-o").arg(dir.join(out));
+        stderr(&ok(&mut command))
+    };
+    let first = import("first.json");
+    assert!(!first.contains("from its index"), "{first}");
+    assert_eq!(files(&index).len(), 1, "one index");
+    let second = import("second.json");
+    assert!(second.contains("read 1 dump from its index"), "{second}");
+    assert_eq!(json(&dir.join("first.json")), json(&dir.join("second.json")));
+    assert_eq!(files(&dir.join("dumps")), ["big.hprof"], "nothing beside the dump");
+
+    // Another command, another grouping: the same index, the same answer as the dump's.
+    let structures = |flag: &[&str]| {
+        let mut command = memcity(&dir);
+        command.arg("structures").arg(&dump).args(["--json", "--top", "0"]).args(flag);
+        let output = ok(&mut command);
+        (serde_json::from_slice::<Value>(&output.stdout).unwrap(), stderr(&output))
+    };
+    let (indexed, said) = structures(&["--index-dir", index.to_str().unwrap()]);
+    assert!(said.is_empty(), "{said}");
+    let (read, said) = structures(&["--no-index"]);
+    assert!(said.is_empty(), "{said}");
+    assert_eq!(indexed, read);
+    // The proof that the index is what is read: spoil the dump's middle, which its key does
+    // not hash, keeping its size and mtime. From the index the history is the same; from the
+    // dump it is an error. (`structures` reads the values of the dump's objects from the
+    // dump itself, so it would see the spoiled bytes.)
+    let mtime = std::fs::metadata(&dump).unwrap().modified().unwrap();
+    let mut bytes = std::fs::read(&dump).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle..middle + 4096].fill(0xff);
+    std::fs::write(&dump, &bytes).unwrap();
+    std::fs::File::options().write(true).open(&dump).unwrap().set_modified(mtime).unwrap();
+    import("third.json");
+    assert_eq!(json(&dir.join("first.json")), json(&dir.join("third.json")));
+    let mut command = memcity(&dir);
+    let spoiled = command.args(["import", "--no-index"]).arg(&dump).arg("-o").arg(dir.join("x.json"));
+    assert!(!spoiled.output().unwrap().status.success(), "the spoiled dump itself is refused");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_corrupt_index_is_rebuilt_with_a_note_and_no_index_writes_nothing() {
+    let dir = temp("corrupt");
+    let dump = generated(&dir);
+    // No flag: the index goes to the user's cache folder.
+    ok(memcity(&dir).arg("import").arg(&dump).arg("-o").arg(dir.join("first.json")));
+    let cache = dir.join("cache").join("memcity").join("index");
+    let written = files(&cache);
+    assert_eq!(written.len(), 1, "{written:?}");
+    std::fs::write(cache.join(&written[0]), b"MCIDXHP\0 not really").unwrap();
+    let output = ok(memcity(&dir).arg("import").arg(&dump).arg("-o").arg(dir.join("second.json")));
+    let note = stderr(&output);
+    let line = note.lines().find(|l| l.contains("unusable")).unwrap_or_else(|| panic!("{note}"));
+    assert!(line.contains("rebuilding it"), "{line}");
+    assert_eq!(json(&dir.join("first.json")), json(&dir.join("second.json")));
+    let output = ok(memcity(&dir).arg("import").arg(&dump).arg("-o").arg(dir.join("third.json")));
+    assert!(stderr(&output).contains("read 1 dump from its index"), "rebuilt whole");
+
+    // --no-index: nothing read, nothing written, wherever the index would go.
+    let elsewhere = dir.join("elsewhere");
+    let mut command = memcity(&dir);
+    command.env("MEMCITY_INDEX_DIR", &elsewhere).args(["import", "--no-index"]);
+    let output = ok(command.arg(&dump).arg("-o").arg(dir.join("fourth.json")));
+    assert!(!stderr(&output).contains("index"));
+    assert!(!elsewhere.exists());
+    let mut command = memcity(&dir);
+    ok(command
+        .env("MEMCITY_INDEX_DIR", &elsewhere)
+        .arg("import")
+        .arg(&dump)
+        .arg("-o")
+        .arg(dir.join("x.json")));
+    assert_eq!(files(&elsewhere).len(), 1, "$MEMCITY_INDEX_DIR is the default");
+    let both =
+        memcity(&dir).args(["import", "--no-index", "--index-dir", "/tmp", "x.hprof"]).output().unwrap();
+    assert!(!both.status.success() && stderr(&both).contains("cannot be used with"), "{}", stderr(&both));
+    let _ = std::fs::remove_dir_all(&dir);
+}
