@@ -46,10 +46,10 @@ impl Table {
     /// bucket).
     pub fn first_entry(self, bytes: u64) -> Option<u64> {
         [8, 4].into_iter().find_map(|tagged| {
-            let words = (bytes % tagged == 0).then_some(bytes / tagged)?;
+            let words = bytes.is_multiple_of(tagged).then_some(bytes / tagged)?;
             let rest = words.checked_sub(2 + 3)?;
             let per_bucket = 1 + 2 * self.run();
-            let buckets = (rest % per_bucket == 0).then_some(rest / per_bucket)?;
+            let buckets = rest.is_multiple_of(per_bucket).then_some(rest / per_bucket)?;
             (buckets.is_power_of_two()).then_some(3 + buckets)
         })
     }
@@ -81,7 +81,9 @@ pub fn renumber(raw: &RawHeap, names: &[String], of_edge: &mut [Label]) {
         }
         let Some(kind) = Table::of(&raw.strings.get(raw.name[holder])) else { continue };
         let edges = raw.edge_start[holder]..raw.edge_start[holder + 1];
-        let Some(table) = edges.clone().find(|&e| named(of_edge[e], "table")).map(|e| raw.edges[e]) else { continue };
+        let Some(table) = edges.clone().find(|&e| named(of_edge[e], "table")).map(|e| raw.edges[e]) else {
+            continue;
+        };
         if node_type(table) == Some("array") {
             renumber_table(raw, kind, table as usize, of_edge);
         }

@@ -28,6 +28,9 @@ pub struct NodeValues {
     kind: Vec<u8>,
     name: Vec<u32>,
     strings: Strings,
+    /// Whether the snapshot exposes numbers (some number has its value): else a property
+    /// holding a small integer is absent, and no object's fields are all known.
+    numbers: bool,
 }
 
 /// Reads a snapshot into a typed heap and its nodes' values (5 bytes a node and the string
@@ -54,8 +57,9 @@ pub fn with_values(raw: RawHeap) -> Result<(TypedSnapshot, NodeValues), String> 
     let kind: Vec<u8> =
         raw.node_type.iter().map(|&t| kinds.get(t as usize).copied().unwrap_or(OTHER)).collect();
     let names = value_names(&raw, &kind);
+    let numbers = kind.iter().zip(&names).any(|(&k, &n)| k == NUMBER && n != NO_VALUE);
     let (typed, strings) = typed_keeping_strings(raw)?;
-    Ok((typed, NodeValues { kind, name: names, strings }))
+    Ok((typed, NodeValues { kind, name: names, strings, numbers }))
 }
 
 /// Each node's name, a number's the name of the string its `value` edge leads to (none where it
@@ -94,6 +98,10 @@ impl Primitives for NodeValues {
     fn number(&self, o: u32) -> Option<f64> {
         self.named(o, NUMBER)?.trim().parse().ok()
     }
+
+    fn fields_known(&self) -> bool {
+        self.numbers
+    }
 }
 
 #[cfg(test)]
@@ -105,8 +113,24 @@ mod tests {
     // Types: 1 array, 2 string, 3 object, 7 number, 9 synthetic. Edges: 1 element, 2 property,
     // 3 internal.
     const STRINGS: [&str; 18] = [
-        "", "global", "cache", "Map", "table", "7", "8", "10", "Key", "Object", "city", "Linz", "day",
-        "smi number", "value", "3", "heap number", "f",
+        "",
+        "global",
+        "cache",
+        "Map",
+        "table",
+        "7",
+        "8",
+        "10",
+        "Key",
+        "Object",
+        "city",
+        "Linz",
+        "day",
+        "smi number",
+        "value",
+        "3",
+        "heap number",
+        "f",
     ];
 
     /// As Node 20 writes `global.cache = new Map([[{city: 'Linz', day: 3}, {f: 1.5}], [{city:
@@ -115,17 +139,17 @@ mod tests {
     fn sample() -> String {
         crate::tests::snapshot(
             &[
-                (9, 0, 0, 0, &[(1, 1, 1)]),                       // 0 root
-                (3, 1, 24, 0, &[(2, 2, 2)]),                      // 1 global
-                (3, 3, 32, 0, &[(3, 4, 3)]),                      // 2 Map
+                (9, 0, 0, 0, &[(1, 1, 1)]),                         // 0 root
+                (3, 1, 24, 0, &[(2, 2, 2)]),                        // 1 global
+                (3, 3, 32, 0, &[(3, 4, 3)]),                        // 2 Map
                 (1, 0, 264, 0, &[(3, 5, 4), (3, 6, 6), (3, 7, 7)]), // 3 its table
-                (3, 8, 40, 0, &[(2, 10, 5), (2, 12, 8)]),         // 4 Key
-                (2, 11, 24, 0, &[]),                              // 5 "Linz"
-                (3, 9, 32, 0, &[(2, 17, 9)]),                     // 6 Object
-                (3, 8, 40, 0, &[(2, 10, 5)]),                     // 7 Key
-                (7, 13, 0, 0, &[(3, 14, 10)]),                    // 8 smi number 3
-                (7, 16, 16, 0, &[]),                              // 9 heap number, no value
-                (2, 15, 0, 0, &[]),                               // 10 "3"
+                (3, 8, 40, 0, &[(2, 10, 5), (2, 12, 8)]),           // 4 Key
+                (2, 11, 24, 0, &[]),                                // 5 "Linz"
+                (3, 9, 32, 0, &[(2, 17, 9)]),                       // 6 Object
+                (3, 8, 40, 0, &[(2, 10, 5)]),                       // 7 Key
+                (7, 13, 0, 0, &[(3, 14, 10)]),                      // 8 smi number 3
+                (7, 16, 16, 0, &[]),                                // 9 heap number, no value
+                (2, 15, 0, 0, &[]),                                 // 10 "3"
             ],
             &STRINGS,
         )
@@ -142,9 +166,23 @@ mod tests {
         assert_eq!(values.boxed(8), Some(Value::Int(3)), "a Smi's value");
         assert_eq!(values.boxed(9), None, "a heap number without its value");
         assert_eq!(values.text(8), None);
+        assert!(values.fields_known(4), "numbers are exposed");
         let table = heap.graph.edge_start[3]..heap.graph.edge_start[4];
         let slots: Vec<String> = table.map(|e| heap.objects.labels.text(e).unwrap()).collect();
         assert_eq!(slots, ["[0]", "[1]", "[2]"], "key, value of entry 0, key of entry 1");
+    }
+
+    #[test]
+    fn without_numeric_values_no_fields_are_known() {
+        // No number with its value, as a snapshot taken without numeric values has it.
+        let text = sample().replace("\"value\"", "\"other\"");
+        let options = ReadOptions { edge_names: false, traces: true, size_hint: None, labels: true };
+        let (typed, nodes) = with_values(read(text.as_bytes(), options, &|_| {}).unwrap()).unwrap();
+        let values = References { heap: &typed.heap, primitives: Some(&nodes) };
+        assert_eq!(values.boxed(8), None);
+        assert!(!values.fields_known(4));
+        assert_eq!(memcity_heapgraph::value_identity(&values, 0, 4), None, "so no key equals another");
+        assert!(memcity_heapgraph::value_identity(&values, 0, 5).is_some(), "a string still has its text");
     }
 
     #[test]
@@ -154,6 +192,8 @@ mod tests {
         let (typed, _) = with_values(read(text.as_bytes(), options, &|_| {}).unwrap()).unwrap();
         let heap = &typed.heap;
         let table = heap.graph.edge_start[3]..heap.graph.edge_start[4];
-        assert!(table.clone().count() == 3 && table.into_iter().all(|e| heap.objects.labels.text(e).is_none()));
+        assert!(
+            table.clone().count() == 3 && table.into_iter().all(|e| heap.objects.labels.text(e).is_none())
+        );
     }
 }

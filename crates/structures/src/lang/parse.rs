@@ -102,7 +102,14 @@ fn pointed_to(lexer: &mut Lexer, namespace: &str) -> Result<(Vec<PointedTo>, Vec
                         })?;
                         let kind = role_kind(&text).expect("checked");
                         if kind == RoleKind::Pairs && path.last() != Some(&Step::Each) {
-                            return Err(lexer.error(l, c, format!("expected a path ending in [*] after \"pairs\", found {:?}", path_text(&path))));
+                            return Err(lexer.error(
+                                l,
+                                c,
+                                format!(
+                                    "expected a path ending in [*] after \"pairs\", found {:?}",
+                                    path_text(&path)
+                                ),
+                            ));
                         }
                         roles.push(Role { kind, path });
                         expect(lexer, Token::Semicolon, "';' after a role's path")?;
