@@ -95,10 +95,11 @@ impl Roles {
 }
 
 /// Per description, whether it or an internal part it names (through their descriptions, not
-/// through the heads of contained structures) has a role naming entries.
+/// through the heads of contained structures) has a role naming entries. A `pairs` role's
+/// source may leave out whole entries (a V8 Map of small integers), so it tells no emptiness.
 fn entries_reached(descriptions: &Descriptions, lookup: &Lookup<'_>) -> Vec<bool> {
     let names = |d: &crate::lang::Description| {
-        d.roles.iter().any(|r| !matches!(r.kind, RoleKind::Walk | RoleKind::Requires))
+        d.roles.iter().any(|r| !matches!(r.kind, RoleKind::Walk | RoleKind::Requires | RoleKind::Pairs))
     };
     (0..descriptions.list.len())
         .map(|start| {

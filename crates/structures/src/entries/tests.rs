@@ -198,4 +198,6 @@ fn a_javascript_maps_table_pairs_keys_and_values_by_index() {
     let roles = Roles::new(&heap, &builtin());
     assert!(roles.keyed(&heap, &found, found.instance_of(map).unwrap()));
     assert!(roles.keyed(&heap, &found, found.instance_of(set).unwrap()));
+    // A Map's table may hold only small integers, which no edge shows: never known empty.
+    assert!(!roles.has_entries(&heap, map));
 }
