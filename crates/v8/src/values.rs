@@ -196,4 +196,29 @@ mod tests {
             table.clone().count() == 3 && table.into_iter().all(|e| heap.objects.labels.text(e).is_none())
         );
     }
+
+    #[test]
+    fn mutated_maps_and_numbers_never_panic() {
+        let text = sample().into_bytes();
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |below: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % below as u64) as usize
+        };
+        let options = ReadOptions { edge_names: false, traces: true, size_hint: None, labels: true };
+        for _ in 0..3_000 {
+            let mut mutant = text.clone();
+            let at = next(mutant.len());
+            mutant[at] = b"0123456789,"[next(11)];
+            let Ok(raw) = read(mutant.as_slice(), options, &|_| {}) else { continue };
+            if let Ok((typed, nodes)) = with_values(raw) {
+                let values = References { heap: &typed.heap, primitives: Some(&nodes) };
+                for o in 0..typed.heap.graph.object_count() as u32 {
+                    let _ = (values.text(o), values.boxed(o), values.contents(o, 4));
+                }
+            }
+        }
+    }
 }
