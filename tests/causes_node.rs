@@ -71,6 +71,16 @@ fn a_map_keyed_by_fresh_objects_names_its_cause_and_its_entries_read_back() {
         assert_eq!(e["value"]["value"], format!("{city}#{day}"), "{e}");
         assert!(e.get("unknown").is_none(), "{e}");
     }
+    // Small integers are no nodes in a Map's table: such a value is unknown, not null.
+    let hits = json(&["objects", "--structure", "global .service .hits", "--json"], &leak);
+    assert_eq!(field(&hits["entries"][0]["key"], "city"), "Linz", "{hits}");
+    assert_eq!(hits["entries"][1]["key"]["value"], "total", "{hits}");
+    for e in hits["entries"].as_array().unwrap() {
+        assert!(e.get("value").is_none() && e["unknown"] == serde_json::json!(["value"]), "{e}");
+    }
+    let text =
+        run(Command::new(MEMCITY).arg("objects").arg(&leak).args(["--structure", "global .service .hits"]));
+    assert!(text.lines().any(|l| l.starts_with("  2. (string) ") && l.ends_with("\"total\" → ?")), "{text}");
     // The gate names it on the cache's line, with the count that never drops.
     let limits = ["--min-steps", "2", "--max-growth-bytes", "100000"];
     let out = Command::new(MEMCITY).arg("check").arg(&leak).args(limits).output().unwrap();
