@@ -127,10 +127,10 @@ fn text(inspection: &Inspection, label: &str) -> String {
 
 pub fn entry_line(k: usize, e: &EntryShown) -> String {
     // A side the snapshot does not show reads `?`, and still makes the entry a map's.
-    let side = |name: &str, s: &Option<Option<ObjectShown>>| match s {
+    let side = |name: &'static str, s: &Option<Option<ObjectShown>>| match s {
         Some(Some(o)) => Some(object_line(o)),
         Some(None) => Some("null".into()),
-        None if e.unknown.iter().any(|u| *u == name) => Some("?".into()),
+        None if e.unknown.contains(&name) => Some("?".into()),
         None => None,
     };
     match (side("key", &e.key), side("value", &e.value)) {
