@@ -155,15 +155,17 @@ pub fn around_lines(o: &ObjectShown) -> Vec<String> {
 }
 
 pub fn entry_line(k: usize, e: &EntryShown) -> String {
-    let side = |s: &Option<Option<ObjectShown>>| match s {
-        Some(Some(o)) => object_line(o),
-        Some(None) => "null".into(),
-        None => String::new(),
+    // A side the snapshot does not show reads `?`, and still makes the entry a map's.
+    let side = |name: &'static str, s: &Option<Option<ObjectShown>>| match s {
+        Some(Some(o)) => Some(object_line(o)),
+        Some(None) => Some("null".into()),
+        None if e.unknown.contains(&name) => Some("?".into()),
+        None => None,
     };
-    match (&e.key, &e.value) {
-        (Some(_), Some(_)) => format!("{}. {} → {}", k + 1, side(&e.key), side(&e.value)),
-        (Some(_), None) => format!("{}. {}", k + 1, side(&e.key)),
-        _ => format!("[{}] {}", e.index.unwrap_or(k), side(&e.value)),
+    match (side("key", &e.key), side("value", &e.value)) {
+        (Some(key), Some(value)) => format!("{}. {key} → {value}", k + 1),
+        (Some(key), None) => format!("{}. {key}", k + 1),
+        (None, value) => format!("[{}] {}", e.index.unwrap_or(k), value.unwrap_or_default()),
     }
 }
 

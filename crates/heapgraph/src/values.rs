@@ -57,6 +57,12 @@ pub trait Values {
 
     /// The object an id names (what [`Self::id`] writes), if the heap has it.
     fn find(&self, id: &str) -> Option<u32>;
+
+    /// Whether [`Self::contents`] shows every field of `o`: not so in a V8 snapshot taken
+    /// without numeric values, where a property holding a small integer is absent.
+    fn fields_known(&self, _o: u32) -> bool {
+        true
+    }
 }
 
 /// A field's value as value equality sees it: primitives by value (floats by their bits, so
@@ -76,6 +82,9 @@ pub enum EqualBy {
 pub fn value_identity(values: &dyn Values, type_of: u32, o: u32) -> Option<(u32, Vec<EqualBy>)> {
     if let Some(text) = values.text(o) {
         return Some((type_of, vec![EqualBy::Text(text)]));
+    }
+    if !values.fields_known(o) {
+        return None;
     }
     let Contents::Fields(fields) = values.contents(o, 0)? else { return None };
     let equal_by = fields.iter().map(|f| equal_by(values, &f.value)).collect();
@@ -103,6 +112,12 @@ fn equal_by(values: &dyn Values, value: &Value) -> EqualBy {
 pub trait Primitives {
     fn text(&self, o: u32) -> Option<String>;
     fn number(&self, o: u32) -> Option<f64>;
+
+    /// Whether every primitive an object holds is an object of the heap (see
+    /// [`Values::fields_known`]).
+    fn fields_known(&self) -> bool {
+        true
+    }
 }
 
 /// The values every typed heap has: each reference under its name (`.next`, `[3]`,
@@ -156,6 +171,10 @@ impl Values for References<'_> {
         let n = self.primitives?.number(o)?;
         let exact = n.fract() == 0.0 && n.abs() <= (1u64 << 53) as f64;
         Some(if exact { Value::Int(n as i64) } else { Value::Float(n) })
+    }
+
+    fn fields_known(&self, _o: u32) -> bool {
+        self.primitives.is_none_or(|p| p.fields_known())
     }
 
     fn id(&self, o: u32) -> String {

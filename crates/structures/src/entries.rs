@@ -18,6 +18,9 @@ pub enum Slot {
     /// A null reference.
     Null,
     Object(u32),
+    /// A side the source does not show: V8 writes no node for a small integer, `undefined`,
+    /// `null` or a boolean in a Map's table (a `pairs` role's index without a reference).
+    Unknown,
 }
 
 /// One entry: a map's key and value, a set's element (as its key), a list's element (as its
@@ -82,17 +85,21 @@ impl Roles {
     pub fn keyed(&self, heap: &TypedHeap, found: &Structures, i: usize) -> bool {
         found.parts(i).iter().any(|&o| {
             self.of(heap, o).iter().any(|r| {
-                matches!(r.kind, RoleKind::Key | RoleKind::Keys | RoleKind::Keyset | RoleKind::Entries)
+                matches!(
+                    r.kind,
+                    RoleKind::Key | RoleKind::Keys | RoleKind::Keyset | RoleKind::Entries | RoleKind::Pairs
+                )
             })
         })
     }
 }
 
 /// Per description, whether it or an internal part it names (through their descriptions, not
-/// through the heads of contained structures) has a role naming entries.
+/// through the heads of contained structures) has a role naming entries. A `pairs` role's
+/// source may leave out whole entries (a V8 Map of small integers), so it tells no emptiness.
 fn entries_reached(descriptions: &Descriptions, lookup: &Lookup<'_>) -> Vec<bool> {
     let names = |d: &crate::lang::Description| {
-        d.roles.iter().any(|r| !matches!(r.kind, RoleKind::Walk | RoleKind::Requires))
+        d.roles.iter().any(|r| !matches!(r.kind, RoleKind::Walk | RoleKind::Requires | RoleKind::Pairs))
     };
     (0..descriptions.list.len())
         .map(|start| {
@@ -167,7 +174,7 @@ fn read_roles(
 ) {
     let (mut key, mut value) = (None, None);
     for role in roles.of(heap, o) {
-        let targets = follow(heap, o, &role.path);
+        let targets = if role.kind == RoleKind::Pairs { Vec::new() } else { follow(heap, o, &role.path) };
         match role.kind {
             RoleKind::Key => key = Some(targets.first().copied().unwrap_or(Slot::Null)),
             RoleKind::Value => value = Some(targets.first().copied().unwrap_or(Slot::Null)),
@@ -178,6 +185,10 @@ fn read_roles(
             RoleKind::Keyset => {
                 let room = limit.saturating_sub(out.len());
                 out.extend(targets.into_iter().take(room).map(|key| Entry { key, value: Slot::Absent }));
+            }
+            RoleKind::Pairs => {
+                let room = limit.saturating_sub(out.len());
+                out.extend(pairs(heap, o, &role.path).into_iter().take(room));
             }
             RoleKind::Keys | RoleKind::Entries if nesting > 0 => {
                 for target in targets {
@@ -212,6 +223,34 @@ fn read_roles(
     if key.is_some() || value.is_some() {
         out.push(Entry { key: key.unwrap_or(Slot::Absent), value: value.unwrap_or(Slot::Absent) });
     }
+}
+
+/// The entries a `pairs` role's path (ending in `[*]`) reaches from `o`: each array's elements
+/// by index, 2k the key and 2k+1 the value of entry k; an index without a reference is an
+/// unknown side, and entries without either are none.
+fn pairs(heap: &TypedHeap, o: u32, path: &[Step]) -> Vec<Entry> {
+    let g = &heap.graph;
+    let labels = &heap.objects.labels;
+    let before = path.split_last().map_or(path, |(_, before)| before);
+    let mut out = Vec::new();
+    for slot in follow(heap, o, before) {
+        let Slot::Object(array) = slot else { continue };
+        let edges = g.edge_start[array as usize]..g.edge_start[array as usize + 1];
+        let mut indexed: Vec<(u32, u32)> = edges
+            .filter_map(|e| match labels.of_edge.get(e).and_then(|l| l.get()) {
+                Some(LabelKind::Index(i)) => Some((i, g.edges[e])),
+                _ => None,
+            })
+            .collect();
+        indexed.sort_by_key(|&(i, _)| i);
+        for entry in indexed.chunk_by(|a, b| a.0 / 2 == b.0 / 2) {
+            let side = |parity| {
+                entry.iter().find(|(i, _)| i % 2 == parity).map_or(Slot::Unknown, |&(_, t)| Slot::Object(t))
+            };
+            out.push(Entry { key: side(0), value: side(1) });
+        }
+    }
+    out
 }
 
 /// What a role's path reaches from `o`: a named reference that is not there is a null one;

@@ -57,6 +57,10 @@ pub enum RoleKind {
     /// `keyset PATH;`: every object at PATH is a key of the structure, with no value paired
     /// (a Python dict's keys, which its heap file does not name; a set's elements).
     Keyset,
+    /// `pairs PATH;`, PATH ending in `[*]`: the elements alternate key and value by index
+    /// (element 2k is entry k's key, 2k+1 its value), an index without a reference a side the
+    /// source does not show (V8 numbers a Map's table so, docs/structures.md).
+    Pairs,
     /// `requires PATH;` on a head: an object of the type is a structure only where PATH leads
     /// to an object (a JavaScript object is a dictionary only with a properties store).
     Requires,

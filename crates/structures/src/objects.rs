@@ -109,6 +109,10 @@ pub struct EntryShown {
     pub key: Option<Option<ObjectShown>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<Option<ObjectShown>>,
+    /// The sides (`key`, `value`) the snapshot does not show: V8 writes no node for a small
+    /// integer, `undefined`, `null` or a boolean in a Map's table.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unknown: Vec<&'static str>,
 }
 
 /// What the target is.
@@ -214,12 +218,13 @@ pub fn look(s: &Snapshot<'_>, target: &Target, limit: usize) -> Result<Inspectio
 
 fn entry(k: usize, e: &Entry, show: &dyn Fn(u32) -> ObjectShown) -> EntryShown {
     let side = |slot: Slot| match slot {
-        Slot::Absent => None,
+        Slot::Absent | Slot::Unknown => None,
         Slot::Null => Some(None),
         Slot::Object(o) => Some(Some(show(o))),
     };
     let index = (e.key == Slot::Absent).then_some(k);
-    EntryShown { index, key: side(e.key), value: side(e.value) }
+    let unknown = [("key", e.key), ("value", e.value)].into_iter().filter(|s| s.1 == Slot::Unknown);
+    EntryShown { index, key: side(e.key), value: side(e.value), unknown: unknown.map(|s| s.0).collect() }
 }
 
 /// The head of the structure at `path` (as `memcity structures` names it, in full or shown).

@@ -283,7 +283,10 @@ impl Session {
             Ok(())
         };
         self.own = Duration::ZERO;
-        self.call("HeapProfiler.takeHeapSnapshot", r#"{"reportProgress":false}"#, &mut on_event)?;
+        // Numbers too: without them a small integer is no node, and keys that differ only by one
+        // could not be told apart (docs/objects.md, "Causes").
+        let params = r#"{"reportProgress":false,"captureNumericValue":true}"#;
+        self.call("HeapProfiler.takeHeapSnapshot", params, &mut on_event)?;
         let flush = Instant::now();
         out.flush().map_err(|e| CdpError(format!("cannot write the snapshot: {e}")))?;
         taken.own = self.own + flush.elapsed();

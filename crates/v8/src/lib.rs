@@ -20,6 +20,7 @@ pub mod read;
 pub mod recorder;
 pub mod source;
 pub mod strings;
+pub mod tables;
 pub mod trace;
 pub mod typed;
 pub mod values;

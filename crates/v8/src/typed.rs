@@ -2,7 +2,9 @@
 //! names grouping uses, V8's node ids (stable across the snapshots of one program), the first
 //! frame of the allocation trace where the snapshot has traces, and every kept reference named
 //! as V8 names it — property, context and internal edges by name, element and hidden edges by
-//! index, and internal edges named by a number (the slots of an elements store) by that index. Weak edges are left out as the import leaves them out.
+//! index, and internal edges named by a number (the slots of an elements store) by that index;
+//! a Map's or Set's table by entry ([`crate::tables`]). Weak edges are left out as the import
+//! leaves them out.
 
 use std::path::Path;
 
@@ -75,6 +77,7 @@ pub(crate) fn typed_keeping_strings(
         });
     }
     raw.edge_labels = Vec::new();
+    crate::tables::renumber(&raw, &names, &mut of_edge);
     // Types by node type and name, as grouping names them.
     let mut types: Vec<ObjectType> = Vec::new();
     let mut type_index: HashMap<(u8, u32), u32> = HashMap::default();

@@ -80,6 +80,10 @@ fn session(stream: TcpStream, then: Then) {
             }
             continue;
         }
+        // memcity asks for numeric values; a peer asked without them hangs up.
+        if request["params"]["captureNumericValue"] != true {
+            return;
+        }
         let chunk = |ws: &mut tungstenite::WebSocket<TcpStream>, part: &str| {
             let event =
                 serde_json::json!({"method": "HeapProfiler.addHeapSnapshotChunk", "params": {"chunk": part}});

@@ -67,7 +67,7 @@ fn entries_of(heap: &TypedHeap, head: u32, limit: usize) -> Vec<Entry> {
     entries(heap, &found, &roles, i, limit)
 }
 
-use Slot::{Absent, Null, Object};
+use Slot::{Absent, Null, Object, Unknown};
 
 #[test]
 fn a_hash_set_lists_its_maps_keys_in_bucket_order() {
@@ -164,4 +164,40 @@ fn an_object_is_a_dictionary_only_with_its_properties_store() {
     // The ownership graph's collection types leave such a type out: only some of its objects are.
     let types = crate::CollectionTypes::new(&heap, &builtin());
     assert!(!types.is_collection(heap.objects.type_of[dictionary as usize]));
+}
+
+#[test]
+fn a_javascript_maps_table_pairs_keys_and_values_by_index() {
+    let mut h = Heap::default();
+    let root = h.object("Root", &[]);
+    let (k0, v0, k1, v2) =
+        (h.object("Key", &[]), h.object("Object", &[]), h.object("Key", &[]), h.object("Object", &[]));
+    // As crates/v8 numbers a Map's table: entry k's key [2k], its value [2k+1]. Entry 1's value
+    // and entry 2's key are small integers (no nodes); entry 3 is two of them, and is not seen.
+    let table = h.object("(array)", &[("[0]", k0), ("[1]", v0), ("[2]", k1), ("[5]", v2)]);
+    let map = h.object("Map", &[("table", table)]);
+    let set_table = h.object("(array)", &[("[0]", k1), ("[2]", k0)]);
+    let set = h.object("Set", &[("table", set_table)]);
+    h.point(root, "cache", map);
+    h.point(root, "seen", set);
+    let heap = h.typed();
+    assert_eq!(
+        entries_of(&heap, map, 10),
+        [
+            Entry { key: Object(k0), value: Object(v0) },
+            Entry { key: Object(k1), value: Unknown },
+            Entry { key: Unknown, value: Object(v2) },
+        ]
+    );
+    assert_eq!(entries_of(&heap, map, 1).len(), 1, "cut at the limit");
+    assert_eq!(
+        entries_of(&heap, set, 10),
+        [Entry { key: Object(k1), value: Absent }, Entry { key: Object(k0), value: Absent }]
+    );
+    let found = detect(&heap, &builtin());
+    let roles = Roles::new(&heap, &builtin());
+    assert!(roles.keyed(&heap, &found, found.instance_of(map).unwrap()));
+    assert!(roles.keyed(&heap, &found, found.instance_of(set).unwrap()));
+    // A Map's table may hold only small integers, which no edge shows: never known empty.
+    assert!(!roles.has_entries(&heap, map));
 }

@@ -100,7 +100,18 @@ fn pointed_to(lexer: &mut Lexer, namespace: &str) -> Result<(Vec<PointedTo>, Vec
                                 format!("expected a path of .field, [*] and ? steps, found {path:?}"),
                             )
                         })?;
-                        roles.push(Role { kind: role_kind(&text).expect("checked"), path });
+                        let kind = role_kind(&text).expect("checked");
+                        if kind == RoleKind::Pairs && path.last() != Some(&Step::Each) {
+                            return Err(lexer.error(
+                                l,
+                                c,
+                                format!(
+                                    "expected a path ending in [*] after \"pairs\", found {:?}",
+                                    path_text(&path)
+                                ),
+                            ));
+                        }
+                        roles.push(Role { kind, path });
                         expect(lexer, Token::Semicolon, "';' after a role's path")?;
                         continue;
                     }
@@ -149,6 +160,7 @@ fn role_kind(word: &str) -> Option<RoleKind> {
         "requires" => Some(RoleKind::Requires),
         "keyset" => Some(RoleKind::Keyset),
         "entries" => Some(RoleKind::Entries),
+        "pairs" => Some(RoleKind::Pairs),
         _ => None,
     }
 }
@@ -177,6 +189,17 @@ fn role_path(text: &str) -> Option<Vec<Step>> {
         }
     }
     (!steps.is_empty()).then_some(steps)
+}
+
+/// A path as written.
+fn path_text(path: &[Step]) -> String {
+    path.iter()
+        .map(|s| match s {
+            Step::Field(name) => format!(".{name}"),
+            Step::Each => "[*]".into(),
+            Step::Unnamed => "?".into(),
+        })
+        .collect()
 }
 
 /// A bare name without a package (no `.`) and not starting with a wildcard gets the

@@ -278,3 +278,16 @@ fn requires_entries_and_keyset_are_roles() {
         [Role { kind: RoleKind::Requires, path: vec![Step::Field("properties".into())] }]
     );
 }
+
+#[test]
+fn pairs_need_a_path_ending_in_each_element() {
+    let d = parse("p.ds", "DS Map { pairs .table[*]; }").unwrap();
+    assert_eq!(
+        d.list[0].roles,
+        [Role { kind: RoleKind::Pairs, path: vec![Step::Field("table".into()), Step::Each] }]
+    );
+    assert_eq!(
+        parse("p.ds", "DS Map { pairs .table; }").unwrap_err().to_string(),
+        "p.ds:1:16: expected a path ending in [*] after \"pairs\", found \".table\""
+    );
+}
