@@ -45,7 +45,8 @@ pub fn waste(heap: &TypedHeap, values: &dyn Values, descriptions: &Descriptions,
     let retained = dominators(&heap.graph).retained;
     let mut texts: FxHashMap<String, (u64, u64)> = FxHashMap::default();
     for o in 0..heap.graph.object_count() as u32 {
-        if let Some(text) = values.text(o) {
+        // A cut text (a heap file's short value) may differ from another past its cut.
+        if let Some(text) = values.text(o).filter(|_| values.cut(o).is_none()) {
             let at = texts.entry(text).or_default();
             at.0 += 1;
             at.1 += retained[o as usize];
