@@ -30,6 +30,20 @@ pub enum ValueKind {
     Bytes = 5,
 }
 
+impl ValueKind {
+    /// What a value of the kind looks like, for errors.
+    fn written(self) -> &'static str {
+        match self {
+            ValueKind::None => "None",
+            ValueKind::Bool => "True or False",
+            ValueKind::Int => "an int in decimal",
+            ValueKind::Float => "a float",
+            ValueKind::Str => "a str",
+            ValueKind::Bytes => "bytes",
+        }
+    }
+}
+
 const KINDS: [ValueKind; 6] =
     [ValueKind::None, ValueKind::Bool, ValueKind::Int, ValueKind::Float, ValueKind::Str, ValueKind::Bytes];
 
@@ -166,7 +180,7 @@ fn check(kind: ValueKind, cut: bool, length: u64, data: &[u8]) -> Result<(), Str
         ValueKind::Bool if data == b"True" || data == b"False" => Ok(()),
         ValueKind::Int if is_decimal(data) => Ok(()),
         ValueKind::Float if text()?.parse::<f64>().is_ok() => Ok(()),
-        _ => Err(format!("{:?} is not a {kind:?}", String::from_utf8_lossy(data))),
+        _ => Err(format!("{:?} is not {}", String::from_utf8_lossy(data), kind.written())),
     }
 }
 

@@ -98,11 +98,11 @@ fn refused(bytes: &[u8]) -> String {
 fn malformed_values_are_refused_in_one_line() {
     let cases: Vec<(ValueTable, &str)> = vec![
         (one(99, ValueKind::Int, false, 1, b"1"), "valued object 99 is out of order or out of range"),
-        (one(1, ValueKind::Int, false, 2, b"1x"), "the value of object 1 is malformed: \"1x\" is not a Int"),
-        (one(1, ValueKind::Int, false, 1, b"-"), "is not a Int"),
-        (one(1, ValueKind::Float, false, 4, b"1.5."), "is not a Float"),
-        (one(1, ValueKind::None, false, 4, b"Nope"), "is not a None"),
-        (one(1, ValueKind::Bool, false, 4, b"true"), "is not a Bool"),
+        (one(1, ValueKind::Int, false, 2, b"1x"), "the value of object 1 is malformed: \"1x\" is not an int in decimal"),
+        (one(1, ValueKind::Int, false, 1, b"-"), "is not an int in decimal"),
+        (one(1, ValueKind::Float, false, 4, b"1.5."), "is not a float"),
+        (one(1, ValueKind::None, false, 4, b"Nope"), "is not None"),
+        (one(1, ValueKind::Bool, false, 4, b"true"), "is not True or False"),
         (one(1, ValueKind::Int, true, 9, b"1"), "only a str or bytes value can be cut"),
         (one(1, ValueKind::Int, false, 7, b"12"), "2 bytes, but its length says 7"),
         (one(1, ValueKind::Str, false, 9, b"Linz"), "4 long, but its length says 9"),
