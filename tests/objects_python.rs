@@ -112,3 +112,43 @@ fn a_dict_keyed_by_instances_without_eq_names_its_cause() {
     assert_entries_read_back(&found, "__main__.FixedKey");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every kind of value the probe writes reads back as the program set it
+/// (tests/python/atoms.py), in JSON exactly and in the terminal escaped.
+#[test]
+fn a_python_objects_attributes_read_back_as_the_program_set_them() {
+    if !tools_present(&["python3"], "--version", "MEMCITY_REQUIRE_PYTHON") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("memcity-atoms-python-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    python_rounds("atoms.py", &dir, 1, 1, &[]);
+    let holders = "module __main__ .HOLDERS";
+    let out = run(Command::new(MEMCITY).arg("objects").arg(&dir).args(["--structure", holders, "--json"]));
+    let found: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let entry = &found["entries"][0];
+    assert_eq!(entry["key"]["value"], "holder", "{entry}");
+    let holder = &entry["value"];
+    assert_eq!(holder["type"], "__main__.Holder");
+    let value = |name: &str| field(holder, name)["value"].clone();
+    assert_eq!(value("city"), "Linz");
+    assert_eq!(value("hostile"), "</script>\u{1b}[31m\u{7}\u{2028}");
+    assert_eq!(value("big"), "12345678901234567890123", "beyond 64 bits: its digits");
+    assert_eq!(value("day"), -1004);
+    assert_eq!(value("ratio"), 0.1);
+    assert_eq!(value("low"), "-Infinity");
+    assert_eq!(value("raw"), "b'\\x00ab\\''");
+    assert_eq!(value("nothing"), serde_json::Value::Null);
+    assert_eq!(value("flag"), true);
+    // A long str is cut at 200 characters, its whole length kept.
+    assert_eq!(value("long"), format!("{}…", "x".repeat(200)));
+    let long = field(holder, "long")["ref"].as_str().unwrap().to_string();
+    let out = run(Command::new(MEMCITY).arg("objects").arg(&dir).args(["--object", &long, "--json"]));
+    let found: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(found["objects"][0]["length"], 1000, "{found}");
+    // The terminal: no control character, the hostile text escaped.
+    let out = run(Command::new(MEMCITY).arg("objects").arg(&dir).args(["--structure", holders]));
+    assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "{out:?}");
+    assert!(out.contains(r#"hostile: "</script>\u{1b}[31m\u{7}\u{2028}""#), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
