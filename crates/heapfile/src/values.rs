@@ -91,15 +91,16 @@ impl ValueTable {
         self.objects.is_empty()
     }
 
-    /// The value of object `o`, if the file has one.
+    /// The value of object `o`, if the file has one (a table whose columns disagree has none).
     pub fn get(&self, o: u32) -> Option<ProbeValue<'_>> {
         let i = self.objects.binary_search(&o).ok()?;
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        let start = if i == 0 { 0 } else { *self.ends.get(i - 1)? };
+        let code = *self.kinds.get(i)?;
         Some(ProbeValue {
-            kind: KINDS[(self.kinds[i] & !CUT) as usize],
-            cut: self.kinds[i] & CUT != 0,
-            length: self.lengths[i],
-            data: &self.data[start..self.ends[i]],
+            kind: *KINDS.get((code & !CUT) as usize)?,
+            cut: code & CUT != 0,
+            length: *self.lengths.get(i)?,
+            data: self.data.get(start..*self.ends.get(i)?)?,
         })
     }
 
