@@ -208,7 +208,7 @@ impl Values for FileValues<'_> {
         self.references().contents(o, elements)
     }
 
-    /// A str's text, a bytes object as Python writes it (`b'\x00ab'`), an int too large for
+    /// A str's text, a bytes object as a Python literal (`b'\x00ab'`), an int too large for
     /// 64 bits in decimal; a cut one ends with `…`.
     fn text(&self, o: u32) -> Option<String> {
         let v = self.values.get(o)?;
@@ -252,7 +252,8 @@ fn int(data: &[u8]) -> Option<i64> {
     std::str::from_utf8(data).ok()?.parse().ok()
 }
 
-/// Bytes as Python's `repr` writes them: `b'…'`, printable ASCII as is, the rest escaped.
+/// Bytes as a Python literal, `b'…'`: printable ASCII as is, the rest escaped (a quote always
+/// with a backslash, where `repr` would switch quotes).
 pub fn bytes_repr(data: &[u8]) -> String {
     let mut out = String::from("b'");
     for &b in data {
