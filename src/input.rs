@@ -469,6 +469,7 @@ mod tests {
             roots: vec![(0, memcity_heapgraph::RootKind::Global)],
             labels: Vec::new(),
             root_names: Vec::new(),
+            values: Default::default(),
         };
         let heaps = dir.join("heaps");
         std::fs::create_dir(&heaps).unwrap();

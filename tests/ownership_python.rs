@@ -31,7 +31,8 @@ fn the_class_attributes_dict_owns_the_sessions() {
     assert_eq!(session["kind"], "class");
     let heap_growth = doc["root"]["growth_bytes"].as_i64().unwrap();
     let growth = session["growth_bytes"].as_i64().unwrap();
-    assert!(heap_growth > 0 && growth * 4 >= heap_growth * 3, "{growth} of {heap_growth}");
+    // Most of it; the rest is chiefly the dict's str keys (heap file format 3 writes them).
+    assert!(heap_growth > 0 && growth * 3 >= heap_growth * 2, "{growth} of {heap_growth}");
     assert!(session["new_objects"].as_u64().unwrap() >= 5_000, "new by the probe's ids: {session}");
     // Their owner: the dict the class Registry holds.
     let owner = nodes
@@ -43,6 +44,8 @@ fn the_class_attributes_dict_owns_the_sessions() {
         (&"builtins.dict".into(), &"builtins.type".into()),
         "{owner}"
     );
+    let keys = owner["children"].as_array().unwrap().iter().find(|c| c["name"] == "builtins.str");
+    assert!(keys.is_some_and(|k| k["new_objects"].as_u64().unwrap() >= 5_000), "its keys: {owner}");
     let owned_growth = owner["growth_bytes"].as_i64().unwrap();
     assert!(
         owned_growth * 10 >= heap_growth * 9,

@@ -37,14 +37,16 @@ import zlib
 __all__ = ["start", "stop", "snapshot"]
 
 MAGIC = b"MEMCITYH"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 NO_NAME = 0xFFFFFFFF
 LABEL_INDEX = 1 << 31
 LABEL_KEY = 1 << 30
 KEY_CHARS = 40  # a dict key longer than this is cut, with "…"
+VALUE_CHARS = 200  # a str or bytes value longer than this is written cut, with its length
+VALUE_CUT = 0x80
 NO_SITE = 0xFFFFFFFF
 ROOT_GLOBAL, ROOT_STACK_FRAME, ROOT_INTERNAL, ROOT_OTHER = 0, 1, 2, 3
-PROBE_VERSION = "memcity_probe 2"
+PROBE_VERSION = "memcity_probe 3"
 
 _state = None
 # This module, also when it runs as the script (then it is not "memcity_probe" in sys.modules).
@@ -352,6 +354,8 @@ def _walk(r):
         i += 1
         if type(o) is frame_type and id(o) in frames:
             refs, _, names = frames[id(o)]
+        elif type(o) is dict and id(o) not in namer.attribute_dicts:
+            refs, names = namer.entries(o, ids_get)
         else:
             refs = referents(o)
             # Most objects (numbers, strings) refer to nothing: nothing to name.
@@ -425,6 +429,25 @@ class _Namer:
         if type(own) is not dict:
             return None
         return self.own_names(own, refs)
+
+    def entries(self, d, ids_get):
+        """A dict's references as its entries in iteration order, each key (unnamed) followed
+        by its value (named by the key), so a reader pairs them; gc.get_referents would leave
+        out str keys. An entry with the probe's own key or value is left out whole."""
+        refs, names = [], []
+        key = self.key
+        try:
+            for k, v in d.items():
+                if ids_get(id(k)) == -1 or ids_get(id(v)) == -1:
+                    continue
+                refs.append(k)
+                refs.append(v)
+                names.append(None)
+                names.append(key(k))
+        except Exception:
+            refs = gc.get_referents(d)
+            return refs, self.dict_names(d, refs, False)
+        return refs, names
 
     def own_names(self, own, refs):
         """Names by an object's own attribute dict: the dict itself, or the values in it."""
@@ -583,10 +606,55 @@ def _encode(heap, probe, table):
                      _le(sizes), _le(addresses), _le(counts)])
     edge = struct.pack("<Q", len(edges)) + _le(edges)
     name = struct.pack("<Q", len(names)) + _le(names)
+    vals = _values(objects)
     root = (struct.pack("<I", len(heap.roots)) + _le(array.array("I", heap.roots))
             + bytes(heap.root_kinds) + _le(root_names))
     return [(b"STRS", strs), (b"SITE", site), (b"OBJS", objs), (b"EDGE", edge), (b"NAME", name),
-            (b"ROOT", root)]
+            (b"VALS", vals), (b"ROOT", root)]
+
+
+_VALUE_KINDS = {type(None): 0, bool: 1, int: 2, float: 3, str: 4, bytes: 5}
+_INT_LIMIT = 10 ** VALUE_CHARS
+
+
+def _values(objects):
+    """VALS: the value of every str, bytes, int, float, bool and None object, short: a str's
+    first VALUE_CHARS characters and a bytes object's first bytes, with the whole length; an
+    int of more digits, or a str that is not valid Unicode (lone surrogates), has none."""
+    index = array.array("I")
+    kinds = bytearray()
+    lengths = array.array("Q")
+    sizes = array.array("I")
+    chunks = []
+    kind_of = _VALUE_KINDS.get
+    for i, o in enumerate(objects):
+        kind = kind_of(type(o))
+        if kind is None:
+            continue
+        if kind == 4:
+            length = len(o)
+            try:
+                data = (o[:VALUE_CHARS] if length > VALUE_CHARS else o).encode("utf-8")
+            except UnicodeEncodeError:
+                continue
+        elif kind == 5:
+            length = len(o)
+            data = o[:VALUE_CHARS]
+        elif kind == 2:
+            if not -_INT_LIMIT < o < _INT_LIMIT:
+                continue
+            data = str(o).encode()
+            length = len(data)
+        else:
+            data = repr(o).encode()
+            length = len(data)
+        index.append(i)
+        kinds.append(kind | VALUE_CUT if length > VALUE_CHARS and kind >= 4 else kind)
+        lengths.append(length)
+        sizes.append(len(data))
+        chunks.append(data)
+    return (struct.pack("<I", len(index)) + _le(index) + bytes(kinds) + _le(lengths) + _le(sizes)
+            + b"".join(chunks))
 
 
 def _label_code(intern):

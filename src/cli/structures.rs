@@ -106,8 +106,8 @@ pub fn run(args: StructuresArgs) -> Result<()> {
 }
 
 /// The causes of the listed instances: where one grew, the window's end is read again with its
-/// values (a dump's fields, a V8 snapshot's strings, elsewhere references alone), once the
-/// window's two heaps are gone.
+/// values (a dump's fields, a V8 snapshot's strings, a heap file's atoms, elsewhere references
+/// alone), once the window's two heaps are gone.
 fn causes(specs: &[String], report: &Report, descriptions: &Descriptions) -> Result<Vec<Vec<Cause>>> {
     if !may_have_causes(report) {
         return Ok(vec![Vec::new(); report.listed().len()]);

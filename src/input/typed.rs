@@ -288,6 +288,20 @@ pub(super) fn v8_snapshot(
 /// read from each file's META alone. Objects are matched by address only where all files come
 /// from one process.
 fn heap_file_heaps(specs: &[String], which: Snapshots, visit: &mut Visit) -> Result<()> {
+    let timed = ordered_heap_files(specs)?;
+    let picked = picked(which, timed.len(), "heap files")?;
+    // Two processes: an address in one says nothing of the other's objects.
+    let one_process = picked.iter().all(|&i| timed[i].1 == timed[picked[0]].1);
+    for index in picked {
+        let (mut snapshot, _) = heap_file_snapshot(index, &timed[index].2)?;
+        snapshot.heap.objects.identity_stable &= one_process;
+        visit(snapshot)?;
+    }
+    Ok(())
+}
+
+/// The heap files of `specs` in the import's order: each one's time, process and path.
+pub(super) fn ordered_heap_files(specs: &[String]) -> Result<Vec<(u64, Option<u64>, PathBuf)>> {
     let paths: Vec<PathBuf> = specs.iter().map(PathBuf::from).collect();
     let files = memcity_heapfile::snapshot_files(&paths)?;
     let mut timed = Vec::with_capacity(files.len());
@@ -296,22 +310,22 @@ fn heap_file_heaps(specs: &[String], which: Snapshots, visit: &mut Visit) -> Res
         timed.push((meta.time_ms, meta.pid, file));
     }
     timed.sort_by_key(|(time, _, _)| *time);
-    let picked = picked(which, timed.len(), "heap files")?;
-    // Two processes: an address in one says nothing of the other's objects.
-    let one_process = picked.iter().all(|&i| timed[i].1 == timed[picked[0]].1);
-    for index in picked {
-        let file = &timed[index].2;
-        let typed = memcity_heapfile::typed_heap(file)?;
-        let mut heap = typed.heap;
-        heap.objects.identity_stable &= one_process;
-        visit(TypedSnapshot {
-            index,
-            time_ms: typed.meta.time_ms,
-            reachable_bytes: typed.reachable_bytes,
-            label: memcity_heapfile::snapshot_label(&memcity_heapfile::label(file), &typed.meta),
-            metrics: memcity_heapfile::snapshot_metrics(&typed.meta),
-            heap,
-        })?;
-    }
-    Ok(())
+    Ok(timed)
+}
+
+/// Heap file `index` of a series as a snapshot, and its atoms' values.
+pub(super) fn heap_file_snapshot(
+    index: usize,
+    file: &Path,
+) -> Result<(TypedSnapshot, memcity_heapfile::ValueTable)> {
+    let typed = memcity_heapfile::typed_heap(file)?;
+    let snapshot = TypedSnapshot {
+        index,
+        time_ms: typed.meta.time_ms,
+        reachable_bytes: typed.reachable_bytes,
+        label: memcity_heapfile::snapshot_label(&memcity_heapfile::label(file), &typed.meta),
+        metrics: memcity_heapfile::snapshot_metrics(&typed.meta),
+        heap: typed.heap,
+    };
+    Ok((snapshot, typed.values))
 }

@@ -1,7 +1,7 @@
 //! One snapshot with a reader of its values, for looking inside objects (`memcity objects`):
 //! a heap dump's values are read from the dump itself, a V8 heap snapshot's strings and
-//! exposed numbers from its nodes' names; other inputs show each object's references by name
-//! (their values are not read yet).
+//! exposed numbers from its nodes' names, a heap file's from its VALS section; other inputs
+//! show each object's references by name (their values are not read yet).
 
 use std::path::{Path, PathBuf};
 
@@ -9,7 +9,9 @@ use anyhow::{Result, anyhow, bail};
 use memcity_heapgraph::{Classifier, Primitives, References, TypedSnapshot, Values};
 use memcity_hprof::{DumpValues, Layout};
 
-use super::typed::{Snapshots, each_typed_heap, file_name, ordered_dumps, v8_snapshot};
+use super::typed::{
+    Snapshots, each_typed_heap, file_name, heap_file_snapshot, ordered_dumps, ordered_heap_files, v8_snapshot,
+};
 use super::{is_heap_dumps, is_heap_files, is_snapshots};
 
 /// A snapshot, its values where the source has them, and the input's default grouping.
@@ -19,6 +21,8 @@ pub struct Valued {
     dump: Option<DumpValues>,
     /// A V8 heap snapshot's strings and numbers, beside its references.
     nodes: Option<memcity_v8::values::NodeValues>,
+    /// A heap file's atoms' values, beside its references.
+    atoms: Option<memcity_heapfile::ValueTable>,
     pub classifiers: Vec<Classifier>,
     /// How the source writes object ids, for errors.
     pub id_hint: &'static str,
@@ -27,9 +31,10 @@ pub struct Valued {
 impl Valued {
     /// Calls `f` with the reader of the snapshot's values.
     pub fn with_values<R>(&self, f: impl FnOnce(&dyn Values) -> R) -> R {
-        match &self.dump {
-            Some(dump) => f(dump),
-            None => {
+        match (&self.dump, &self.atoms) {
+            (Some(dump), _) => f(dump),
+            (None, Some(values)) => f(&memcity_heapfile::FileValues { heap: &self.snapshot.heap, values }),
+            (None, None) => {
                 let primitives = self.nodes.as_ref().map(|n| n as &dyn Primitives);
                 f(&References { heap: &self.snapshot.heap, primitives })
             }
@@ -50,6 +55,9 @@ pub fn valued_snapshot(specs: &[String], time: Option<usize>) -> Result<Valued> 
     }
     if !specs.is_empty() && specs.iter().all(|s| is_snapshots(Path::new(s))) {
         return valued_v8(specs, time);
+    }
+    if !specs.is_empty() && specs.iter().all(|s| is_heap_files(Path::new(s))) {
+        return valued_heap_file(specs, time);
     }
     let mut kept = None;
     each_typed_heap(specs, Snapshots::Window { from: time, to: time }, &Layout::default(), &mut |s| {
@@ -75,6 +83,20 @@ fn valued_v8(specs: &[String], time: Option<usize>) -> Result<Valued> {
     let (typed, nodes) = memcity_v8::values::typed_heap_with_values(file)?;
     let mut valued = without_values(specs, v8_snapshot(index, file, *time_ms, typed));
     valued.nodes = Some(nodes);
+    Ok(valued)
+}
+
+/// Heap files, in the import's order: snapshot `time` (default the last) with its atoms' values.
+fn valued_heap_file(specs: &[String], time: Option<usize>) -> Result<Valued> {
+    let files = ordered_heap_files(specs)?;
+    let last = files.len().saturating_sub(1);
+    let index = time.unwrap_or(last);
+    let Some((_, _, file)) = files.get(index) else {
+        bail!("--time {index}: the input has {} heap files (0..{last})", files.len());
+    };
+    let (snapshot, values) = heap_file_snapshot(index, file)?;
+    let mut valued = without_values(specs, snapshot);
+    valued.atoms = Some(values);
     Ok(valued)
 }
 
@@ -110,6 +132,7 @@ fn valued_dump(files: &[PathBuf], index: usize) -> Result<Valued> {
         snapshot: dump_snapshot(&files[index], index, typed),
         dump: Some(values),
         nodes: None,
+        atoms: None,
         classifiers: default_classifiers(&[files[index].display().to_string()]),
         id_hint: " (a dump's ids are its addresses, written 0x…, as `memcity objects --json` shows them)",
     })
@@ -133,5 +156,5 @@ pub fn default_classifiers(specs: &[String]) -> Vec<Classifier> {
 fn without_values(specs: &[String], snapshot: TypedSnapshot) -> Valued {
     let classifiers = default_classifiers(specs);
     let id_hint = " (ids are the source's own object ids, as `memcity objects --json` shows them)";
-    Valued { snapshot, dump: None, nodes: None, classifiers, id_hint }
+    Valued { snapshot, dump: None, nodes: None, atoms: None, classifiers, id_hint }
 }

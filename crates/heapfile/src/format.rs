@@ -1,16 +1,19 @@
-//! The heap file format, version 2 (docs/heapfile.md): a magic and version, then sections, each
+//! The heap file format, version 3 (docs/heapfile.md): a magic and version, then sections, each
 //! `tag (4 bytes), CRC-32 of the payload (u32), payload length (u64), payload`, in this order:
-//! STRS, SITE, OBJS, EDGE, NAME, ROOT, META, `END.`. Integers are little-endian; tables are
-//! columns, so a probe writes each with one call and a reader checks each length once. Version 1
-//! (still read) has no NAME section and no root names.
+//! STRS, SITE, OBJS, EDGE, NAME, VALS, ROOT, META, `END.`. Integers are little-endian; tables
+//! are columns, so a probe writes each with one call and a reader checks each length once.
+//! Version 2 (still read) has no VALS section; version 1 no NAME section and no root names
+//! either.
 
 use memcity_heapgraph::RootKind;
 use serde::{Deserialize, Serialize};
 
+use crate::values::ValueTable;
+
 /// The first 8 bytes of every heap file.
 pub const MAGIC: &[u8; 8] = b"MEMCITYH";
 /// The format version this crate writes.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// The oldest format version this crate reads: version 1, without reference and root names.
 pub const OLDEST_VERSION: u32 = 1;
 /// The file name extension probes use.
@@ -20,7 +23,11 @@ pub const HEADER_LEN: usize = 16;
 /// Tag, CRC-32, payload length.
 pub const SECTION_HEADER_LEN: usize = 16;
 /// The sections, in file order.
-pub const SECTIONS: [&[u8; 4]; 8] = [b"STRS", b"SITE", b"OBJS", b"EDGE", b"NAME", b"ROOT", b"META", b"END."];
+pub const SECTIONS: [&[u8; 4]; 9] =
+    [b"STRS", b"SITE", b"OBJS", b"EDGE", b"NAME", b"VALS", b"ROOT", b"META", b"END."];
+/// The sections of a version 2 file (no values), in file order.
+pub const SECTIONS_V2: [&[u8; 4]; 8] =
+    [b"STRS", b"SITE", b"OBJS", b"EDGE", b"NAME", b"ROOT", b"META", b"END."];
 /// The sections of a version 1 file, in file order.
 pub const SECTIONS_V1: [&[u8; 4]; 7] = [b"STRS", b"SITE", b"OBJS", b"EDGE", b"ROOT", b"META", b"END."];
 /// A reference's or root's name that is not known (in NAME and in ROOT's names).
@@ -99,6 +106,9 @@ pub struct HeapFile {
     /// Per root (parallel to `roots`): what the program calls it (`module app`), a string
     /// index or [`NO_NAME`]; empty when the file names none (version 1).
     pub root_names: Vec<u32>,
+    /// The short values of its str, int, float, bytes, bool and None objects (VALS); empty
+    /// before version 3.
+    pub values: ValueTable,
 }
 
 impl HeapFile {
@@ -138,7 +148,10 @@ impl HeapFile {
         (0..self.roots.len())
             .for_each(|r| root.extend_from_slice(&self.root_names.get(r).unwrap_or(&NO_NAME).to_le_bytes()));
         let meta = serde_json::to_vec(&self.meta).expect("meta serializes");
-        for (tag, payload) in SECTIONS.iter().zip([strs, site, objs, edge, name, root, meta, Vec::new()]) {
+        let vals = self.values.to_bytes();
+        for (tag, payload) in
+            SECTIONS.iter().zip([strs, site, objs, edge, name, vals, root, meta, Vec::new()])
+        {
             section(&mut out, tag, &payload);
         }
         out

@@ -4,7 +4,7 @@
 
 use std::sync::Mutex;
 
-use memcity_heapgraph::{AnalysisOptions, Grouper, Retained, history_of, parse_list};
+use memcity_heapgraph::{AnalysisOptions, Grouper, Retained, Values, history_of, parse_list, value_identity};
 
 use crate::import::series_heap;
 
@@ -15,6 +15,13 @@ pub fn heap_file(data: &[u8]) -> bool {
     // The typed reader takes any file the parser accepts.
     let typed = crate::typed::typed_of(file.clone());
     assert_eq!(typed.heap.objects.type_of.len(), file.object_count());
+    // Every object's values read back, as `memcity objects` and the causes read them.
+    let values = crate::FileValues { heap: &typed.heap, values: &typed.values };
+    for o in 0..file.object_count() as u32 {
+        let text = values.text(o);
+        assert!(values.cut(o).is_none() || text.is_some(), "only a text is cut");
+        let _ = (values.boxed(o), value_identity(&values, 0, o));
+    }
     let classifiers = parse_list("package,type,allocation-site,root-kind").expect("known");
     let grouper = Mutex::new(Grouper::new(classifiers));
     let analysis = AnalysisOptions { retained: Retained::Closure, ..AnalysisOptions::default() };

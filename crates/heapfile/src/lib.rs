@@ -11,6 +11,7 @@ pub mod fuzzing;
 pub mod import;
 mod read;
 pub mod typed;
+pub mod values;
 
 pub use error::HeapFileError;
 pub use follow::Follower;
@@ -22,6 +23,7 @@ pub use import::{
 pub use memcity_heapgraph::Grouping;
 pub use read::has_magic;
 pub use typed::{TypedFile, typed_heap};
+pub use values::{FileValues, ValueKind, ValueTable};
 
 /// Parses a heap file's bytes; `name` is what errors call the file.
 pub fn parse(bytes: &[u8], name: &str) -> Result<HeapFile, HeapFileError> {

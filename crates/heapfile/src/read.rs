@@ -5,7 +5,7 @@
 use crate::error::Fault;
 use crate::format::{
     HEADER_LEN, HeapFile, LABEL_INDEX, LABEL_KEY, MAGIC, Meta, NO_NAME, NO_SITE, OBJECT_BYTES,
-    OLDEST_VERSION, ROOT_KINDS, SECTION_HEADER_LEN, SECTIONS, SECTIONS_V1, VERSION,
+    OLDEST_VERSION, ROOT_KINDS, SECTION_HEADER_LEN, SECTIONS, SECTIONS_V1, SECTIONS_V2, VERSION,
 };
 
 /// Whether `head` (a file's first bytes) starts like a heap file.
@@ -26,7 +26,11 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<HeapFile, Fault> {
     if !(OLDEST_VERSION..=VERSION).contains(&version) {
         return Err(Fault { version: Some(version), ..Fault::new(8, "") });
     }
-    let tags: &[&[u8; 4]] = if version == 1 { &SECTIONS_V1 } else { &SECTIONS };
+    let tags: &[&[u8; 4]] = match version {
+        1 => &SECTIONS_V1,
+        2 => &SECTIONS_V2,
+        _ => &SECTIONS,
+    };
     if u32_at(header, 12) != 0 {
         return Err(Fault::new(12, "reserved header flags must be 0"));
     }
@@ -43,6 +47,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<HeapFile, Fault> {
     payloads.pop(); // END., empty
     let meta = payloads.pop().expect("a META section");
     let root = payloads.pop().expect("a ROOT section");
+    let vals = if version < 3 { None } else { payloads.pop() };
     let name = if version == 1 { None } else { payloads.pop() };
     let [strs, site, objs, edge] = payloads.try_into().expect("one payload per section");
     let strings = strings(strs)?;
@@ -52,6 +57,9 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<HeapFile, Fault> {
     edges(edge, &mut file)?;
     if let Some(name) = name {
         file.labels = labels(name, file.edges.len(), strings.len())?;
+    }
+    if let Some(vals) = vals {
+        file.values = crate::values::read(vals, file.object_count())?;
     }
     (file.roots, file.root_names) = roots(root, file.object_count(), version > 1, strings.len())?;
     file.strings = strings;
@@ -106,18 +114,18 @@ fn section<'a>(bytes: &'a [u8], pos: usize, tag: &[u8; 4]) -> Result<(&'a [u8], 
 
 /// A section's payload being read; offsets in faults are the file's.
 #[derive(Debug)]
-struct Section<'a> {
+pub(crate) struct Section<'a> {
     bytes: &'a [u8],
     base: usize,
     pos: usize,
 }
 
 impl<'a> Section<'a> {
-    fn at(&self) -> usize {
+    pub(crate) fn at(&self) -> usize {
         self.base + self.pos
     }
 
-    fn take(&mut self, n: Option<usize>, what: &str) -> Result<&'a [u8], Fault> {
+    pub(crate) fn take(&mut self, n: Option<usize>, what: &str) -> Result<&'a [u8], Fault> {
         let left = self.bytes.len() - self.pos;
         let n = n.filter(|&n| n <= left).ok_or_else(|| {
             Fault::new(self.at(), format!("{what} does not fit in the {left} bytes left in its section"))
@@ -127,22 +135,22 @@ impl<'a> Section<'a> {
         Ok(taken)
     }
 
-    fn count32(&mut self, what: &str) -> Result<usize, Fault> {
+    pub(crate) fn count32(&mut self, what: &str) -> Result<usize, Fault> {
         Ok(u32_at(self.take(Some(4), what)?, 0) as usize)
     }
 
-    fn u32s(&mut self, n: usize, what: &str) -> Result<(usize, Vec<u32>), Fault> {
+    pub(crate) fn u32s(&mut self, n: usize, what: &str) -> Result<(usize, Vec<u32>), Fault> {
         let at = self.at();
         let b = self.take(n.checked_mul(4), what)?;
         Ok((at, b.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))).collect()))
     }
 
-    fn u64s(&mut self, n: usize, what: &str) -> Result<Vec<u64>, Fault> {
+    pub(crate) fn u64s(&mut self, n: usize, what: &str) -> Result<Vec<u64>, Fault> {
         let b = self.take(n.checked_mul(8), what)?;
         Ok(b.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect())
     }
 
-    fn finish(self, name: &str) -> Result<(), Fault> {
+    pub(crate) fn finish(self, name: &str) -> Result<(), Fault> {
         match self.bytes.len() - self.pos {
             0 => Ok(()),
             extra => Err(Fault::new(

@@ -6,7 +6,7 @@ use super::*;
 use crate::format::{LABEL_INDEX, LABEL_KEY, NO_NAME, NO_SITE};
 
 /// A module dict holding a list of sessions, each with a name string; one frame holds a temp.
-fn sample(sessions: u32, time_ms: u64) -> HeapFile {
+pub(crate) fn sample(sessions: u32, time_ms: u64) -> HeapFile {
     let strings = [
         "builtins.dict",
         "builtins.list",
@@ -34,6 +34,12 @@ fn sample(sessions: u32, time_ms: u64) -> HeapFile {
         edges.push(vec![]);
         labels.push(vec![]);
     }
+    // Each session's name has its text.
+    let mut values = ValueTable::default();
+    for s in 0..sessions {
+        let text = format!("user-{s}");
+        values.push(3 + 2 * s, ValueKind::Str, false, text.len() as u64, text.as_bytes());
+    }
     let mut edge_start = vec![0];
     for e in &edges {
         edge_start.push(edge_start.last().unwrap() + e.len());
@@ -52,6 +58,7 @@ fn sample(sessions: u32, time_ms: u64) -> HeapFile {
         roots: vec![(0, RootKind::Global)],
         labels: labels.concat(),
         root_names: vec![8],
+        values,
     }
 }
 
@@ -98,11 +105,11 @@ fn every_flipped_byte_is_caught() {
 #[test]
 fn unknown_versions_and_other_files_are_refused() {
     let mut bytes = sample(1, 1).to_bytes();
-    bytes[8] = 3;
-    let error = parse(&bytes, "v3.mcheap").unwrap_err();
-    assert!(matches!(error, HeapFileError::Version { version: 3, offset: 8, .. }), "{error:?}");
+    bytes[8] = 4;
+    let error = parse(&bytes, "v4.mcheap").unwrap_err();
+    assert!(matches!(error, HeapFileError::Version { version: 4, offset: 8, .. }), "{error:?}");
     assert!(
-        error.to_string().contains("format version 3 is not supported (this memcity reads versions 1 to 2)")
+        error.to_string().contains("format version 4 is not supported (this memcity reads versions 1 to 3)")
     );
     bytes[8] = 0;
     assert!(matches!(parse(&bytes, "v0.mcheap").unwrap_err(), HeapFileError::Version { version: 0, .. }));
@@ -260,7 +267,7 @@ fn the_typed_heap_names_references_and_roots() {
 }
 
 /// Sets the payload of `tag` in `bytes` to `payload`, with its length and CRC-32.
-fn replace_section(bytes: &[u8], tag: &[u8; 4], payload: &[u8]) -> Vec<u8> {
+pub(crate) fn replace_section(bytes: &[u8], tag: &[u8; 4], payload: &[u8]) -> Vec<u8> {
     let at = bytes.windows(4).position(|w| w == tag).unwrap();
     let len = usize::try_from(u64::from_le_bytes(bytes[at + 8..at + 16].try_into().unwrap())).unwrap();
     let mut out = bytes[..at + 4].to_vec();

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 
 use crate::error::HeapFileError;
 use crate::format::{HeapFile, LABEL_INDEX, LABEL_KEY, Meta, NO_NAME};
+use crate::values::ValueTable;
 
 /// A heap file's typed heap and what its producer says of it.
 pub struct TypedFile {
@@ -21,6 +22,8 @@ pub struct TypedFile {
     /// The bytes of the objects reachable from the roots.
     pub reachable_bytes: u64,
     pub heap: TypedHeap,
+    /// Its atoms' values (version 3; empty before), read through [`crate::FileValues`].
+    pub values: ValueTable,
 }
 
 /// Reads and checks one heap file into a typed heap.
@@ -45,6 +48,7 @@ pub fn typed_of(file: HeapFile) -> TypedFile {
         roots,
         labels,
         root_names,
+        values,
     } = file;
     // Types by name, each once; sites by their innermost frame.
     let mut types: Vec<ObjectType> = Vec::new();
@@ -111,7 +115,7 @@ pub fn typed_of(file: HeapFile) -> TypedFile {
         root_names: named,
         root_kinds: roots,
     };
-    TypedFile { meta, reachable_bytes, heap: TypedHeap { graph, objects } }
+    TypedFile { meta, reachable_bytes, heap: TypedHeap { graph, objects }, values }
 }
 
 /// A NAME entry as a label (the reader checked that its string exists).

@@ -52,6 +52,12 @@ pub trait Values {
     /// The primitive a boxed value holds (`java.lang.Integer`), else `None`.
     fn boxed(&self, o: u32) -> Option<Value>;
 
+    /// Where the text of `o` is only its beginning (a probe's short value of a long string),
+    /// the whole value's length; `None` where it is whole. A cut text equals only itself.
+    fn cut(&self, _o: u32) -> Option<u64> {
+        None
+    }
+
     /// The source's own id of `o`, as its tools write it (an HPROF address in hex).
     fn id(&self, o: u32) -> String;
 
@@ -81,7 +87,7 @@ pub enum EqualBy {
 /// itself, so an unknown value never makes two keys look alike.
 pub fn value_identity(values: &dyn Values, type_of: u32, o: u32) -> Option<(u32, Vec<EqualBy>)> {
     if let Some(text) = values.text(o) {
-        return Some((type_of, vec![EqualBy::Text(text)]));
+        return values.cut(o).is_none().then(|| (type_of, vec![EqualBy::Text(text)]));
     }
     if !values.fields_known(o) {
         return None;
@@ -99,6 +105,7 @@ fn equal_by(values: &dyn Values, value: &Value) -> EqualBy {
         Value::Char(c) => EqualBy::Bits(u64::from(c)),
         Value::Float(f) => EqualBy::Bits(f.to_bits()),
         Value::Ref(r) => match (values.text(r), values.boxed(r)) {
+            (Some(_), _) if values.cut(r).is_some() => EqualBy::Object(r),
             (Some(text), _) => EqualBy::Text(text),
             (None, Some(inner)) => equal_by(values, &inner),
             (None, None) => EqualBy::Object(r),
@@ -227,6 +234,9 @@ mod tests {
         fn boxed(&self, o: u32) -> Option<Value> {
             (o == 7).then_some(Value::Int(3))
         }
+        fn cut(&self, o: u32) -> Option<u64> {
+            (o == 6).then_some(500)
+        }
         fn id(&self, o: u32) -> String {
             o.to_string()
         }
@@ -245,6 +255,8 @@ mod tests {
         assert_ne!(value_identity(&Fixed, 9, 0), value_identity(&Fixed, 8, 1), "another type differs");
         assert_eq!(value_identity(&Fixed, 9, 8), None, "unknown values compare by nothing");
         assert_eq!(value_identity(&Fixed, 1, 4).unwrap().1, [EqualBy::Text("Linz".into())]);
+        assert_eq!(value_identity(&Fixed, 1, 6), None, "a cut text is no whole value");
+        assert_eq!(key(3).1[0], EqualBy::Object(6), "a cut text compares by identity");
     }
 
     #[test]

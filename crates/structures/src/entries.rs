@@ -172,12 +172,12 @@ fn read_roles(
     nesting: usize,
     out: &mut Vec<Entry>,
 ) {
-    let (mut key, mut value) = (None, None);
+    let (mut keys, mut values) = (None, None);
     for role in roles.of(heap, o) {
         let targets = if role.kind == RoleKind::Pairs { Vec::new() } else { follow(heap, o, &role.path) };
         match role.kind {
-            RoleKind::Key => key = Some(targets.first().copied().unwrap_or(Slot::Null)),
-            RoleKind::Value => value = Some(targets.first().copied().unwrap_or(Slot::Null)),
+            RoleKind::Key => keys = Some((targets, lists(&role.path))),
+            RoleKind::Value => values = Some((targets, lists(&role.path))),
             RoleKind::Element => {
                 let room = limit.saturating_sub(out.len());
                 out.extend(targets.into_iter().take(room).map(|value| Entry { key: Slot::Absent, value }));
@@ -220,8 +220,9 @@ fn read_roles(
             RoleKind::Keys | RoleKind::Entries | RoleKind::Walk | RoleKind::Requires => {}
         }
     }
-    if key.is_some() || value.is_some() {
-        out.push(Entry { key: key.unwrap_or(Slot::Absent), value: value.unwrap_or(Slot::Absent) });
+    if keys.is_some() || values.is_some() {
+        let room = limit.saturating_sub(out.len());
+        out.extend(paired(keys, values).take(room));
     }
 }
 
@@ -253,6 +254,25 @@ fn pairs(heap: &TypedHeap, o: u32, path: &[Step]) -> Vec<Entry> {
     out
 }
 
+/// The entries of one part from what its `key` and `value` paths reach (with whether the path
+/// reaches a list: `[*]`, `['*']` or `?`), paired in order: a map's node has one of each, a
+/// Python dict all its keys `?` and values `['*']`. A field that is not there is a null key or
+/// value; a list that runs out (an older heap file's dict without its str keys) is absent.
+fn paired(keys: Option<(Vec<Slot>, bool)>, values: Option<(Vec<Slot>, bool)>) -> impl Iterator<Item = Entry> {
+    let len = |side: &Option<(Vec<Slot>, bool)>| side.as_ref().map_or(0, |(s, _)| s.len());
+    let count = len(&keys).max(len(&values));
+    let side = move |side: &Option<(Vec<Slot>, bool)>, i: usize| match side {
+        None => Slot::Absent,
+        Some((s, list)) => s.get(i).copied().unwrap_or(if *list { Slot::Absent } else { Slot::Null }),
+    };
+    (0..count).map(move |i| Entry { key: side(&keys, i), value: side(&values, i) })
+}
+
+/// Whether a path may reach several objects, or none.
+fn lists(path: &[Step]) -> bool {
+    path.iter().any(|s| !matches!(s, Step::Field(_)))
+}
+
 /// What a role's path reaches from `o`: a named reference that is not there is a null one;
 /// `[*]` gives every element (a reference named by its index) in order; null elements are no
 /// references and are skipped.
@@ -278,6 +298,14 @@ fn follow(heap: &TypedHeap, o: u32, path: &[Step]) -> Vec<Slot> {
                     edges
                         .clone()
                         .filter(|&e| labels.of_edge.get(e).is_none_or(|l| l.get().is_none()))
+                        .map(|e| Slot::Object(g.edges[e])),
+                ),
+                Step::Keyed => next.extend(
+                    edges
+                        .clone()
+                        .filter(|&e| {
+                            matches!(labels.of_edge.get(e).and_then(|l| l.get()), Some(LabelKind::Key(_)))
+                        })
                         .map(|e| Slot::Object(g.edges[e])),
                 ),
                 Step::Each => next.extend(

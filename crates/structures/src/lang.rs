@@ -40,7 +40,9 @@ pub struct PointedTo {
 /// What a part of a structure holds for its reader (docs/structures.md, "Entries").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RoleKind {
-    /// `key PATH;`: each such part is one entry of a map, its key at PATH.
+    /// `key PATH;`: each such part is one entry of a map, its key at PATH; where PATH and the
+    /// `value` path reach several objects (a Python dict's keys and values), they are paired
+    /// in order, one entry each.
     Key,
     /// `value PATH;`: the value of that entry.
     Value,
@@ -55,7 +57,7 @@ pub enum RoleKind {
     /// JDK 9+ Properties keeps its own in a ConcurrentHashMap).
     Entries,
     /// `keyset PATH;`: every object at PATH is a key of the structure, with no value paired
-    /// (a Python dict's keys, which its heap file does not name; a set's elements).
+    /// (a Python set's elements).
     Keyset,
     /// `pairs PATH;`, PATH ending in `[*]`: the elements alternate key and value by index
     /// (element 2k is entry k's key, 2k+1 its value), an index without a reference a side the
@@ -75,6 +77,8 @@ pub enum Step {
     Each,
     /// `?`: every reference the source names nothing for.
     Unnamed,
+    /// `['*']`: every reference named by a dict key (a Python dict's values), in order.
+    Keyed,
 }
 
 /// A role of a described type: what is found at a path of references from its objects.

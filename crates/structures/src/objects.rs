@@ -84,6 +84,8 @@ pub struct ObjectShown {
     pub value: Option<Shown>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fields: Option<Vec<FieldShown>>,
+    /// An array's length; where `value` is only the beginning of a text (a heap file's short
+    /// values), the whole text's length.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub length: Option<u64>,
     /// An array's first [`ELEMENTS`] elements.
@@ -304,7 +306,7 @@ fn object(s: &Snapshot<'_>, retained: &[u64], o: u32) -> ObjectShown {
         retained_bytes: retained.get(o as usize).copied().unwrap_or(0),
         value: referent_value(values, o),
         fields: None,
-        length: None,
+        length: values.cut(o),
         elements: None,
         path: None,
         referrer_count: None,

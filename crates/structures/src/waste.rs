@@ -96,7 +96,8 @@ fn duplicate_strings(
 ) -> Vec<DuplicateString> {
     let mut texts: FxHashMap<String, (u64, u64)> = FxHashMap::default();
     for o in 0..heap.graph.object_count() as u32 {
-        if let Some(text) = values.text(o) {
+        // A cut text (a heap file's short value) may differ from another past its cut.
+        if let Some(text) = values.text(o).filter(|_| values.cut(o).is_none()) {
             let at = texts.entry(text).or_default();
             at.0 += 1;
             at.1 += retained[o as usize];

@@ -4,8 +4,8 @@ use super::*;
 use crate::detect::detect;
 use crate::lang::builtin;
 
-/// A heap of named references: `object(type, [(field, target)])`, `[i]` for array elements;
-/// object 0 is the root.
+/// A heap of named references: `object(type, [(field, target)])`, `[i]` for array elements,
+/// `['k']` for a dict's values, `?` unnamed; object 0 is the root.
 #[derive(Default)]
 pub(crate) struct Heap {
     types: Vec<ObjectType>,
@@ -33,6 +33,11 @@ impl Heap {
             for (field, to) in refs {
                 edges.push(*to);
                 labels.of_edge.push(match field.strip_prefix('[') {
+                    _ if field == "?" => Label::NONE,
+                    Some(key) if key.starts_with('\'') => {
+                        labels.names.push(key.trim_end_matches(']').to_string());
+                        Label::key(labels.names.len() as u32 - 1)
+                    }
                     Some(i) => Label::index(i.trim_end_matches(']').parse().unwrap()),
                     None => {
                         labels.names.push(field.clone());
@@ -200,4 +205,30 @@ fn a_javascript_maps_table_pairs_keys_and_values_by_index() {
     assert!(roles.keyed(&heap, &found, found.instance_of(set).unwrap()));
     // A Map's table may hold only small integers, which no edge shows: never known empty.
     assert!(!roles.has_entries(&heap, map));
+}
+
+#[test]
+fn a_python_dict_pairs_its_keys_with_its_values_in_order() {
+    let mut h = Heap::default();
+    let root = h.object("Root", &[]);
+    let (k0, v0) = (h.object("app.QueryKey", &[]), h.object("builtins.str", &[]));
+    let (k1, v1) = (h.object("app.QueryKey", &[]), h.object("builtins.str", &[]));
+    let dict =
+        h.object("builtins.dict", &[("?", k0), ("['<QueryKey>']", v0), ("?", k1), ("['<QueryKey>']", v1)]);
+    let empty = h.object("builtins.dict", &[]);
+    // A version 2 heap file's dict keyed by str: its values alone.
+    let old = h.object("builtins.dict", &[("['a']", v0), ("['b']", v1)]);
+    let set = h.object("builtins.set", &[("?", k0), ("?", k1)]);
+    for (name, o) in [("cache", dict), ("empty", empty), ("old", old), ("set", set)] {
+        h.point(root, name, o);
+    }
+    let heap = h.typed();
+    let pair = |key, value| Entry { key, value };
+    assert_eq!(entries_of(&heap, dict, 10), [pair(Object(k0), Object(v0)), pair(Object(k1), Object(v1))]);
+    assert_eq!(entries_of(&heap, dict, 1), [pair(Object(k0), Object(v0))], "cut at the limit");
+    assert_eq!(entries_of(&heap, empty, 10), [], "an empty dict has no entry");
+    assert_eq!(entries_of(&heap, old, 10), [pair(Absent, Object(v0)), pair(Absent, Object(v1))]);
+    assert_eq!(entries_of(&heap, set, 10), [pair(Object(k0), Absent), pair(Object(k1), Absent)]);
+    let (found, roles) = (detect(&heap, &builtin()), Roles::new(&heap, &builtin()));
+    assert!(roles.keyed(&heap, &found, found.instance_of(dict).unwrap()), "a dict is keyed");
 }

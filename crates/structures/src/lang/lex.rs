@@ -28,9 +28,10 @@ impl Token {
     }
 }
 
-/// Characters of a bare name: what class and type names are made of, and `*`.
+/// Characters of a bare name: what class and type names are made of, `*`, and the quote of
+/// a role's `['*']` step.
 fn bare(c: char) -> bool {
-    c.is_alphanumeric() || "_$.*[]<>:/-@?".contains(c)
+    c.is_alphanumeric() || "_$.*[]<>:/-@?'".contains(c)
 }
 
 pub(super) struct Lexer<'a> {

@@ -97,7 +97,7 @@ fn pointed_to(lexer: &mut Lexer, namespace: &str) -> Result<(Vec<PointedTo>, Vec
                             lexer.error(
                                 l,
                                 c,
-                                format!("expected a path of .field, [*] and ? steps, found {path:?}"),
+                                format!("expected a path of .field, [*], ['*'] and ? steps, found {path:?}"),
                             )
                         })?;
                         let kind = role_kind(&text).expect("checked");
@@ -165,14 +165,17 @@ fn role_kind(word: &str) -> Option<RoleKind> {
     }
 }
 
-/// `.table[*].key` as steps; `None` unless the whole text is `.name` and `[*]` steps, at
-/// least one.
+/// `.table[*].key` as steps; `None` unless the whole text is `.name`, `[*]`, `['*']` and `?`
+/// steps, at least one.
 fn role_path(text: &str) -> Option<Vec<Step>> {
     let mut steps = Vec::new();
     let mut rest = text;
     while !rest.is_empty() {
         if let Some(after) = rest.strip_prefix("[*]") {
             steps.push(Step::Each);
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix("['*']") {
+            steps.push(Step::Keyed);
             rest = after;
         } else if let Some(after) = rest.strip_prefix('?') {
             steps.push(Step::Unnamed);

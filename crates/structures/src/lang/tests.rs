@@ -249,11 +249,18 @@ fn roles_name_keys_values_and_elements_by_path() {
         "`key;` is a type"
     );
     for (bad, message) in [
-        ("DS A { key key; }", "roles.ds:1:12: expected a path of .field, [*] and ? steps, found \"key\""),
-        ("DS A { key .; }", "roles.ds:1:12: expected a path of .field, [*] and ? steps, found \".\""),
+        (
+            "DS A { key key; }",
+            "roles.ds:1:12: expected a path of .field, [*], ['*'] and ? steps, found \"key\"",
+        ),
+        ("DS A { key .; }", "roles.ds:1:12: expected a path of .field, [*], ['*'] and ? steps, found \".\""),
         (
             "DS A { value .a[1]; }",
-            "roles.ds:1:14: expected a path of .field, [*] and ? steps, found \".a[1]\"",
+            "roles.ds:1:14: expected a path of .field, [*], ['*'] and ? steps, found \".a[1]\"",
+        ),
+        (
+            "DS A { value ['a']; }",
+            "roles.ds:1:14: expected a path of .field, [*], ['*'] and ? steps, found \"['a']\"",
         ),
         ("DS A { element .a b; }", "roles.ds:1:19: expected ';' after a role's path, found \"b\""),
         ("DS A { keys (B); }", "roles.ds:1:13: expected ';' or a role's path after \"keys\", found '('"),
@@ -270,6 +277,14 @@ fn requires_entries_and_keyset_are_roles() {
         [
             Role { kind: RoleKind::Entries, path: vec![Step::Field("map".into())] },
             Role { kind: RoleKind::Keyset, path: vec![Step::Unnamed] }
+        ]
+    );
+    let d = parse("r.ds", "DS builtins.dict { (*); key ?; value ['*']; }").unwrap();
+    assert_eq!(
+        d.list[0].roles,
+        [
+            Role { kind: RoleKind::Key, path: vec![Step::Unnamed] },
+            Role { kind: RoleKind::Value, path: vec![Step::Keyed] }
         ]
     );
     let d = parse("r.ds", "DS Object { \"(object properties)\"; requires .properties; }").unwrap();
