@@ -200,6 +200,7 @@ fn path_text(path: &[Step]) -> String {
         .map(|s| match s {
             Step::Field(name) => format!(".{name}"),
             Step::Each => "[*]".into(),
+            Step::Keyed => "['*']".into(),
             Step::Unnamed => "?".into(),
         })
         .collect()
