@@ -38,7 +38,10 @@ pub fn name_matters(node_type: &str) -> bool {
 pub fn root_kind(container: &str, is_snapshot_root: bool) -> RootKind {
     match container {
         _ if is_snapshot_root => RootKind::Global,
-        "(Stack roots)" | "(Handle scope)" => RootKind::StackFrame,
+        "(Stack roots)" => RootKind::StackFrame,
+        // The engine's own local handles (what the C++ writing the snapshot holds), not the
+        // program's: an object the program holds elsewhere is then named by the program's path.
+        "(Handle scope)" => RootKind::Internal,
         "(Global handles)" | "(Eternal handles)" | "(Traced handles)" => RootKind::Handle,
         name if name.starts_with('(') => RootKind::Internal,
         _ => RootKind::Embedder,
@@ -79,6 +82,7 @@ mod tests {
     fn root_kinds_and_detachedness() {
         assert_eq!(root_kind("", true), RootKind::Global);
         assert_eq!(root_kind("(Stack roots)", false), RootKind::StackFrame);
+        assert_eq!(root_kind("(Handle scope)", false), RootKind::Internal);
         assert_eq!(root_kind("(Global handles)", false), RootKind::Handle);
         assert_eq!(root_kind("(Builtins)", false), RootKind::Internal);
         assert_eq!(root_kind("Node / Environment", false), RootKind::Embedder);
