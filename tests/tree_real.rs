@@ -44,7 +44,9 @@ fn check_series(inputs: &[&str], dir: &Path, snapshots: usize) {
         .filter(|n| n["depth"] == 1 && n["other"] == false)
         .map(|n| n["growth"].as_i64().unwrap())
         .collect();
-    assert!(growth.len() >= 2 && growth[0] > 0, "a branch grew: {growth:?}");
+    // A Python heap's builtins (with a dict's str keys and the values in the heap file) can
+    // outgrow __main__ so far that the icicle folds the rest into "Other": one branch is enough.
+    assert!(!growth.is_empty() && growth[0] > 0, "a branch grew: {growth:?}");
     assert!(growth.windows(2).all(|w| w[0] >= w[1]), "most grown first: {growth:?}");
     let html = dir.join("tree.html");
     run(Command::new(MEMCITY).arg("tree").args(inputs).arg("--out").arg(&html));
