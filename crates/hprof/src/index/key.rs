@@ -49,10 +49,9 @@ impl Key {
     }
 }
 
-/// The layout's fields, hashed.
-fn layout_hash(layout: &Layout) -> u64 {
-    let mut hash = Fnv::default();
-    let fields = [
+/// The layout's fields, in the order the key hashes them and the index writes them.
+pub(crate) fn layout_fields(layout: &Layout) -> [u64; 7] {
+    [
         layout.header,
         layout.array_header,
         layout.reference,
@@ -60,8 +59,13 @@ fn layout_hash(layout: &Layout) -> u64 {
         layout.class_mirror,
         layout.pointer,
         u64::from(layout.detect),
-    ];
-    fields.iter().for_each(|f| hash.write(&f.to_le_bytes()));
+    ]
+}
+
+/// The layout's fields, hashed.
+fn layout_hash(layout: &Layout) -> u64 {
+    let mut hash = Fnv::default();
+    layout_fields(layout).iter().for_each(|f| hash.write(&f.to_le_bytes()));
     hash.0
 }
 

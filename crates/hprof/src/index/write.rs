@@ -78,14 +78,8 @@ fn body<W: Write>(w: &mut Writer<W>, dump: &Dump, labels: &EdgeLabels) -> std::i
         graph.roots.len() as u64,
         dump.root_kinds.len() as u64,
         labels.names.len() as u64,
-        layout.header,
-        layout.array_header,
-        layout.reference,
-        layout.align,
-        layout.class_mirror,
-        layout.pointer,
-        u64::from(layout.detect),
     ];
+    meta.extend(super::key::layout_fields(layout));
     meta.extend(classes.primitive_arrays.iter().map(|&c| u64::from(c)));
     w.values(&meta)?;
     w.values(&graph.group)?;
