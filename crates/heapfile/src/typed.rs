@@ -85,7 +85,7 @@ pub fn typed_of(file: HeapFile) -> TypedFile {
     let frames: Vec<String> =
         sites.iter().map(|f| f.first().map_or_else(String::new, |&s| strings[s as usize].clone())).collect();
     let site_of = if frames.is_empty() { Vec::new() } else { site };
-    let of_edge = labels.iter().map(|&l| label(l)).collect();
+    let of_edge: memcity_heapgraph::Table<_> = labels.iter().map(|&l| label(l)).collect();
     let mut named: Vec<(u32, String)> = roots
         .iter()
         .zip(&root_names)

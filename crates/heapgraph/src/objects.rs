@@ -85,11 +85,11 @@ pub enum LabelKind {
 }
 
 /// The name of every reference, parallel to [`HeapGraph::edges`]. Empty when the source names
-/// none.
+/// none. A table like the references (in a work file past the memory budget).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EdgeLabels {
     pub names: Vec<String>,
-    pub of_edge: Vec<Label>,
+    pub of_edge: crate::Table<Label>,
 }
 
 impl EdgeLabels {
@@ -192,7 +192,8 @@ mod tests {
                 Label::key(2),
                 Label::field(3),
                 Label::key(9),
-            ],
+            ]
+            .into(),
         };
         assert_eq!(labels.text(0).as_deref(), Some(".next"));
         assert_eq!(labels.text(1).as_deref(), Some("[3]"));

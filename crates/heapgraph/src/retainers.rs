@@ -122,12 +122,12 @@ struct Climb<'a> {
 /// per object is kept; weights and children sit beside the exits, as many as there are.
 struct Scratch {
     at: Table<u32>,
-    exits: Vec<u32>,
+    exits: Table<u32>,
     /// Bytes of the path's group that reach each exit.
-    weights: Vec<u64>,
+    weights: Table<u64>,
     /// Per exit (when representatives are asked for): the first object of the current step
     /// (in preorder) that leads to it.
-    children: Vec<u32>,
+    children: Table<u32>,
     represent: bool,
     /// Per group of the exits: (bytes reaching it, objects of the current step leading to it).
     tally: Vec<(u64, u64)>,
@@ -138,9 +138,9 @@ impl Scratch {
     fn new(n: usize, group_count: usize) -> Scratch {
         Scratch {
             at: Table::filled(n, 0),
-            exits: Vec::new(),
-            weights: Vec::new(),
-            children: Vec::new(),
+            exits: Table::default(),
+            weights: Table::default(),
+            children: Table::default(),
             represent: false,
             tally: vec![(0, 0); group_count],
             touched: Vec::new(),
@@ -178,25 +178,27 @@ impl<'a> Climb<'a> {
     }
 
     fn path(&self, group: u32, members: &[u32], scratch: &mut Scratch) -> RetainerPath {
-        let mut objects = members.to_vec();
-        let mut weights: Vec<u64> = members.iter().map(|&o| self.g.shallow[o as usize]).collect();
+        // A step can hold most of the heap (every String of it): its tables are within the
+        // budget like the per-object ones.
+        let mut objects = Table::from_slice(members);
+        let mut weights: Table<u64> = Table::from_fn(members.len(), |i| self.g.shallow[members[i] as usize]);
         let mut steps = vec![self.step(group, &objects)];
         // Per step above the first, each object with its child below, sorted by object.
-        let mut children: Vec<Vec<(u32, u32)>> = Vec::new();
+        let mut children: Vec<Table<[u32; 2]>> = Vec::new();
         while steps.len() < MAX_STEPS {
             let Some(next) = self.heaviest_exit_group(&objects, &weights, scratch) else {
                 break;
             };
             objects.clear();
             weights.clear();
-            let mut pairs: Vec<(u32, u32)> = Vec::new();
+            let mut pairs: Table<[u32; 2]> = Table::default();
             for (i, &x) in
                 scratch.exits.iter().enumerate().filter(|&(_, &x)| self.g.group[x as usize] == next)
             {
                 objects.push(x);
                 weights.push(scratch.weights[i]);
                 if scratch.represent {
-                    pairs.push((x, scratch.children[i]));
+                    pairs.push([x, scratch.children[i]]);
                 }
             }
             objects.sort_unstable_by_key(|&x| self.pos[x as usize]);
@@ -286,7 +288,7 @@ impl<'a> Climb<'a> {
 
 /// The representative of each step, from the last step's objects (and their weights) down
 /// through each step's children, step 0 first.
-fn representatives(last: &[u32], weights: &[u64], children: &[Vec<(u32, u32)>]) -> Vec<u32> {
+fn representatives(last: &[u32], weights: &[u64], children: &[Table<[u32; 2]>]) -> Vec<u32> {
     let mut heaviest = 0;
     for (i, &w) in weights.iter().enumerate() {
         if w > weights[heaviest] {
@@ -297,8 +299,8 @@ fn representatives(last: &[u32], weights: &[u64], children: &[Vec<(u32, u32)>]) 
     let mut chain = vec![top];
     for step in children.iter().rev() {
         let at = *chain.last().expect("the top");
-        match step.binary_search_by_key(&at, |&(x, _)| x) {
-            Ok(i) => chain.push(step[i].1),
+        match step.binary_search_by_key(&at, |&[x, _]| x) {
+            Ok(i) => chain.push(step[i][1]),
             Err(_) => return Vec::new(),
         }
     }

@@ -180,7 +180,8 @@ mod tests {
                 Label::field(2),
                 Label::field(3),
                 Label::index(0),
-            ],
+            ]
+            .into(),
         };
         (g, labels)
     }

@@ -165,6 +165,33 @@ impl<T: Plain> Table<T> {
         }
     }
 
+    /// Appends `values` (growing as [`Table::push`] does: to a work file past the budget).
+    pub fn extend_from_slice(&mut self, values: &[T]) {
+        if let Storage::Memory(v) = &mut self.storage
+            && v.capacity() - v.len() >= values.len()
+        {
+            v.extend_from_slice(values);
+            return;
+        }
+        values.iter().for_each(|&value| self.push(value));
+    }
+
+    /// A copy of `values` (in a work file past the budget).
+    pub fn from_slice(values: &[T]) -> Table<T> {
+        let Some(&first) = values.first() else { return Table::default() };
+        let mut table = Table::filled(values.len(), first);
+        table.copy_from_slice(values);
+        table
+    }
+
+    /// Empties the table, keeping its room (memory or file) for what is pushed next.
+    pub fn clear(&mut self) {
+        match &mut self.storage {
+            Storage::Memory(v) => v.clear(),
+            Storage::Mapped { len, .. } => *len = 0,
+        }
+    }
+
     /// Gives back the room a table in memory grew beyond its length (a mapped one keeps its
     /// file: disk, not memory).
     pub fn shrink_to_fit(&mut self) {
@@ -348,9 +375,20 @@ impl<T: Plain + PartialEq> PartialEq for Table<T> {
     }
 }
 
+impl<T: Plain + Eq> Eq for Table<T> {}
+
 impl<T: Plain + PartialEq> PartialEq<Vec<T>> for Table<T> {
     fn eq(&self, other: &Vec<T>) -> bool {
         **self == **other
+    }
+}
+
+impl<T: Plain> FromIterator<T> for Table<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(values: I) -> Table<T> {
+        let mut table = Table::default();
+        values.into_iter().for_each(|value| table.push(value));
+        table.shrink_to_fit();
+        table
     }
 }
 

@@ -271,7 +271,7 @@ mod tests {
         };
         let types = vec![ObjectType { name: "Map".into(), kind: Default::default() }];
         let labels =
-            EdgeLabels { names: vec!["next".into()], of_edge: vec![Label::field(0), Label::index(4)] };
+            EdgeLabels { names: vec!["next".into()], of_edge: vec![Label::field(0), Label::index(4)].into() };
         let objects = ObjectTable {
             types,
             type_of: vec![0; 3],

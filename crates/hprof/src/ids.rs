@@ -12,7 +12,7 @@ pub struct IdIndex {
     min: u64,
     shift: u32,
     /// `starts[b]` = first position whose id falls in bucket `b` or later; one extra at the end.
-    starts: Vec<u32>,
+    starts: Table<u32>,
 }
 
 impl IdIndex {
@@ -24,7 +24,7 @@ impl IdIndex {
         let buckets_wanted = (ids.len() as u64 / 2).max(1);
         let shift = (64 - (span / buckets_wanted).leading_zeros()).min(63);
         let buckets = (span >> shift) as usize + 1;
-        let mut starts = vec![0u32; buckets + 1];
+        let mut starts = Table::filled(buckets + 1, 0u32);
         let mut bucket = 0;
         for (i, &id) in ids.iter().enumerate() {
             let b = ((id - min) >> shift) as usize;

@@ -42,6 +42,8 @@ impl Dump {
 
 /// Objects per parallel work item.
 const CHUNK: usize = 1 << 14;
+/// Objects per batch of work items whose references are in memory at once.
+const BATCH: usize = CHUNK * 64;
 
 pub fn resolve(data: &[u8], raw: RawDump<'_>, layout: &Layout) -> Result<Dump, Fault> {
     Ok(resolve_labelled(data, raw, layout, false)?.0)
@@ -84,37 +86,46 @@ pub fn resolve_labelled(
         edges: Table::default(),
         roots: Vec::new(),
     };
-    // Each work item fills its objects' group, size and edge end (relative to its own edges)
-    // and returns its edges; the ends are shifted once the items' edge counts are known.
-    let chunk_edges: Vec<(Vec<u32>, Vec<Label>)> = offsets
-        .par_chunks(CHUNK)
-        .zip(graph.group[..objects].par_chunks_mut(CHUNK))
-        .zip(graph.shallow[..objects].par_chunks_mut(CHUNK))
-        .zip(graph.edge_start[1..=objects].par_chunks_mut(CHUNK))
-        .map(|(((offsets, group), shallow), edge_end)| {
-            let mut out = Out {
-                edges: Vec::new(),
-                labels: Vec::new(),
-                names: labelled.then_some(&reference_labels[..]),
-            };
-            for (i, &offset) in offsets.iter().enumerate() {
-                (group[i], shallow[i]) = read_object(data, offset, ids_size, &index, layout, &mut out)?;
-                edge_end[i] = out.edges.len();
-            }
-            Ok((out.edges, out.labels))
-        })
-        .collect::<Result<_, Fault>>()?;
-    // The offsets are read; their room goes before the references are gathered into one table.
-    drop(offsets);
-    let mut bases = Vec::with_capacity(chunk_edges.len());
-    let mut total = 0;
-    for (edges, _) in &chunk_edges {
-        bases.push(total);
-        total += edges.len();
+    // The references go straight into their table, a batch of work items at a time: each item
+    // fills its objects' group, size and edge end (relative to its own edges) and returns its
+    // edges, which are appended in order and dropped. Collecting every item's edges first would
+    // hold all references in memory outside the budget at once.
+    let mut edges = Table::default();
+    let mut labels: Table<Label> = Table::default();
+    for batch in (0..objects).step_by(BATCH) {
+        let range = batch..(batch + BATCH).min(objects);
+        let chunk_edges: Vec<(Vec<u32>, Vec<Label>)> = offsets[range.clone()]
+            .par_chunks(CHUNK)
+            .zip(graph.group[range.clone()].par_chunks_mut(CHUNK))
+            .zip(graph.shallow[range.clone()].par_chunks_mut(CHUNK))
+            .zip(graph.edge_start[range.start + 1..=range.end].par_chunks_mut(CHUNK))
+            .map(|(((offsets, group), shallow), edge_end)| {
+                let mut out = Out {
+                    edges: Vec::new(),
+                    labels: Vec::new(),
+                    names: labelled.then_some(&reference_labels[..]),
+                };
+                for (i, &offset) in offsets.iter().enumerate() {
+                    (group[i], shallow[i]) = read_object(data, offset, ids_size, &index, layout, &mut out)?;
+                    edge_end[i] = out.edges.len();
+                }
+                Ok((out.edges, out.labels))
+            })
+            .collect::<Result<_, Fault>>()?;
+        let mut first = range.start + 1;
+        for (chunk_edges, chunk_labels) in chunk_edges {
+            let base = edges.len();
+            let last = (first + CHUNK).min(range.end + 1);
+            graph.edge_start[first..last].iter_mut().for_each(|end| *end += base);
+            first = last;
+            edges.extend_from_slice(&chunk_edges);
+            labels.extend_from_slice(&chunk_labels);
+        }
+        check_references(edges.len(), nodes, data.len())?;
     }
-    graph.edge_start[1..=objects].par_chunks_mut(CHUNK).zip(&bases).for_each(|(ends, &base)| {
-        ends.iter_mut().for_each(|end| *end += base);
-    });
+    // The offsets are read; their room goes before the class objects' references are added.
+    drop(offsets);
+    let total = edges.len();
     let mut class_edges = Vec::new();
     let mut class_labels = Vec::new();
     for (k, class) in raw.classes.iter().enumerate() {
@@ -139,15 +150,12 @@ pub fn resolve_labelled(
         graph.edge_start[objects + k + 1] = total + class_edges.len();
     }
     check_references(total + class_edges.len(), nodes, data.len())?;
-    graph.edges = Table::filled(total + class_edges.len(), 0);
-    let mut labels = Vec::with_capacity(if labelled { total + class_labels.len() } else { 0 });
-    let mut at = 0;
-    // Each item's edges go as soon as they are copied.
-    for (edges, chunk_labels) in chunk_edges.into_iter().chain([(class_edges, class_labels)]) {
-        graph.edges[at..at + edges.len()].copy_from_slice(&edges);
-        at += edges.len();
-        labels.extend(chunk_labels);
-    }
+    edges.extend_from_slice(&class_edges);
+    labels.extend_from_slice(&class_labels);
+    // What a table in memory grew by doubling beyond its length is given back.
+    edges.shrink_to_fit();
+    labels.shrink_to_fit();
+    graph.edges = edges;
 
     let root_kinds: Vec<(u32, RootKind)> =
         raw.roots.iter().filter_map(|&(id, kind)| Some((index.node(id)?, kind))).collect();
@@ -263,15 +271,24 @@ pub(crate) fn sorted_objects(
 ) -> Result<(Table<usize>, Table<u64>), Fault> {
     let (mut offsets, mut ids) = (offsets, ids);
     if !ids.is_sorted() {
-        let mut pairs: Vec<(u64, usize)> = ids.iter().copied().zip(offsets.iter().copied()).collect();
+        // Sorted as (id, offset) pairs in one table, the two tables gone meanwhile: every table
+        // here is within the budget (a heap of 100 M objects has 3 GB of these).
+        let mut pairs = Table::filled(ids.len(), [0u64; 2]);
+        pairs.par_iter_mut().zip(ids.par_iter().zip(offsets.par_iter())).for_each(
+            |(pair, (&id, &offset))| {
+                *pair = [id, offset as u64];
+            },
+        );
+        drop((ids, offsets));
         pairs.par_sort_unstable();
-        let (sorted_ids, sorted_offsets): (Vec<u64>, Vec<usize>) = pairs.into_iter().unzip();
-        (ids, offsets) = (sorted_ids.into(), sorted_offsets.into());
+        ids = Table::from_fn(pairs.len(), |i| pairs[i][0]);
+        offsets = Table::from_fn(pairs.len(), |i| pairs[i][1] as usize);
     }
     if !ids.windows(2).any(|w| w[0] == w[1]) {
         return Ok((offsets, ids));
     }
-    let (mut kept_offsets, mut kept_ids) = (Vec::with_capacity(offsets.len()), Vec::with_capacity(ids.len()));
+    let (mut kept_offsets, mut kept_ids) =
+        (Table::with_capacity(offsets.len()), Table::with_capacity(ids.len()));
     for i in 0..ids.len() {
         if i + 1 < ids.len() && ids[i + 1] == ids[i] {
             if data[offsets[i + 1]] != data[offsets[i]] {
@@ -290,7 +307,7 @@ pub(crate) fn sorted_objects(
         kept_offsets.push(offsets[i]);
         kept_ids.push(ids[i]);
     }
-    Ok((kept_offsets.into(), kept_ids.into()))
+    Ok((kept_offsets, kept_ids))
 }
 
 fn read_object(
@@ -368,6 +385,23 @@ fn read_object(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn objects_out_of_id_order_are_sorted_keeping_the_last_record_of_an_id() {
+        let data = [0x21u8, 0x21, 0x22, 0x21, 0x23];
+        let table = |v: Vec<u64>| Table::from(v);
+        let offsets = Table::from(vec![0usize, 1, 2, 3]);
+        let (offsets, ids) = sorted_objects(&data, offsets, table(vec![30, 10, 20, 10])).unwrap();
+        assert_eq!(ids, vec![10, 20, 30]);
+        assert_eq!(offsets, vec![3, 2, 0], "the later record of id 10 is kept");
+        let offsets = Table::from(vec![4usize, 1, 0]);
+        let fault = sorted_objects(&data, offsets, table(vec![10, 5, 10])).unwrap_err();
+        assert!(
+            fault.message.starts_with("duplicate object id 0xa: records of different kinds"),
+            "{}",
+            fault.message
+        );
+    }
 
     #[test]
     fn counts_beyond_u32_are_one_line_refusals() {

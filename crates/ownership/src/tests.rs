@@ -295,7 +295,7 @@ fn an_objects_own_storage_is_the_objects_and_splits_what_it_holds_by_the_object(
     let mut heap = b.heap();
     heap.objects.labels = EdgeLabels {
         names: vec![String::new(), "roles".into()],
-        of_edge: vec![Label::field(1), Label::field(0)],
+        of_edge: vec![Label::field(1), Label::field(0)].into(),
     };
     let own = own(&heap);
     assert_conserved(&own);

@@ -145,7 +145,7 @@ pub(crate) fn typed_keeping_strings(
         site_of,
         identity: std::mem::take(&mut raw.ids),
         identity_stable: true,
-        labels: EdgeLabels { names, of_edge },
+        labels: EdgeLabels { names, of_edge: of_edge.into() },
         root_names,
         root_kinds,
     };

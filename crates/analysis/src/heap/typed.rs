@@ -45,7 +45,7 @@ impl Heap {
             site_of: self.objects.site_id.clone(),
             identity: self.objects.id.clone(),
             identity_stable: true,
-            labels: EdgeLabels { names: fields.clone(), of_edge },
+            labels: EdgeLabels { names: fields.clone(), of_edge: of_edge.into() },
             root_names: self.root_labels(),
             root_kinds: self.roots.iter().map(|(&(slot, _), &kind)| (slot, kind)).collect(),
         };

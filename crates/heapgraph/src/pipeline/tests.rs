@@ -209,7 +209,8 @@ fn labels() -> crate::objects::EdgeLabels {
             Label::field(2),
             Label::field(3),
             Label::field(3),
-        ],
+        ]
+        .into(),
     }
 }
 

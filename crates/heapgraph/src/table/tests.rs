@@ -30,6 +30,21 @@ fn tables_read_the_same_in_memory_and_mapped() {
     (0..300_000u64).for_each(|i| grown.push(i * 7));
     assert!(grown.is_mapped() && grown.len() == 300_000 && grown[299_999] == 299_999 * 7);
     assert!(grown.iter().enumerate().all(|(i, &x)| x == i as u64 * 7));
+    // Appended a slice at a time, emptied and refilled, collected, copied: mapped all the same.
+    let mut appended = Table::default();
+    for part in (0..100_000u32).collect::<Vec<_>>().chunks(777) {
+        appended.extend_from_slice(part);
+    }
+    assert!(appended.is_mapped() && appended.iter().enumerate().all(|(i, &x)| x == i as u32));
+    appended.clear();
+    assert!(appended.is_empty() && appended.is_mapped(), "its room stays");
+    appended.extend_from_slice(&[5, 6]);
+    assert_eq!(appended, vec![5, 6]);
+    let collected: Table<u64> = (0..50_000u64).map(|i| i * 2).collect();
+    assert!(collected.is_mapped() && collected.len() == 50_000 && collected[49_999] == 99_998);
+    let copied = Table::from_slice(&collected[10..20]);
+    assert!(copied.is_mapped() && *copied == collected[10..20]);
+    assert!(Table::<u32>::from_slice(&[]).is_empty());
 
     // Under the budget: in memory; memory held elsewhere counts.
     // (Tests running beside this one hold tables too: the budget leaves them room.)

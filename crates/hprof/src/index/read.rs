@@ -33,7 +33,7 @@ pub fn read(body: &[u8]) -> Result<(Dump, EdgeLabels), String> {
     let shallow = blocks.table("shallow sizes", nodes)?;
     let edge_start = blocks.table("reference starts", nodes + 1)?;
     let edges_table = blocks.table("references", edges)?;
-    let of_edge: Vec<Label> = blocks.values("reference names", Some(edges))?;
+    let of_edge: memcity_heapgraph::Table<Label> = blocks.table("reference names", edges)?;
     let labels = EdgeLabels { names: blocks.strings("names of references", label_names)?, of_edge };
     let graph = HeapGraph {
         group,

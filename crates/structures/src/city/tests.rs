@@ -64,8 +64,10 @@ fn registry() -> Registry {
     for (edge, name) in (0..4).zip(0..) {
         of_edge[edge] = Label::field(name);
     }
-    objects.labels =
-        EdgeLabels { names: ["people", "members", "boss", "all"].map(String::from).to_vec(), of_edge };
+    objects.labels = EdgeLabels {
+        names: ["people", "members", "boss", "all"].map(String::from).to_vec(),
+        of_edge: of_edge.into(),
+    };
     objects.sites = vec!["app.Registry.add".into(), "app.Registry.<clinit>".into()];
     objects.site_of = vec![memcity_heapgraph::NO_SITE; n];
     objects.site_of[map_person as usize] = 0;

@@ -52,7 +52,7 @@ fn registry(maps: usize, growing: usize, padding: usize) -> TypedHeap {
         }
     }
     heap.objects.labels.names = label_names;
-    heap.objects.labels.of_edge = of_edge;
+    heap.objects.labels.of_edge = of_edge.into();
     heap.objects.root_names = names;
     heap.objects.identity_stable = false;
     heap
