@@ -6,7 +6,9 @@
 use std::collections::BTreeMap;
 
 use crate::HeapGraph;
+use crate::dominators::UNREACHABLE;
 use crate::spanning::{Referrers, Spanning};
+use crate::table::Table;
 
 /// Pointer maps, indexed by group:
 /// `points_to[a][b]` = distinct objects of `b` referenced by objects of `a`;
@@ -65,6 +67,48 @@ pub fn points_to(
             let a = group[vertex[r as usize] as usize];
             if seen[a as usize] != v {
                 seen[a as usize] = v;
+                *points_to[a as usize].entry(b).or_insert(0) += 1;
+            }
+        }
+    }
+    points_to
+}
+
+/// [`points_to`] for a caller that has a dominator tree but no spanning tree (a source that
+/// kept the tree from an earlier opening): the references to each object are gathered from the
+/// graph once. As with the spanning tree, only references between objects the tree reaches
+/// (`idom` not [`UNREACHABLE`]) count, so the maps are the same.
+pub fn points_to_reached(g: &HeapGraph, idom: &[u32], group_count: usize) -> Vec<BTreeMap<u32, u64>> {
+    let n = g.object_count();
+    let reached = |o: u32| idom[o as usize] != UNREACHABLE;
+    let sources = || (0..n as u32).filter(move |&s| reached(s));
+    // `start[t]` counts the references to `t`, then ends its run, then (filled back to front)
+    // starts it.
+    let mut start = Table::filled(n + 1, 0u32);
+    for s in sources() {
+        for &t in g.referents(s).iter().filter(|&&t| reached(t)) {
+            start[t as usize] += 1;
+        }
+    }
+    for t in 1..n {
+        start[t] += start[t - 1];
+    }
+    start[n] = if n == 0 { 0 } else { start[n - 1] };
+    let mut list = Table::filled(start[n] as usize, 0u32);
+    for s in sources() {
+        for &t in g.referents(s).iter().filter(|&&t| reached(t)) {
+            start[t as usize] -= 1;
+            list[start[t as usize] as usize] = s;
+        }
+    }
+    let mut points_to = vec![BTreeMap::new(); group_count];
+    let mut seen = vec![u32::MAX; group_count];
+    for t in 0..n {
+        let b = g.group[t];
+        for &r in &list[start[t] as usize..start[t + 1] as usize] {
+            let a = g.group[r as usize];
+            if seen[a as usize] != t as u32 {
+                seen[a as usize] = t as u32;
                 *points_to[a as usize].entry(b).or_insert(0) += 1;
             }
         }

@@ -14,7 +14,7 @@ use crate::classify::{Classifier, ObjectFacts};
 use crate::dominators::{DominatorTree, VIRTUAL_ROOT};
 use crate::dominators::{assemble, immediate_dominators};
 use crate::group::{GroupCounts, Grouper, OUTSIDE};
-use crate::maps::{PointerMaps, pointed_from, pointer_maps, points_to};
+use crate::maps::{PointerMaps, pointed_from, pointer_maps, points_to, points_to_reached};
 use crate::objects::EdgeLabels;
 use crate::retained::dominated_sizes;
 use crate::retainers::{retainer_paths, retainer_paths_represented};
@@ -221,15 +221,50 @@ impl Graph<'_> {
     }
 }
 
-/// The steps, in an order that keeps the fewest tables alive at once (docs/why.md): the
-/// references are followed forward (pointed-from maps beside the depth-first numbering) and
-/// reversed once into the numbering's referrers; then the points-to maps read the referrers
-/// beside the dominator forest, whose side goes on to assemble the tree and to read it for
-/// retained sizes and retainer paths (again side by side). With `object_retained`, every
-/// object's retained bytes come back too (else an empty table).
+/// Where a grouping's dominator tree comes from.
+#[derive(Debug, Default)]
+pub enum TreeSource {
+    /// Built from the graph: a depth-first search, then Lengauer–Tarjan.
+    #[default]
+    Build,
+    /// Built, and handed back for the source to keep (the HPROF index keeps it beside a dump).
+    BuildAndKeep,
+    /// This very graph's tree, kept from an earlier opening: neither the search nor
+    /// Lengauer–Tarjan runs, and the points-to maps gather each object's referrers from the
+    /// graph instead of the search.
+    Known(DominatorTree),
+}
+
+/// [`group_heap_owned`] with its dominator tree from `tree`; the tree comes back when
+/// [`TreeSource::BuildAndKeep`] asks for it (and the options needed one: retained sizes or
+/// retainer paths).
+#[allow(clippy::too_many_arguments)] // group_heap_owned's, and where the tree comes from
+pub fn group_heap_owned_with_tree(
+    g: HeapGraph,
+    tree: TreeSource,
+    group_count: usize,
+    live: &[bool],
+    roots: &[RootSet],
+    holder: &dyn Fn(u32) -> Option<String>,
+    options: &AnalysisOptions,
+) -> (GroupedHeap, Option<DominatorTree>) {
+    let (heap, _, tree) = analyse_with(
+        Graph::Owned(g),
+        group_count,
+        live,
+        roots,
+        holder,
+        PathNames::None,
+        options,
+        false,
+        tree,
+    );
+    (heap, tree)
+}
+
 #[allow(clippy::too_many_arguments)] // one private step list behind the public entry points
 fn analyse(
-    mut graph: Graph,
+    graph: Graph,
     group_count: usize,
     live: &[bool],
     roots: &[RootSet],
@@ -238,6 +273,37 @@ fn analyse(
     options: &AnalysisOptions,
     object_retained: bool,
 ) -> (GroupedHeap, Vec<u64>) {
+    let (heap, per_object, _) = analyse_with(
+        graph,
+        group_count,
+        live,
+        roots,
+        holder,
+        names,
+        options,
+        object_retained,
+        TreeSource::Build,
+    );
+    (heap, per_object)
+}
+
+/// The steps, in an order that keeps the fewest tables alive at once (docs/why.md): the
+/// dominator tree ([`build_tree`], unless it is known), then, side by side, the groups'
+/// retained sizes and their retainer paths, both read from the tree. With `object_retained`,
+/// every object's retained bytes come back too (else an empty table); the tree comes back when
+/// it was built to be kept.
+#[allow(clippy::too_many_arguments)] // one private step list behind the public entry points
+fn analyse_with(
+    mut graph: Graph,
+    group_count: usize,
+    live: &[bool],
+    roots: &[RootSet],
+    holder: &dyn Fn(u32) -> Option<String>,
+    names: PathNames,
+    options: &AnalysisOptions,
+    object_retained: bool,
+    source: TreeSource,
+) -> (GroupedHeap, Vec<u64>, Option<DominatorTree>) {
     let g = graph.get();
     // The caller's tables count against the budget of the tables made here.
     let _held = crate::table::Held::new((live.len() + roots.len() * 2) as u64);
@@ -257,48 +323,45 @@ fn analyse(
     let want_retained = options.retained != Retained::None;
     if !want_retained && !options.retainer_paths && !object_retained {
         let maps = options.pointer_maps.then(|| pointer_maps(g, group_count, live));
-        return (GroupedHeap { counts, maps, paths: vec![None; group_count], reachable_bytes }, Vec::new());
+        let heap = GroupedHeap { counts, maps, paths: vec![None; group_count], reachable_bytes };
+        return (heap, Vec::new(), None);
     }
-    let (pointed_from, spanning) =
-        rayon::join(|| options.pointer_maps.then(|| pointed_from(g, group_count, live)), || Spanning::new(g));
+    let keep = matches!(source, TreeSource::BuildAndKeep);
+    let (maps, tree) = match source {
+        TreeSource::Known(tree) => {
+            let maps = options.pointer_maps.then(|| {
+                let (pointed_from, points_to) = rayon::join(
+                    || pointed_from(g, group_count, live),
+                    || points_to_reached(g, &tree.idom, group_count),
+                );
+                PointerMaps { points_to, pointed_from }
+            });
+            (maps, tree)
+        }
+        TreeSource::Build | TreeSource::BuildAndKeep => {
+            build_tree(&mut graph, group_count, live, names, options)
+        }
+    };
     if !matches!(names, PathNames::Edges(_)) {
         graph.free_references();
     }
     let g = graph.get();
     let named = !matches!(names, PathNames::None);
-    let Spanning { vertex, parent, referrers } = spanning;
-    // Each table goes as soon as its last reader is done: the points-to maps usually finish
-    // before the dominator forest, so the tree is assembled without the referrers, and the
-    // paths are found without the numbering.
-    let (referrers, vertex) = (Arc::new(referrers), Arc::new(vertex));
-    let (tree_referrers, tree_vertex) = (Arc::clone(&referrers), Arc::clone(&vertex));
-    let (points_to, (dominated, (paths, via), per_object)) = rayon::join(
-        move || options.pointer_maps.then(|| points_to(&g.group, group_count, &vertex, &referrers)),
-        move || {
-            let idom = immediate_dominators(parent, &tree_referrers);
-            drop(tree_referrers);
-            let tree = assemble(&g.shallow, &tree_vertex, &idom);
-            drop((idom, tree_vertex));
-            let (dominated, paths) = rayon::join(
-                || want_retained.then(|| dominated_sizes(g, &tree, group_count)),
-                || {
-                    if !options.retainer_paths {
-                        return (None, Vec::new());
-                    }
-                    if !named {
-                        return (Some(retainer_paths(g, &tree, group_count)), Vec::new());
-                    }
-                    let paths = retainer_paths_represented(g, &tree, group_count);
-                    let via =
-                        paths.iter().map(|p| p.as_ref().map(|p| name_steps(g, &tree, p, names))).collect();
-                    (Some(paths), via)
-                },
-            );
-            (dominated, paths, if object_retained { tree.retained.to_vec() } else { Vec::new() })
+    let (dominated, (paths, via)) = rayon::join(
+        || want_retained.then(|| dominated_sizes(g, &tree, group_count)),
+        || {
+            if !options.retainer_paths {
+                return (None, Vec::new());
+            }
+            if !named {
+                return (Some(retainer_paths(g, &tree, group_count)), Vec::new());
+            }
+            let paths = retainer_paths_represented(g, &tree, group_count);
+            let via = paths.iter().map(|p| p.as_ref().map(|p| name_steps(g, &tree, p, names))).collect();
+            (Some(paths), via)
         },
     );
-    let maps =
-        pointed_from.zip(points_to).map(|(pointed_from, points_to)| PointerMaps { points_to, pointed_from });
+    let per_object = if object_retained { tree.retained.to_vec() } else { Vec::new() };
     for (c, (_, bytes)) in counts.iter_mut().zip(dominated.unwrap_or_default()) {
         c.retained = (c.objects > 0).then_some(bytes);
     }
@@ -321,7 +384,45 @@ fn analyse(
             .collect(),
         None => vec![None; group_count],
     };
-    (GroupedHeap { counts, maps, paths, reachable_bytes }, per_object)
+    (GroupedHeap { counts, maps, paths, reachable_bytes }, per_object, keep.then_some(tree))
+}
+
+/// The dominator tree, and the pointer maps beside it: the references are followed forward
+/// (pointed-from maps beside the depth-first numbering) and reversed once into the numbering's
+/// referrers, which the points-to maps read beside the dominator forest. The graph's
+/// references go as soon as they are followed, unless the paths are named from them. Each
+/// table goes as soon as its last reader is done: the points-to maps usually finish before
+/// the dominator forest, so the tree is assembled without the referrers.
+fn build_tree(
+    graph: &mut Graph,
+    group_count: usize,
+    live: &[bool],
+    names: PathNames,
+    options: &AnalysisOptions,
+) -> (Option<PointerMaps>, DominatorTree) {
+    let g = graph.get();
+    let (pointed_from, spanning) =
+        rayon::join(|| options.pointer_maps.then(|| pointed_from(g, group_count, live)), || Spanning::new(g));
+    if !matches!(names, PathNames::Edges(_)) {
+        graph.free_references();
+    }
+    let g = graph.get();
+    let Spanning { vertex, parent, referrers } = spanning;
+    let (referrers, vertex) = (Arc::new(referrers), Arc::new(vertex));
+    let (tree_referrers, tree_vertex) = (Arc::clone(&referrers), Arc::clone(&vertex));
+    let (points_to, tree) = rayon::join(
+        move || options.pointer_maps.then(|| points_to(&g.group, group_count, &vertex, &referrers)),
+        move || {
+            let idom = immediate_dominators(parent, &tree_referrers);
+            drop(tree_referrers);
+            let tree = assemble(&g.shallow, &tree_vertex, &idom);
+            drop((idom, tree_vertex));
+            tree
+        },
+    );
+    let maps =
+        pointed_from.zip(points_to).map(|(pointed_from, points_to)| PointerMaps { points_to, pointed_from });
+    (maps, tree)
 }
 
 /// The `via` of each step of a path, and the object its last step is rooted at.

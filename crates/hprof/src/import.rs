@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use crate::error::HprofError;
 use crate::layout::Layout;
-use crate::snapshot::{assign_leaves, default_grouping, group_dump, hold_unreached};
+use crate::snapshot::{assign_leaves, default_grouping, group_dump_with_tree, hold_unreached};
 use crate::source;
 use crate::typed::object_table;
 
@@ -158,7 +158,7 @@ fn import_one<T>(
     let name = file.display().to_string();
     // Reference names only where someone reads them: they cost a table as long as the edges.
     let opened = crate::index::open_dump(file, &options.opening(), inspect.is_some(), progress)?;
-    let (mut dump, labels) = (opened.dump, opened.labels);
+    let (mut dump, labels, kept, keep_at) = (opened.dump, opened.labels, opened.tree, opened.keep_tree);
     let classes = inspect.map(|_| dump.graph.group.to_vec());
     let (mut roots, group_count) = {
         let mut grouper = grouper.lock().unwrap_or_else(|e| e.into_inner());
@@ -167,7 +167,12 @@ fn import_one<T>(
     let label = file.file_name().map_or(name.clone(), |n| n.to_string_lossy().into_owned());
     let (Some(inspect), Some(classes)) = (inspect, classes) else {
         // Groups other dumps add meanwhile have no objects here; the counts cover what exists now.
-        let heap = group_dump(&mut dump, &mut roots, group_count, &options.grouping.analysis);
+        let analysis = &options.grouping.analysis;
+        let keep = keep_at.is_some();
+        let (heap, built) = group_dump_with_tree(&mut dump, &mut roots, group_count, analysis, kept, keep);
+        if let (Some(place), Some(built)) = (keep_at, built) {
+            crate::index::keep_tree(&place, &built);
+        }
         return Ok((
             SeriesHeap { time_ms: dump.timestamp_ms, label, heap, metrics: Default::default() },
             None,

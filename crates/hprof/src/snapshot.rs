@@ -4,9 +4,10 @@
 
 use memcity_heapgraph::{
     AnalysisOptions, Classifier, GroupedHeap, Grouper, Grouping, LeafMemo, ObjectFacts, RootKind, RootSet,
-    group_heap_owned, reachable, root_sets,
+    TreeSource, group_heap_owned_with_tree, reachable, root_sets,
 };
 
+use crate::index::KeptTree;
 use crate::resolve::Dump;
 
 /// Dumps are grouped by package, then type, by default.
@@ -42,18 +43,49 @@ pub fn group_dump(
     group_count: usize,
     options: &AnalysisOptions,
 ) -> GroupedHeap {
-    hold_unreached(dump, roots);
+    group_dump_with_tree(dump, roots, group_count, options, None, false).0
+}
+
+/// [`group_dump`] with the dump's dominator tree `kept` from an earlier analysis (the index
+/// keeps it), or building it and, with `keep`, handing it back to be kept.
+pub fn group_dump_with_tree(
+    dump: &mut Dump,
+    roots: &mut [RootSet],
+    group_count: usize,
+    options: &AnalysisOptions,
+    kept: Option<KeptTree>,
+    keep: bool,
+) -> (GroupedHeap, Option<KeptTree>) {
+    let (held_by_vm, tree) = match kept {
+        Some(kept) => {
+            hold(dump, roots, &kept.held_by_vm);
+            (kept.held_by_vm, TreeSource::Known(kept.tree))
+        }
+        None => {
+            (hold_unreached(dump, roots), if keep { TreeSource::BuildAndKeep } else { TreeSource::Build })
+        }
+    };
     let live = vec![true; dump.graph.object_count()];
     // Nothing reads the graph afterwards: its references can go as soon as they are followed.
     let graph = std::mem::take(&mut dump.graph);
-    group_heap_owned(graph, group_count, &live, roots, &|node| dump.holder_name(node), options)
+    let holder = |node| dump.holder_name(node);
+    let (heap, tree) = group_heap_owned_with_tree(graph, tree, group_count, &live, roots, &holder, options);
+    (heap, tree.map(|tree| KeptTree { held_by_vm, tree }))
 }
 
-/// Makes the objects no root record reaches roots of the VM's own.
-pub(crate) fn hold_unreached(dump: &mut Dump, roots: &mut [RootSet]) {
+/// Makes the objects no root record reaches roots of the VM's own; returns them.
+pub(crate) fn hold_unreached(dump: &mut Dump, roots: &mut [RootSet]) -> Vec<u32> {
     let reached = reachable(&dump.graph);
-    for (o, _) in reached.iter().enumerate().filter(|(_, r)| !**r) {
-        dump.graph.roots.push(o as u32);
-        roots[o] = roots[o].with(RootKind::Internal);
+    let unreached: Vec<u32> = (0..reached.len() as u32).filter(|&o| !reached[o as usize]).collect();
+    drop(reached);
+    hold(dump, roots, &unreached);
+    unreached
+}
+
+/// Makes `objects` roots of the VM's own.
+fn hold(dump: &mut Dump, roots: &mut [RootSet], objects: &[u32]) {
+    for &o in objects {
+        dump.graph.roots.push(o);
+        roots[o as usize] = roots[o as usize].with(RootKind::Internal);
     }
 }

@@ -269,3 +269,41 @@ fn long_chains_keep_their_ends() {
     assert_eq!(hops(&chain[..1], &name), "");
     assert_eq!(hops(&chain, &name), ".n0 .n1 .n2 .n3 … .n15 .n16 .n17 .n18");
 }
+
+/// A tree kept from an earlier opening groups a heap exactly as the tree built from it: counts,
+/// both pointer maps (points-to from the graph's referrers instead of the search's), retained
+/// sizes and paths; garbage and roots of every kind included.
+#[test]
+fn a_kept_tree_groups_as_the_one_built() {
+    let (g, roots, grouper) = heap();
+    let n = grouper.group_count();
+    let live = crate::reachable(&g);
+    let holder = |o: u32| (o == 0).then(|| "App.list".to_string());
+    let options = AnalysisOptions::default();
+    let owned = |tree| group_heap_owned_with_tree(g.clone(), tree, n, &live, &roots, &holder, &options);
+    let (built, kept) = owned(TreeSource::BuildAndKeep);
+    let kept = kept.expect("asked to be kept");
+    assert_eq!(kept, crate::dominators(&g));
+    assert_eq!(built, group_heap_named(&g, n, &live, &roots, &holder, &options));
+    let (known, none) = owned(TreeSource::Known(kept));
+    assert!(none.is_none(), "only a built tree is handed back");
+    assert_eq!(known, built);
+    assert!(owned(TreeSource::Build).1.is_none());
+    assert!(
+        built.maps.as_ref().unwrap().points_to[grouper.group_of_key("Heap#Type:P").unwrap() as usize]
+            .contains_key(&grouper.group_of_key("Heap#Type:S").unwrap())
+    );
+
+    // Random graphs with cycles, self-references, duplicate roots and garbage.
+    for g in crate::dominators::tests::random_graphs() {
+        let group_count = *g.group.iter().max().unwrap_or(&0) as usize + 1;
+        let live = crate::reachable(&g);
+        let roots = vec![RootSet::NONE; g.object_count()];
+        let none = |_: u32| None;
+        let built = group_heap_named(&g, group_count, &live, &roots, &none, &options);
+        let tree = TreeSource::Known(crate::dominators(&g));
+        let (known, _) =
+            group_heap_owned_with_tree(g.clone(), tree, group_count, &live, &roots, &none, &options);
+        assert_eq!(known, built);
+    }
+}

@@ -7,16 +7,25 @@ use memcity_heapgraph::table::Plain;
 
 use super::key::Key;
 
-pub const MAGIC: [u8; 8] = *b"MCIDXHP\0";
-/// Bumped whenever the body's blocks change.
-pub const VERSION: u32 = 1;
+/// A kind of file in this format: the dump's index, or the dominator tree kept beside it.
+#[derive(Debug, Clone, Copy)]
+pub struct Kind {
+    pub magic: [u8; 8],
+    /// Bumped whenever the body's blocks change.
+    pub version: u32,
+    /// What a file of another magic is said not to be.
+    pub what: &'static str,
+}
+
+pub const INDEX: Kind = Kind { magic: *b"MCIDXHP\0", version: 1, what: "memcity index" };
+pub const TREE: Kind = Kind { magic: *b"MCIDXDT\0", version: 1, what: "memcity dominator tree" };
 pub const HEADER: usize = 72;
 
 /// The header's fields.
-pub fn header(key: &Key, body: u64, checksum: u64) -> [u8; HEADER] {
+pub fn header(kind: Kind, key: &Key, body: u64, checksum: u64) -> [u8; HEADER] {
     let mut out = [0u8; HEADER];
-    out[..8].copy_from_slice(&MAGIC);
-    out[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    out[..8].copy_from_slice(&kind.magic);
+    out[8..12].copy_from_slice(&kind.version.to_le_bytes());
     let fields = [key.size, key.mtime_s, key.mtime_ns, key.ends_hash, key.layout_hash, body, checksum];
     for (i, f) in fields.iter().enumerate() {
         out[16 + 8 * i..24 + 8 * i].copy_from_slice(&f.to_le_bytes());
@@ -44,16 +53,18 @@ pub fn key_in(file: &[u8]) -> Option<Key> {
     })
 }
 
-/// Checks the header against `key` and the file's length; returns the body.
-pub fn body<'a>(file: &'a [u8], key: &Key) -> Result<&'a [u8], Unusable> {
-    let corrupt = |why: &str| Unusable::Corrupt(why.to_string());
-    if file.len() < HEADER || file[..8] != MAGIC {
-        return Err(corrupt("not a memcity index"));
+/// Checks the header against `kind`, `key` and the file's length; returns the body.
+pub fn body<'a>(file: &'a [u8], kind: Kind, key: &Key) -> Result<&'a [u8], Unusable> {
+    if file.len() < HEADER || file[..8] != kind.magic {
+        return Err(Unusable::Corrupt(format!("not a {}", kind.what)));
     }
     let u64_at = |i: usize| u64::from_le_bytes(file[16 + 8 * i..24 + 8 * i].try_into().expect("8 bytes"));
     let version = u32::from_le_bytes(file[8..12].try_into().expect("4 bytes"));
-    if version != VERSION {
-        return Err(Unusable::Corrupt(format!("format version {version}, this memcity reads {VERSION}")));
+    if version != kind.version {
+        return Err(Unusable::Corrupt(format!(
+            "format version {version}, this memcity reads {}",
+            kind.version
+        )));
     }
     let found = Key {
         size: u64_at(0),

@@ -12,6 +12,7 @@
 mod format;
 mod key;
 mod read;
+mod tree;
 mod write;
 
 #[cfg(test)]
@@ -29,6 +30,7 @@ use crate::{parse, resolve, source};
 
 pub use format::Unusable;
 pub use key::Key;
+pub use tree::{KeptTree, TreePlace};
 
 /// How a dump is opened.
 #[derive(Debug, Clone, Default)]
@@ -45,6 +47,10 @@ pub struct Opened {
     pub labels: Option<EdgeLabels>,
     /// Whether it came from the index rather than from the dump.
     pub from_index: bool,
+    /// The dump's dominator tree, where an earlier analysis kept it beside the index.
+    pub tree: Option<KeptTree>,
+    /// Where to keep the tree once it is built ([`keep_tree`]): there is an index but no tree.
+    pub keep_tree: Option<TreePlace>,
 }
 
 /// Opens the dump at `path` from its index when there is a good one; otherwise reads the dump
@@ -57,22 +63,50 @@ pub fn open_dump(
     progress: &dyn Fn(u64, u64),
 ) -> Result<Opened, HprofError> {
     let place = match lookup(path, opening) {
-        Lookup::Found(dump, labels) => {
+        Lookup::Found(dump, labels, place) => {
             // Nothing of the dump is read: all of it is done at once.
             progress(1, 1);
-            return Ok(Opened { dump: *dump, labels: labelled.then_some(labels), from_index: true });
+            let (tree, keep_tree) = kept_tree(path, &place, &dump);
+            let labels = labelled.then_some(labels);
+            return Ok(Opened { dump: *dump, labels, from_index: true, tree, keep_tree });
         }
         Lookup::Missing(place) => place,
     };
     // The index holds the names, so they are read whether or not this opening wants them.
     let mut opened = read_dump(path, opening, place.is_some() || labelled, progress)?;
-    if let Some(place) = place {
-        store(path, &place, &opened.dump, opened.labels.as_ref().expect("asked for"));
+    if let Some(place) = place
+        && store(path, &place, &opened.dump, opened.labels.as_ref().expect("asked for"))
+    {
+        opened.keep_tree = Some(tree_place(path, &place));
     }
     if !labelled {
         opened.labels = None;
     }
     Ok(opened)
+}
+
+/// Keeps a dump's dominator tree where [`Opened::keep_tree`] says; a failure is one line.
+pub fn keep_tree(place: &TreePlace, kept: &KeptTree) {
+    tree::keep(place, kept);
+}
+
+/// The tree kept beside a good index, or where to keep it; a corrupt one is noted. A stale one
+/// (of an earlier version of the dump, whose index was rebuilt by a command that keeps no
+/// tree) is replaced quietly.
+fn kept_tree(path: &Path, place: &Place, dump: &Dump) -> (Option<KeptTree>, Option<TreePlace>) {
+    let at = tree_place(path, place);
+    match tree::load(&at.path, &place.key, &dump.graph.shallow) {
+        Ok(Some(kept)) => (Some(kept), None),
+        Ok(None) | Err(Unusable::Stale) => (None, Some(at)),
+        Err(Unusable::Corrupt(why)) => {
+            note(&format!("the dominator tree {} is unusable ({why}); rebuilding it", at.path.display()));
+            (None, Some(at))
+        }
+    }
+}
+
+fn tree_place(path: &Path, place: &Place) -> TreePlace {
+    TreePlace { path: tree::path_beside(&place.index), key: place.key, mode: mode_of(path) }
 }
 
 /// Where a dump's index goes, and the key it is written with.
@@ -84,7 +118,7 @@ pub(crate) struct Place {
 /// What looking for a dump's index found: the dump, or where its index is to be written
 /// (`None`: no index for this dump).
 pub(crate) enum Lookup {
-    Found(Box<Dump>, EdgeLabels),
+    Found(Box<Dump>, EdgeLabels, Place),
     Missing(Option<Place>),
 }
 
@@ -107,7 +141,7 @@ pub(crate) fn lookup(path: &Path, opening: &Opening) -> Lookup {
     match open_index(&index, &key) {
         Ok(Some((dump, labels))) => {
             REOPENED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            return Lookup::Found(Box::new(dump), labels);
+            return Lookup::Found(Box::new(dump), labels, Place { index, key });
         }
         Ok(None) => {}
         Err(Unusable::Stale) => note(&format!(
@@ -123,19 +157,20 @@ pub(crate) fn lookup(path: &Path, opening: &Opening) -> Lookup {
 }
 
 /// Writes the index of the dump at `path`; a failure is one line (the next opening reads the
-/// dump again).
-pub(crate) fn store(path: &Path, place: &Place, dump: &Dump, labels: &EdgeLabels) {
+/// dump again). Whether it was written.
+pub(crate) fn store(path: &Path, place: &Place, dump: &Dump, labels: &EdgeLabels) -> bool {
     let dir = place.index.parent().unwrap_or(Path::new("."));
     write::remove_stale_temporaries(dir);
     let written = std::fs::create_dir_all(dir)
         .and_then(|()| write::write(&place.index, &place.key, dump, labels, mode_of(path)));
-    if let Err(e) = written {
+    if let Err(e) = &written {
         note(&format!(
             "cannot write the index of {} to {} ({e}); the next opening reads the dump again",
             path.display(),
             dir.display()
         ));
     }
+    written.is_ok()
 }
 
 /// The index at `index` if there is one and it is of the dump `key` describes.
@@ -149,7 +184,7 @@ pub fn open_index(index: &Path, key: &Key) -> Result<Option<(Dump, EdgeLabels)>,
     // not change while it is read (a user truncating it by hand is not guarded against).
     let map =
         unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Unusable::Corrupt(format!("cannot map it: {e}")))?;
-    let body = format::body(&map, key)?;
+    let body = format::body(&map, format::INDEX, key)?;
     format::check_sum(&map, body)?;
     read::read(body).map(Some).map_err(Unusable::Corrupt)
 }
@@ -158,7 +193,7 @@ pub fn open_index(index: &Path, key: &Key) -> Result<Option<(Dump, EdgeLabels)>,
 /// reads any bytes this way, so that it reaches the checks of every block).
 pub fn read_index_bytes(file: &[u8]) -> Result<(Dump, EdgeLabels), Unusable> {
     let key = format::key_in(file).ok_or_else(|| Unusable::Corrupt("not a memcity index".into()))?;
-    read::read(format::body(file, &key)?).map_err(Unusable::Corrupt)
+    read::read(format::body(file, format::INDEX, &key)?).map_err(Unusable::Corrupt)
 }
 
 /// Reads the dump itself: pass 1, then pass 2.
@@ -174,7 +209,7 @@ fn read_dump(
     let raw = parse::scan(&bytes, &|pos| progress(pos, len)).map_err(|f| f.in_file(&name))?;
     let (dump, labels) =
         resolve::resolve_labelled(&bytes, raw, &opening.layout, labelled).map_err(|f| f.in_file(&name))?;
-    Ok(Opened { dump, labels, from_index: false })
+    Ok(Opened { dump, labels, from_index: false, tree: None, keep_tree: None })
 }
 
 /// The index's tables are the memory's own bytes: little-endian, 64-bit.

@@ -112,8 +112,10 @@ fn a_history_and_typed_heap_from_the_index_are_those_from_the_dumps() {
     let plain = import(&paths, &ImportOptions::default(), &|_, _| {}).unwrap();
     let indexed = ImportOptions { index: Some(scratch.index()), ..ImportOptions::default() };
     assert_eq!(import(&paths, &indexed, &|_, _| {}).unwrap(), plain, "writing the indexes");
-    assert_eq!(scratch.files(&scratch.index()).len(), 4);
-    assert_eq!(import(&paths, &indexed, &|_, _| {}).unwrap(), plain, "reading them");
+    let files = scratch.files(&scratch.index());
+    assert_eq!(files.iter().filter(|f| f.ends_with(".hprof-index")).count(), 4, "{files:?}");
+    assert_eq!(files.iter().filter(|f| f.ends_with(".hprof-tree")).count(), 4, "a tree beside each");
+    assert_eq!(import(&paths, &indexed, &|_, _| {}).unwrap(), plain, "reading them, trees and all");
     let by_type = ImportOptions {
         grouping: memcity_heapgraph::Grouping::new(memcity_heapgraph::parse_list("type,root-kind").unwrap()),
         ..indexed.clone()

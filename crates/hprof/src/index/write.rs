@@ -8,7 +8,7 @@ use std::path::Path;
 
 use memcity_heapgraph::EdgeLabels;
 
-use super::format::{Checksum, HEADER, Writer, header};
+use super::format::{Checksum, HEADER, INDEX, Kind, Writer, header};
 use super::key::Key;
 use crate::resolve::Dump;
 
@@ -20,10 +20,20 @@ pub fn write(
     labels: &EdgeLabels,
     mode: Option<u32>,
 ) -> std::io::Result<()> {
+    replace(path, mode, |temporary| write_blocks(temporary, INDEX, key, |w| body(w, dump, labels)))
+}
+
+/// Makes the file at `path` with `fill` under a temporary name beside it, then renames it into
+/// place with the permissions `mode`.
+pub fn replace(
+    path: &Path,
+    mode: Option<u32>,
+    fill: impl FnOnce(&Path) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let temporary = path.with_extension(format!("{}-{n}.tmp", std::process::id()));
-    let written = write_file(&temporary, key, dump, labels).and_then(|()| {
+    let written = fill(&temporary).and_then(|()| {
         set_mode(&temporary, mode)?;
         std::fs::rename(&temporary, path)
     });
@@ -51,18 +61,24 @@ pub fn remove_stale_temporaries(dir: &Path) {
     }
 }
 
-fn write_file(path: &Path, key: &Key, dump: &Dump, labels: &EdgeLabels) -> std::io::Result<()> {
+/// A file of `kind` for the dump `key` describes: the header, then the blocks `blocks` writes.
+pub fn write_blocks(
+    path: &Path,
+    kind: Kind,
+    key: &Key,
+    blocks: impl FnOnce(&mut Writer<BufWriter<&mut File>>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let mut file = File::create(path)?;
     let mut w =
         Writer { out: BufWriter::with_capacity(1 << 20, &mut file), written: 0, sum: Checksum::default() };
     w.out.write_all(&[0u8; HEADER])?;
-    body(&mut w, dump, labels)?;
+    blocks(&mut w)?;
     let (body, sum) = (w.written, w.sum.0);
     w.out.flush()?;
     drop(w);
     file.seek(SeekFrom::Start(0))?;
     // Not synced: an index is a cache, and one the disk lost part of fails its checksum.
-    file.write_all(&header(key, body, sum))
+    file.write_all(&header(kind, key, body, sum))
 }
 
 /// The blocks, in the order [`super::read`] reads them.

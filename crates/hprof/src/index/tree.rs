@@ -1,0 +1,167 @@
+//! A dump's dominator tree, kept beside its index once an `import` has built it, so that the
+//! next opening skips the depth-first search and Lengauer–Tarjan (the most of an analysis'
+//! time). The tree depends on the dump alone, never on a grouping: any `--classifiers` reads
+//! it. A file of its own (same format and key as the index, another magic), because it is only
+//! known once the dump has been analysed, after the index is written.
+//!
+//! Like the index, it is input: its blocks are bounded by the file, and before it is used the
+//! tree is checked to be a tree over the dump's objects — every dominator earlier in the
+//! preorder, every subtree a run of the preorder inside its dominator's, the subtree sizes and
+//! retained bytes adding up — so a corrupt one is refused in one line, never a panic.
+
+use std::path::{Path, PathBuf};
+
+use memcity_heapgraph::{DominatorTree, Table, UNREACHABLE, VIRTUAL_ROOT};
+
+use super::format::{self, Blocks, TREE, Unusable};
+use super::key::Key;
+
+/// A dump's dominator tree, and the objects no root record reaches (the VM holds them itself:
+/// the tree has them as roots).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeptTree {
+    pub held_by_vm: Vec<u32>,
+    pub tree: DominatorTree,
+}
+
+/// Where a dump's tree is kept, and what it is written with.
+#[derive(Debug, Clone)]
+pub struct TreePlace {
+    pub(crate) path: PathBuf,
+    pub(crate) key: Key,
+    pub(crate) mode: Option<u32>,
+}
+
+/// The tree's file beside the index at `index`.
+pub fn path_beside(index: &Path) -> PathBuf {
+    index.with_extension("hprof-tree")
+}
+
+/// Writes the tree; a failure is one line (the next opening builds the tree again).
+pub fn keep(place: &TreePlace, kept: &KeptTree) {
+    let written = super::write::replace(&place.path, place.mode, |temporary| {
+        super::write::write_blocks(temporary, TREE, &place.key, |w| {
+            let tree = &kept.tree;
+            let meta = [tree.idom.len() as u64, kept.held_by_vm.len() as u64, tree.preorder.len() as u64];
+            w.values(&meta)?;
+            w.values(&kept.held_by_vm)?;
+            w.values(&tree.idom)?;
+            w.values(&tree.retained)?;
+            w.values(&tree.preorder)?;
+            w.values(&tree.subtree)
+        })
+    });
+    if let Err(e) = written {
+        super::note(&format!(
+            "cannot keep the dominator tree in {} ({e}); the next opening builds it again",
+            place.path.display()
+        ));
+    }
+}
+
+/// The tree kept at `path` for the dump `key` describes, whose objects have the shallow sizes
+/// `shallow`; `Ok(None)` when there is none.
+pub fn load(path: &Path, key: &Key, shallow: &[u64]) -> Result<Option<KeptTree>, Unusable> {
+    let file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Unusable::Corrupt(format!("cannot read it: {e}"))),
+    };
+    // SAFETY: as for the index: replaced by rename, never written in place.
+    let map =
+        unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Unusable::Corrupt(format!("cannot map it: {e}")))?;
+    let body = format::body(&map, TREE, key)?;
+    format::check_sum(&map, body)?;
+    read(body, shallow).map(Some).map_err(Unusable::Corrupt)
+}
+
+/// A tree file's body, checked against the dump's objects.
+pub fn read(body: &[u8], shallow: &[u64]) -> Result<KeptTree, String> {
+    let mut blocks = Blocks::new(body);
+    let meta: Vec<u64> = blocks.values("tree meta", Some(3))?;
+    let objects = shallow.len();
+    if meta[0] != objects as u64 {
+        return Err(format!("a tree of {} objects, the dump has {objects}", meta[0]));
+    }
+    let count = |v: u64, what: &str| {
+        usize::try_from(v)
+            .ok()
+            .filter(|&n| n <= objects)
+            .ok_or_else(|| format!("{v} {what}, more than the objects"))
+    };
+    let (held, reached) = (count(meta[1], "objects held by the VM")?, count(meta[2], "objects in the tree")?);
+    let held_by_vm: Vec<u32> = blocks.values("objects held by the VM", Some(held))?;
+    let tree = DominatorTree {
+        idom: blocks.table("dominators", objects)?,
+        retained: blocks.table("retained sizes", objects)?,
+        preorder: blocks.table("preorder", reached)?,
+        subtree: blocks.table("subtree sizes", objects)?,
+    };
+    if !blocks.finished() {
+        return Err("bytes after the last block".into());
+    }
+    if held_by_vm.iter().any(|&o| o as usize >= objects) {
+        return Err("an object held by the VM beyond the objects".into());
+    }
+    check(&tree, shallow)?;
+    Ok(KeptTree { held_by_vm, tree })
+}
+
+/// That `tree` is a dominator tree's shape over objects of these shallow sizes: what the
+/// analyses that read it rely on (no dominator cycle, subtrees as nested runs of the preorder,
+/// retained bytes summing exactly), whether or not it is this dump's true tree.
+fn check(tree: &DominatorTree, shallow: &[u64]) -> Result<(), String> {
+    let n = shallow.len();
+    let len = tree.preorder.len();
+    let mut pos = Table::filled(n, u32::MAX);
+    for (p, &o) in tree.preorder.iter().enumerate() {
+        let slot = pos.get_mut(o as usize).ok_or("an object in the preorder beyond the objects")?;
+        if *slot != u32::MAX {
+            return Err("an object twice in the preorder".into());
+        }
+        *slot = p as u32;
+    }
+    for o in 0..n {
+        let reached = pos[o] != u32::MAX;
+        if reached == (tree.idom[o] == UNREACHABLE) {
+            return Err("the preorder and the dominators disagree on what is reachable".into());
+        }
+        if !reached && (tree.subtree[o] != 0 || tree.retained[o] != 0) {
+            return Err("an unreachable object with a subtree".into());
+        }
+    }
+    // Every subtree a run of the preorder starting at its object, inside its dominator's run.
+    let end = |o: u32| u64::from(pos[o as usize]) + u64::from(tree.subtree[o as usize]);
+    for (p, &o) in tree.preorder.iter().enumerate() {
+        if tree.subtree[o as usize] == 0 || end(o) > len as u64 {
+            return Err("a subtree beyond the preorder".into());
+        }
+        let d = tree.idom[o as usize];
+        if d == VIRTUAL_ROOT {
+            continue;
+        }
+        let inside = (d as usize) < n && pos[d as usize] < p as u32 && end(o) <= end(d);
+        if !inside {
+            return Err("an object outside its dominator's subtree".into());
+        }
+    }
+    // Bottom up (children come after their dominator): each subtree's objects and bytes.
+    let mut below = Table::filled(n, 0u32);
+    let mut bytes = Table::filled(n, 0u64);
+    for &o in tree.preorder.iter().rev() {
+        let o = o as usize;
+        let (count, sum) = (below[o] + 1, bytes[o].checked_add(shallow[o]).ok_or("retained sizes overflow")?);
+        if count != tree.subtree[o] || sum != tree.retained[o] {
+            return Err("the subtree sizes or retained sizes do not add up".into());
+        }
+        let d = tree.idom[o];
+        if d != VIRTUAL_ROOT {
+            below[d as usize] += count;
+            bytes[d as usize] = bytes[d as usize].checked_add(sum).ok_or("retained sizes overflow")?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

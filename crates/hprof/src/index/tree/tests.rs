@@ -1,0 +1,156 @@
+use super::*;
+use crate::import::{ImportOptions, import};
+use crate::index::{Opening, open_dump};
+use memcity_heapgraph::dominators;
+
+/// A generated dump, its folder of indexes, and an import that writes and reads them.
+struct Setup {
+    dir: PathBuf,
+}
+
+impl Setup {
+    fn new(name: &str) -> Setup {
+        let dir = std::env::temp_dir().join(format!("memcity-tree-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("index")).unwrap();
+        let spec =
+            crate::generate::Spec { segment_bytes: 1 << 16, ..crate::generate::Spec::for_objects(4_000) };
+        crate::generate::write_file(&dir.join("g.hprof"), &spec).unwrap();
+        Setup { dir }
+    }
+
+    fn dump(&self) -> PathBuf {
+        self.dir.join("g.hprof")
+    }
+
+    fn options(&self) -> ImportOptions {
+        ImportOptions { index: Some(self.dir.join("index")), ..ImportOptions::default() }
+    }
+
+    fn tree_file(&self) -> PathBuf {
+        let mut trees = std::fs::read_dir(self.dir.join("index"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "hprof-tree"));
+        let tree = trees.next().expect("a tree beside the index");
+        assert!(trees.next().is_none());
+        tree
+    }
+
+    fn opened(&self) -> crate::index::Opened {
+        let opening = Opening { index: Some(self.dir.join("index")), ..Opening::default() };
+        open_dump(&self.dump(), &opening, false, &|_, _| {}).unwrap()
+    }
+}
+
+impl Drop for Setup {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[test]
+fn an_import_keeps_the_tree_and_the_next_one_reads_it() {
+    let setup = Setup::new("keep");
+    let plain = import(&[setup.dump()], &ImportOptions::default(), &|_, _| {}).unwrap();
+    assert_eq!(import(&[setup.dump()], &setup.options(), &|_, _| {}).unwrap(), plain);
+    let opened = setup.opened();
+    let kept = opened.tree.expect("the first import kept the tree");
+    assert!(opened.keep_tree.is_none());
+    // It is the dump's own tree: that of its graph with the unreached objects held by the VM.
+    let mut dump = opened.dump;
+    let mut roots = vec![memcity_heapgraph::RootSet::NONE; dump.graph.object_count()];
+    let held = crate::snapshot::hold_unreached(&mut dump, &mut roots);
+    assert_eq!(kept.held_by_vm, held);
+    assert_eq!(kept.tree, dominators(&dump.graph));
+    assert!(kept.tree.preorder.len() == dump.graph.object_count(), "every object is reachable then");
+    assert_eq!(import(&[setup.dump()], &setup.options(), &|_, _| {}).unwrap(), plain, "from the tree");
+}
+
+#[test]
+fn a_damaged_tree_is_noted_and_built_again() {
+    let setup = Setup::new("damaged");
+    let plain = import(&[setup.dump()], &setup.options(), &|_, _| {}).unwrap();
+    let file = setup.tree_file();
+    let good = std::fs::read(&file).unwrap();
+    // Cut off, a flipped byte in the body (the checksum), a header of another kind.
+    let mut flipped = good.clone();
+    flipped[format::HEADER + 100] ^= 0x40;
+    let mut other = good.clone();
+    other[..8].copy_from_slice(b"MCIDXHP\0");
+    for bad in [good[..good.len() / 2].to_vec(), flipped, other] {
+        std::fs::write(&file, &bad).unwrap();
+        let opened = setup.opened();
+        assert!(opened.tree.is_none() && opened.keep_tree.is_some(), "refused, to be kept again");
+        assert_eq!(import(&[setup.dump()], &setup.options(), &|_, _| {}).unwrap(), plain);
+        assert_eq!(std::fs::read(&file).unwrap(), good, "built again, the same");
+    }
+    match load(
+        &file,
+        &Key { size: 1, ..setup.opened().keep_tree.map_or_else(|| key_of(&file), |p| p.key) },
+        &[],
+    ) {
+        Err(Unusable::Stale) => {}
+        other => panic!("another dump's tree is stale: {other:?}"),
+    }
+}
+
+/// The key in a tree file's header.
+fn key_of(file: &Path) -> Key {
+    format::key_in(&std::fs::read(file).unwrap()).unwrap()
+}
+
+/// A change to a good tree.
+type Change = dyn Fn(&mut DominatorTree);
+
+/// Trees that pass the checksum (made here) but are not trees over the dump's objects are
+/// refused in one line by what checks their shape, never a panic in the analyses.
+#[test]
+fn a_tree_of_the_wrong_shape_is_refused() {
+    // 0 → 1 → 2, 0 → 3; 4 unreachable.
+    let shallow = [10u64, 20, 30, 40, 50];
+    let good = DominatorTree {
+        idom: vec![VIRTUAL_ROOT, 0, 1, 0, UNREACHABLE].into(),
+        retained: vec![100, 50, 30, 40, 0].into(),
+        preorder: vec![0, 1, 2, 3].into(),
+        subtree: vec![4, 2, 1, 1, 0].into(),
+    };
+    let body = |tree: &DominatorTree, held: &[u32], objects: u64| {
+        let mut w = format::Writer { out: Vec::new(), written: 0, sum: format::Checksum::default() };
+        w.values(&[objects, held.len() as u64, tree.preorder.len() as u64]).unwrap();
+        w.values(held).unwrap();
+        w.values(&tree.idom).unwrap();
+        w.values(&tree.retained).unwrap();
+        w.values(&tree.preorder).unwrap();
+        w.values(&tree.subtree).unwrap();
+        w.out
+    };
+    let kept = read(&body(&good, &[3], 5), &shallow).unwrap();
+    assert_eq!(kept, KeptTree { held_by_vm: vec![3], tree: good.clone() });
+    let wrong = |change: &Change| {
+        let mut tree = good.clone();
+        change(&mut tree);
+        read(&body(&tree, &[], 5), &shallow).unwrap_err()
+    };
+    let cases: [(&Change, &str); 9] = [
+        (&|t| t.idom[1] = 2, "outside its dominator's subtree"),
+        (&|t| t.idom[2] = 7, "outside its dominator's subtree"),
+        (&|t| t.preorder[2] = 9, "beyond the objects"),
+        (&|t| t.preorder[3] = 1, "twice in the preorder"),
+        (&|t| t.idom[4] = 0, "disagree on what is reachable"),
+        (&|t| t.subtree[4] = 1, "an unreachable object with a subtree"),
+        (&|t| t.subtree[3] = 3, "a subtree beyond the preorder"),
+        (&|t| t.retained[2] = 31, "do not add up"),
+        (&|t| (t.subtree[1], t.subtree[2], t.idom[2]) = (1, 1, 0), "do not add up"),
+    ];
+    for (change, said) in cases {
+        let why = wrong(change);
+        assert!(why.contains(said), "{why} (expected: {said})");
+    }
+    assert!(read(&body(&good, &[5], 5), &shallow).unwrap_err().contains("held by the VM beyond"));
+    assert!(read(&body(&good, &[], 6), &shallow).unwrap_err().contains("a tree of 6 objects"));
+    let whole = body(&good, &[], 5);
+    for cut in [0, 8, 30, whole.len() - 8] {
+        assert!(read(&whole[..cut], &shallow).is_err(), "cut at {cut}");
+    }
+}
