@@ -139,7 +139,7 @@ pub fn group_heap_named(
     holder: &dyn Fn(u32) -> Option<String>,
     options: &AnalysisOptions,
 ) -> GroupedHeap {
-    analyse(Graph::Borrowed(g), group_count, live, roots, holder, PathNames::None, options, false).0
+    analyse(Graph::Borrowed(g), group_count, live, roots, holder, options, Ask::default()).0
 }
 
 /// [`group_heap_named`], also handing back every object's retained bytes (its dominator
@@ -153,7 +153,9 @@ pub fn group_heap_with_object_retained(
     holder: &dyn Fn(u32) -> Option<String>,
     options: &AnalysisOptions,
 ) -> (GroupedHeap, Vec<u64>) {
-    analyse(Graph::Borrowed(g), group_count, live, roots, holder, PathNames::None, options, true)
+    let ask = Ask { object_retained: true, ..Ask::default() };
+    let (heap, retained, _) = analyse(Graph::Borrowed(g), group_count, live, roots, holder, options, ask);
+    (heap, retained)
 }
 
 /// [`group_heap_named`], naming the references along each retainer path (`names`).
@@ -166,7 +168,7 @@ pub fn group_heap_labelled(
     names: PathNames,
     options: &AnalysisOptions,
 ) -> GroupedHeap {
-    analyse(Graph::Borrowed(g), group_count, live, roots, holder, names, options, false).0
+    analyse(Graph::Borrowed(g), group_count, live, roots, holder, options, Ask { names, ..Ask::default() }).0
 }
 
 /// [`group_heap_named`] for a caller that has no further use for the graph: its references are
@@ -180,7 +182,7 @@ pub fn group_heap_owned(
     holder: &dyn Fn(u32) -> Option<String>,
     options: &AnalysisOptions,
 ) -> GroupedHeap {
-    analyse(Graph::Owned(g), group_count, live, roots, holder, PathNames::None, options, false).0
+    analyse(Graph::Owned(g), group_count, live, roots, holder, options, Ask::default()).0
 }
 
 /// [`group_heap_owned`], naming the references along each retainer path (`names`). With
@@ -195,7 +197,7 @@ pub fn group_heap_owned_labelled(
     names: PathNames,
     options: &AnalysisOptions,
 ) -> GroupedHeap {
-    analyse(Graph::Owned(g), group_count, live, roots, holder, names, options, false).0
+    analyse(Graph::Owned(g), group_count, live, roots, holder, options, Ask { names, ..Ask::default() }).0
 }
 
 /// The graph being analysed: borrowed, or owned so that its references can go early.
@@ -248,43 +250,9 @@ pub fn group_heap_owned_with_tree(
     holder: &dyn Fn(u32) -> Option<String>,
     options: &AnalysisOptions,
 ) -> (GroupedHeap, Option<DominatorTree>) {
-    let (heap, _, tree) = analyse_with(
-        Graph::Owned(g),
-        group_count,
-        live,
-        roots,
-        holder,
-        PathNames::None,
-        options,
-        false,
-        tree,
-    );
+    let ask = Ask { source: tree, ..Ask::default() };
+    let (heap, _, tree) = analyse(Graph::Owned(g), group_count, live, roots, holder, options, ask);
     (heap, tree)
-}
-
-#[allow(clippy::too_many_arguments)] // one private step list behind the public entry points
-fn analyse(
-    graph: Graph,
-    group_count: usize,
-    live: &[bool],
-    roots: &[RootSet],
-    holder: &dyn Fn(u32) -> Option<String>,
-    names: PathNames,
-    options: &AnalysisOptions,
-    object_retained: bool,
-) -> (GroupedHeap, Vec<u64>) {
-    let (heap, per_object, _) = analyse_with(
-        graph,
-        group_count,
-        live,
-        roots,
-        holder,
-        names,
-        options,
-        object_retained,
-        TreeSource::Build,
-    );
-    (heap, per_object)
 }
 
 /// The steps, in an order that keeps the fewest tables alive at once (docs/why.md): the
@@ -292,18 +260,27 @@ fn analyse(
 /// retained sizes and their retainer paths, both read from the tree. With `object_retained`,
 /// every object's retained bytes come back too (else an empty table); the tree comes back when
 /// it was built to be kept.
-#[allow(clippy::too_many_arguments)] // one private step list behind the public entry points
-fn analyse_with(
+/// What an analysis is asked for beyond the heap and its options.
+#[derive(Default)]
+struct Ask<'a> {
+    /// Where the dominator tree comes from.
+    source: TreeSource,
+    /// How the references along retainer paths are named.
+    names: PathNames<'a>,
+    /// Every object's retained bytes are handed back.
+    object_retained: bool,
+}
+
+fn analyse(
     mut graph: Graph,
     group_count: usize,
     live: &[bool],
     roots: &[RootSet],
     holder: &dyn Fn(u32) -> Option<String>,
-    names: PathNames,
     options: &AnalysisOptions,
-    object_retained: bool,
-    source: TreeSource,
+    ask: Ask,
 ) -> (GroupedHeap, Vec<u64>, Option<DominatorTree>) {
+    let Ask { source, names, object_retained } = ask;
     let g = graph.get();
     // The caller's tables count against the budget of the tables made here.
     let _held = crate::table::Held::new((live.len() + roots.len() * 2) as u64);
