@@ -5,6 +5,8 @@
 //! follows the dominators of these objects, not of the whole group they fall into, so one map
 //! among thousands of the same type is found through its own holder.
 
+use rayon::prelude::*;
+
 use crate::HeapGraph;
 use crate::dominators::{DominatorTree, VIRTUAL_ROOT};
 use crate::table::Table;
@@ -75,14 +77,30 @@ fn paths(
 ) -> Vec<Option<RetainerPath>> {
     let climb = Climb::new(g, tree, group_count);
     let (start, members) = members_by_group(g, tree, group_count);
-    let mut scratch = Scratch::new(g.object_count(), group_count);
-    scratch.represent = represent;
-    (0..group_count)
-        .map(|group| {
-            let members = &members[start[group]..start[group + 1]];
-            (!members.is_empty()).then(|| climb.path(group as u32, members, &mut scratch))
+    let members_of = |group: usize| &members[start[group]..start[group + 1]];
+    // Groups are independent: each worker takes the next group, largest first, with scratch
+    // space of its own (one `u32` per object each).
+    let mut order: Vec<usize> = (0..group_count).filter(|&group| !members_of(group).is_empty()).collect();
+    order.sort_by_key(|&group| std::cmp::Reverse(members_of(group).len()));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = rayon::current_num_threads().clamp(1, order.len().max(1));
+    let found: Vec<Vec<(usize, RetainerPath)>> = (0..workers)
+        .into_par_iter()
+        .map(|_| {
+            let mut scratch = Scratch::new(g.object_count(), group_count);
+            scratch.represent = represent;
+            let mut found = Vec::new();
+            while let Some(&group) = order.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+                found.push((group, climb.path(group as u32, members_of(group), &mut scratch)));
+            }
+            found
         })
-        .collect()
+        .collect();
+    let mut paths = vec![None; group_count];
+    for (group, path) in found.into_iter().flatten() {
+        paths[group] = Some(path);
+    }
+    paths
 }
 
 /// The reachable objects of each group in preorder (a counting sort), so that members come

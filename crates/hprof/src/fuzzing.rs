@@ -18,6 +18,39 @@ pub fn read_index(data: &[u8]) -> bool {
     true
 }
 
+/// The most objects a fuzzed tree may claim.
+const TREE_OBJECTS: u64 = 4096;
+
+/// The bytes as the body of a kept dominator tree ([`crate::index`]) over a heap of as many
+/// objects as its meta block says (at most [`TREE_OBJECTS`], 8 bytes each, a chain in three
+/// groups), and that heap grouped with the tree: whatever tree passes the checks, the analyses
+/// that read it must not panic. Returns whether they were accepted.
+pub fn read_tree(data: &[u8]) -> bool {
+    let claimed = data.get(8..16).map_or(0, |b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
+    let n = claimed.min(TREE_OBJECTS) as usize;
+    let shallow = vec![8u64; n];
+    let Ok(kept) = crate::index::read_tree_bytes(data, &shallow) else { return false };
+    let edges: Vec<u32> = (1..n as u32).collect();
+    let edge_start: Vec<usize> = (0..=n).map(|o| o.min(n.saturating_sub(1))).collect();
+    let mut roots: Vec<u32> = if n > 0 { vec![0] } else { Vec::new() };
+    roots.extend(&kept.held_by_vm);
+    let graph = memcity_heapgraph::HeapGraph {
+        group: (0..n as u32).map(|o| o % 3).collect(),
+        shallow: shallow.into(),
+        edge_start: edge_start.into(),
+        edges: edges.into(),
+        roots,
+    };
+    let live = vec![true; n];
+    let none = vec![memcity_heapgraph::RootSet::NONE; n];
+    let tree = memcity_heapgraph::TreeSource::Known(kept.tree);
+    let options = AnalysisOptions::default();
+    let (heap, _) =
+        memcity_heapgraph::group_heap_owned_with_tree(graph, tree, 3, &live, &none, &|_| None, &options);
+    assert_eq!(heap.counts.iter().map(|c| c.objects).sum::<u64>(), n as u64);
+    true
+}
+
 /// The bytes as an uncompressed HPROF dump, grouped by package, type and root kind. Returns
 /// whether they were accepted.
 pub fn read_dump(data: &[u8]) -> bool {

@@ -23,3 +23,17 @@ fn read_index() {
         assert!(!accepted(name), "{name}");
     }
 }
+
+#[test]
+fn read_tree() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/read_tree");
+    memcity_model::fuzzing::replay_seeds(&dir, memcity_hprof::fuzzing::read_tree);
+    // Two trees are read and grouped with; wrong sums, a dominator cycle and a cut file are not.
+    let accepted = |name: &str| memcity_hprof::fuzzing::read_tree(&std::fs::read(dir.join(name)).unwrap());
+    for name in ["chain-5.tree", "roots-3.tree"] {
+        assert!(accepted(name), "{name}");
+    }
+    for name in ["sums-wrong.tree", "cycle.tree", "cut.tree"] {
+        assert!(!accepted(name), "{name}");
+    }
+}

@@ -196,6 +196,12 @@ pub fn read_index_bytes(file: &[u8]) -> Result<(Dump, EdgeLabels), Unusable> {
     read::read(format::body(file, format::INDEX, &key)?).map_err(Unusable::Corrupt)
 }
 
+/// A kept tree's body over objects of the shallow sizes `shallow`, whatever dump it is of
+/// (the fuzz target's way in, past the header and checksum).
+pub fn read_tree_bytes(body: &[u8], shallow: &[u64]) -> Result<KeptTree, String> {
+    tree::read(body, shallow)
+}
+
 /// Reads the dump itself: pass 1, then pass 2.
 fn read_dump(
     path: &Path,
