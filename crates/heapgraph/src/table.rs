@@ -76,6 +76,13 @@ enum Storage<T> {
         len: usize,
         file: File,
     },
+    /// `len` values read in place from a region of a file someone else wrote (an index): a
+    /// private copy-on-write mapping, so the clean pages stay the page cache's (the kernel may
+    /// drop and read them again) and a value written changes only this process's copy.
+    Private {
+        map: memmap2::MmapMut,
+        len: usize,
+    },
 }
 
 impl<T: Plain> Table<T> {
@@ -119,6 +126,13 @@ impl<T: Plain> Table<T> {
     pub fn push(&mut self, value: T) {
         let size = size_of::<T>();
         match &mut self.storage {
+            Storage::Private { .. } => {
+                // A file's region cannot grow: the values move to a table of their own.
+                let mut own = Table::with_capacity(self.len() * 2 + 1);
+                own.extend_from_slice(self);
+                own.push(value);
+                *self = own;
+            }
             Storage::Memory(v) if v.len() < v.capacity() => v.push(value),
             Storage::Memory(v) => {
                 let room = (v.capacity() * 2).max(1024);
@@ -188,8 +202,26 @@ impl<T: Plain> Table<T> {
     pub fn clear(&mut self) {
         match &mut self.storage {
             Storage::Memory(v) => v.clear(),
-            Storage::Mapped { len, .. } => *len = 0,
+            Storage::Mapped { len, .. } | Storage::Private { len, .. } => *len = 0,
         }
+    }
+
+    /// `len` values read in place from `file` at byte `offset` (which must be a multiple of
+    /// the type's alignment), through a private copy-on-write mapping: nothing is copied until
+    /// it is written, and the clean pages count as the file's cache, not as the process's
+    /// memory. The file must not be truncated or written in place while the table lives (an
+    /// index is replaced by rename, never written in place).
+    pub fn map_private(file: &File, offset: u64, len: usize) -> std::io::Result<Table<T>> {
+        let bytes = len.checked_mul(size_of::<T>()).ok_or_else(|| std::io::Error::other("too large"))?;
+        if bytes == 0 {
+            return Ok(Table::default());
+        }
+        if !offset.is_multiple_of(align_of::<T>() as u64) {
+            return Err(std::io::Error::other("a table at an unaligned offset"));
+        }
+        // SAFETY: private, so this process's writes never reach the file; see above for others'.
+        let map = unsafe { memmap2::MmapOptions::new().offset(offset).len(bytes).map_copy(file) }?;
+        Ok(Table { storage: Storage::Private { map, len } })
     }
 
     /// Gives back the room a table in memory grew beyond its length (a mapped one keeps its
@@ -321,6 +353,7 @@ impl<T: Plain> Drop for Table<T> {
                 IN_MEMORY.fetch_sub((v.capacity() * size_of::<T>()) as u64, Ordering::Relaxed)
             }
             Storage::Mapped { map, .. } => MAPPED.fetch_sub(map.len() as u64, Ordering::Relaxed),
+            Storage::Private { .. } => 0,
         };
     }
 }
@@ -333,7 +366,7 @@ impl<T: Plain> Deref for Table<T> {
             Storage::Memory(v) => v,
             // SAFETY: the mapping holds `len` values of a `Plain` type, is page-aligned, and
             // lives as long as `self`.
-            Storage::Mapped { map, len, .. } => unsafe {
+            Storage::Mapped { map, len, .. } | Storage::Private { map, len } => unsafe {
                 std::slice::from_raw_parts(map.as_ptr().cast::<T>(), *len)
             },
         }
@@ -345,7 +378,7 @@ impl<T: Plain> DerefMut for Table<T> {
         match &mut self.storage {
             Storage::Memory(v) => v,
             // SAFETY: as in `deref`, and borrowed mutably through `self`.
-            Storage::Mapped { map, len, .. } => unsafe {
+            Storage::Mapped { map, len, .. } | Storage::Private { map, len } => unsafe {
                 std::slice::from_raw_parts_mut(map.as_mut_ptr().cast::<T>(), *len)
             },
         }

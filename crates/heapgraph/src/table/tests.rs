@@ -88,3 +88,26 @@ fn tables_read_the_same_in_memory_and_mapped() {
     assert!(!Table::filled(1_000, 1u32).is_mapped(), "no folder: never mapped");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A table read in place from a file: the values are the file's, a write is the process's own
+/// (the file keeps its bytes), and growing it moves the values to a table of its own.
+#[test]
+fn a_private_table_reads_a_file_in_place_and_writes_only_its_copy() {
+    let path = std::env::temp_dir().join(format!("memcity-private-{}", std::process::id()));
+    let values: Vec<u32> = (0..10_000).collect();
+    let mut bytes = vec![0xAAu8; 12];
+    bytes.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+    std::fs::write(&path, &bytes).unwrap();
+    let file = File::open(&path).unwrap();
+    let mut table: Table<u32> = Table::map_private(&file, 12, 10_000).unwrap();
+    assert_eq!(table, values);
+    table[0] = 77;
+    assert_eq!(table[0], 77);
+    assert_eq!(std::fs::read(&path).unwrap(), bytes, "the file is not written");
+    table.push(10_000);
+    assert_eq!((table.len(), table[0], table[10_000]), (10_001, 77, 10_000));
+    assert!(Table::<u32>::map_private(&file, 12, 0).unwrap().is_empty());
+    assert!(Table::<u64>::map_private(&file, 12, 4).is_err(), "u64s at an offset not a multiple of 8");
+    assert!(Table::<u32>::map_private(&file, 0, usize::MAX).is_err());
+    let _ = std::fs::remove_file(&path);
+}

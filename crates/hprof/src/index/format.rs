@@ -127,11 +127,21 @@ impl Checksum {
 pub struct Blocks<'a> {
     bytes: &'a [u8],
     at: usize,
+    /// The file the body was mapped from and where it starts in it: tables are then read in
+    /// place ([`Table::map_private`]) instead of copied.
+    file: Option<(&'a std::fs::File, u64)>,
+    /// Where the last block read starts (its bytes, after its length).
+    last: usize,
 }
 
 impl<'a> Blocks<'a> {
     pub fn new(bytes: &'a [u8]) -> Blocks<'a> {
-        Blocks { bytes, at: 0 }
+        Blocks { bytes, at: 0, file: None, last: 0 }
+    }
+
+    /// The blocks of `bytes`, which are `file`'s from byte `start` on.
+    pub fn in_file(bytes: &'a [u8], file: &'a std::fs::File, start: u64) -> Blocks<'a> {
+        Blocks { bytes, at: 0, file: Some((file, start)), last: 0 }
     }
 
     /// The next block's bytes; `what` names it in the error.
@@ -142,6 +152,7 @@ impl<'a> Blocks<'a> {
         let len = u64::from_le_bytes(len.try_into().expect("8 bytes"));
         let len = usize::try_from(len).ok().filter(|&l| l <= rest.len() - 8).ok_or_else(short)?;
         let block = &rest[8..8 + len];
+        self.last = self.at + 8;
         self.at = (self.at + 8 + len.next_multiple_of(8)).min(self.bytes.len());
         Ok(block)
     }
@@ -157,7 +168,8 @@ impl<'a> Blocks<'a> {
         Ok(out)
     }
 
-    /// The next block as a table of `T`s (in a work file past the memory budget).
+    /// The next block as a table of `T`s: read in place from the file where there is one, else
+    /// copied (to a work file past the memory budget).
     pub fn table<T: Plain>(
         &mut self,
         what: &str,
@@ -165,6 +177,11 @@ impl<'a> Blocks<'a> {
     ) -> Result<memcity_heapgraph::Table<T>, String> {
         let block = self.next(what)?;
         let n = checked_count::<T>(block, what, Some(count))?;
+        if let Some((file, start)) = self.file {
+            let offset = start + self.last as u64;
+            let mapped = memcity_heapgraph::Table::map_private(file, offset, n);
+            return mapped.map_err(|e| format!("cannot map the {what} block: {e}"));
+        }
         let Some(first) = first(block) else { return Ok(memcity_heapgraph::Table::default()) };
         let mut out = memcity_heapgraph::Table::filled(n, first);
         bytes_of_mut(&mut out).copy_from_slice(block);
@@ -186,6 +203,11 @@ impl<'a> Blocks<'a> {
             out.push(s.to_string());
         }
         Ok(out)
+    }
+
+    /// The body's length in bytes.
+    pub fn body_len(&self) -> usize {
+        self.bytes.len()
     }
 
     /// Whether every block was read.

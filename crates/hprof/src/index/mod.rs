@@ -186,7 +186,8 @@ pub fn open_index(index: &Path, key: &Key) -> Result<Option<(Dump, EdgeLabels)>,
         unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Unusable::Corrupt(format!("cannot map it: {e}")))?;
     let body = format::body(&map, format::INDEX, key)?;
     format::check_sum(&map, body)?;
-    read::read(body).map(Some).map_err(Unusable::Corrupt)
+    let blocks = format::Blocks::in_file(body, &file, format::HEADER as u64);
+    read::read_blocks(blocks).map(Some).map_err(Unusable::Corrupt)
 }
 
 /// An index's bytes, whatever dump they are of and whatever their checksum (the fuzz target

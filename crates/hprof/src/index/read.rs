@@ -15,12 +15,17 @@ const META: usize = 16 + 12;
 
 /// The dump and reference names in an index's body.
 pub fn read(body: &[u8]) -> Result<(Dump, EdgeLabels), String> {
-    let mut blocks = Blocks::new(body);
+    read_blocks(Blocks::new(body))
+}
+
+/// [`read`] from blocks that may be read in place from their file.
+pub fn read_blocks(mut blocks: Blocks<'_>) -> Result<(Dump, EdgeLabels), String> {
+    let body_len = blocks.body_len();
     let meta: Vec<u64> = blocks.values("meta", Some(META))?;
     let count = |i: usize, what: &str| {
         usize::try_from(meta[i])
             .ok()
-            .filter(|&n| n <= body.len())
+            .filter(|&n| n <= body_len)
             .ok_or_else(|| format!("{} {what}, more than the index could hold", meta[i]))
     };
     let (nodes, edges, classes) = (count(1, "objects")?, count(2, "references")?, count(4, "classes")?);

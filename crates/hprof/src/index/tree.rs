@@ -72,12 +72,17 @@ pub fn load(path: &Path, key: &Key, shallow: &[u64]) -> Result<Option<KeptTree>,
         unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Unusable::Corrupt(format!("cannot map it: {e}")))?;
     let body = format::body(&map, TREE, key)?;
     format::check_sum(&map, body)?;
-    read(body, shallow).map(Some).map_err(Unusable::Corrupt)
+    let blocks = Blocks::in_file(body, &file, format::HEADER as u64);
+    read_blocks(blocks, shallow).map(Some).map_err(Unusable::Corrupt)
 }
 
 /// A tree file's body, checked against the dump's objects.
 pub fn read(body: &[u8], shallow: &[u64]) -> Result<KeptTree, String> {
-    let mut blocks = Blocks::new(body);
+    read_blocks(Blocks::new(body), shallow)
+}
+
+/// [`read`] from blocks that may be read in place from their file.
+fn read_blocks(mut blocks: Blocks<'_>, shallow: &[u64]) -> Result<KeptTree, String> {
     let meta: Vec<u64> = blocks.values("tree meta", Some(3))?;
     let objects = shallow.len();
     if meta[0] != objects as u64 {
