@@ -64,7 +64,9 @@ fn import_twice_reads_the_index_the_second_time_with_the_same_history() {
     };
     let first = import("first.json");
     assert!(!first.contains("from its index"), "{first}");
-    assert_eq!(files(&index).len(), 1, "one index");
+    let written = files(&index);
+    let kinds = |suffix: &str| written.iter().filter(|f| f.ends_with(suffix)).count();
+    assert_eq!((written.len(), kinds(".hprof-index"), kinds(".hprof-tree")), (2, 1, 1), "{written:?}");
     let second = import("second.json");
     assert!(second.contains("read 1 dump from its index"), "{second}");
     assert_eq!(json(&dir.join("first.json")), json(&dir.join("second.json")));
@@ -108,8 +110,9 @@ fn a_corrupt_index_is_rebuilt_with_a_note_and_no_index_writes_nothing() {
     ok(memcity(&dir).arg("import").arg(&dump).arg("-o").arg(dir.join("first.json")));
     let cache = dir.join("cache").join("memcity").join("index");
     let written = files(&cache);
-    assert_eq!(written.len(), 1, "{written:?}");
-    std::fs::write(cache.join(&written[0]), b"MCIDXHP\0 not really").unwrap();
+    assert_eq!(written.len(), 2, "an index and the dominator tree beside it: {written:?}");
+    let index = written.iter().find(|f| f.ends_with(".hprof-index")).expect("an index");
+    std::fs::write(cache.join(index), b"MCIDXHP\0 not really").unwrap();
     let output = ok(memcity(&dir).arg("import").arg(&dump).arg("-o").arg(dir.join("second.json")));
     let note = stderr(&output);
     let line = note.lines().find(|l| l.contains("unusable")).unwrap_or_else(|| panic!("{note}"));
@@ -117,6 +120,7 @@ fn a_corrupt_index_is_rebuilt_with_a_note_and_no_index_writes_nothing() {
     assert_eq!(json(&dir.join("first.json")), json(&dir.join("second.json")));
     let output = ok(memcity(&dir).arg("import").arg(&dump).arg("-o").arg(dir.join("third.json")));
     assert!(stderr(&output).contains("read 1 dump from its index"), "rebuilt whole");
+    assert_eq!(json(&dir.join("first.json")), json(&dir.join("third.json")), "with the kept tree");
 
     // --no-index: nothing read, nothing written, wherever the index would go.
     let elsewhere = dir.join("elsewhere");
@@ -132,7 +136,7 @@ fn a_corrupt_index_is_rebuilt_with_a_note_and_no_index_writes_nothing() {
         .arg(&dump)
         .arg("-o")
         .arg(dir.join("x.json")));
-    assert_eq!(files(&elsewhere).len(), 1, "$MEMCITY_INDEX_DIR is the default");
+    assert_eq!(files(&elsewhere).len(), 2, "$MEMCITY_INDEX_DIR is the default (an index and its tree)");
     let both =
         memcity(&dir).args(["import", "--no-index", "--index-dir", "/tmp", "x.hprof"]).output().unwrap();
     assert!(!both.status.success() && stderr(&both).contains("cannot be used with"), "{}", stderr(&both));
