@@ -182,10 +182,19 @@ impl<'a> Blocks<'a> {
             let mapped = memcity_heapgraph::Table::map_private(file, offset, n);
             return mapped.map_err(|e| format!("cannot map the {what} block: {e}"));
         }
-        let Some(first) = first(block) else { return Ok(memcity_heapgraph::Table::default()) };
-        let mut out = memcity_heapgraph::Table::filled(n, first);
-        bytes_of_mut(&mut out).copy_from_slice(block);
-        Ok(out)
+        copied(block, n)
+    }
+
+    /// [`Blocks::table`] always copied: for a table the caller rewrites whole (each object's
+    /// class becomes its group), whose written pages would otherwise be private memory outside
+    /// the budget's count.
+    pub fn table_to_rewrite<T: Plain>(
+        &mut self,
+        what: &str,
+        count: usize,
+    ) -> Result<memcity_heapgraph::Table<T>, String> {
+        let block = self.next(what)?;
+        copied(block, checked_count::<T>(block, what, Some(count))?)
     }
 
     /// The next two blocks as a list of strings: `count + 1` end offsets, then the bytes.
@@ -214,6 +223,14 @@ impl<'a> Blocks<'a> {
     pub fn finished(&self) -> bool {
         self.at == self.bytes.len()
     }
+}
+
+/// A block's `n` values copied into a table (a work file past the budget).
+fn copied<T: Plain>(block: &[u8], n: usize) -> Result<memcity_heapgraph::Table<T>, String> {
+    let Some(first) = first(block) else { return Ok(memcity_heapgraph::Table::default()) };
+    let mut out = memcity_heapgraph::Table::filled(n, first);
+    bytes_of_mut(&mut out).copy_from_slice(block);
+    Ok(out)
 }
 
 /// The block's first value, if it holds one.

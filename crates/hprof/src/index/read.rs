@@ -34,7 +34,7 @@ pub fn read_blocks(mut blocks: Blocks<'_>) -> Result<(Dump, EdgeLabels), String>
     let first_class_node = u32::try_from(meta[3]).ok().filter(|&f| f as usize <= nodes);
     let first_class_node = first_class_node.ok_or("the first class object is beyond the objects")?;
     let class_index = |v: u64| u32::try_from(v).ok().filter(|&c| (c as usize) < classes);
-    let group = blocks.table("class of each object", nodes)?;
+    let group = blocks.table_to_rewrite("class of each object", nodes)?;
     let shallow = blocks.table("shallow sizes", nodes)?;
     let edge_start = blocks.table("reference starts", nodes + 1)?;
     let edges_table = blocks.table("references", edges)?;
