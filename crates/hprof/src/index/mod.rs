@@ -85,9 +85,15 @@ pub fn open_dump(
     Ok(opened)
 }
 
-/// Keeps a dump's dominator tree where [`Opened::keep_tree`] says; a failure is one line.
+/// Keeps a dump's dominator tree where [`Opened::keep_tree`] says; a failure is one line (the
+/// next opening builds the tree again).
 pub fn keep_tree(place: &TreePlace, kept: &KeptTree) {
-    tree::keep(place, kept);
+    if let Err(e) = tree::keep(place, kept) {
+        note(&format!(
+            "cannot keep the dominator tree in {} ({e}); the next opening builds it again",
+            place.path.display()
+        ));
+    }
 }
 
 /// The tree kept beside a good index, or where to keep it; a corrupt one is noted. A stale one

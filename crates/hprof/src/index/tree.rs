@@ -37,9 +37,9 @@ pub fn path_beside(index: &Path) -> PathBuf {
     index.with_extension("hprof-tree")
 }
 
-/// Writes the tree; a failure is one line (the next opening builds the tree again).
-pub fn keep(place: &TreePlace, kept: &KeptTree) {
-    let written = super::write::replace(&place.path, place.mode, |temporary| {
+/// Writes the tree where `place` says.
+pub fn keep(place: &TreePlace, kept: &KeptTree) -> std::io::Result<()> {
+    super::write::replace(&place.path, place.mode, |temporary| {
         super::write::write_blocks(temporary, TREE, &place.key, |w| {
             let tree = &kept.tree;
             let meta = [tree.idom.len() as u64, kept.held_by_vm.len() as u64, tree.preorder.len() as u64];
@@ -50,13 +50,7 @@ pub fn keep(place: &TreePlace, kept: &KeptTree) {
             w.values(&tree.preorder)?;
             w.values(&tree.subtree)
         })
-    });
-    if let Err(e) = written {
-        super::note(&format!(
-            "cannot keep the dominator tree in {} ({e}); the next opening builds it again",
-            place.path.display()
-        ));
-    }
+    })
 }
 
 /// The tree kept at `path` for the dump `key` describes, whose objects have the shallow sizes
