@@ -28,8 +28,8 @@ pub use objects::{
 };
 pub use pipeline::{
     AnalysisOptions, GroupPath, GroupedHeap, Grouping, LeafMemo, MAX_HOPS, PathNames, Retained, SnapshotInfo,
-    TreeSource, group_heap, group_heap_labelled, group_heap_named, group_heap_owned,
-    group_heap_owned_labelled, group_heap_owned_with_tree, group_heap_with_object_retained,
+    TreeSource, group_heap, group_heap_inspected, group_heap_labelled, group_heap_named, group_heap_owned,
+    group_heap_owned_labelled, group_heap_owned_with_tree,
 };
 pub use root_path::{PathStep, RootPaths};
 pub use roots::{RootKind, RootSet, root_sets};

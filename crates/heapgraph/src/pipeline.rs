@@ -142,20 +142,24 @@ pub fn group_heap_named(
     analyse(Graph::Borrowed(g), group_count, live, roots, holder, options, Ask::default()).0
 }
 
-/// [`group_heap_named`], also handing back every object's retained bytes (its dominator
-/// subtree's, 0 where unreachable): the tree the groups' sizes come from, so a caller that
-/// measures single objects too (`memcity check`'s data structures) builds it once.
-pub fn group_heap_with_object_retained(
+/// [`group_heap_named`] for a caller that keeps the graph to look at single objects (`memcity
+/// check`'s data structures): with `object_retained`, every object's retained bytes come back
+/// too (its dominator subtree's, 0 where unreachable), from the tree the groups' sizes come
+/// from, so it is built once; the tree comes from `tree`, and comes back when
+/// [`TreeSource::BuildAndKeep`] asks for it.
+#[allow(clippy::too_many_arguments)] // group_heap_named's, the tree's source and what comes back
+pub fn group_heap_inspected(
     g: &HeapGraph,
+    tree: TreeSource,
+    object_retained: bool,
     group_count: usize,
     live: &[bool],
     roots: &[RootSet],
     holder: &dyn Fn(u32) -> Option<String>,
     options: &AnalysisOptions,
-) -> (GroupedHeap, Vec<u64>) {
-    let ask = Ask { object_retained: true, ..Ask::default() };
-    let (heap, retained, _) = analyse(Graph::Borrowed(g), group_count, live, roots, holder, options, ask);
-    (heap, retained)
+) -> (GroupedHeap, Vec<u64>, Option<DominatorTree>) {
+    let ask = Ask { source: tree, object_retained, ..Ask::default() };
+    analyse(Graph::Borrowed(g), group_count, live, roots, holder, options, ask)
 }
 
 /// [`group_heap_named`], naming the references along each retainer path (`names`).

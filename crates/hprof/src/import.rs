@@ -6,15 +6,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use memcity_heapgraph::{
-    Grouper, Grouping, SeriesHeap, TypedHeap, group_heap_named, group_heap_with_object_retained, history_of,
-};
+use memcity_heapgraph::{Grouper, Grouping, SeriesHeap, TypedHeap, group_heap_inspected, history_of};
 use memcity_model::History;
 use rayon::prelude::*;
 
 use crate::error::HprofError;
+use crate::index::KeptTree;
 use crate::layout::Layout;
-use crate::snapshot::{assign_leaves, default_grouping, group_dump_with_tree, hold_unreached};
+use crate::snapshot::{assign_leaves, default_grouping, group_dump_with_tree, hold_with_tree};
 use crate::source;
 use crate::typed::object_table;
 
@@ -179,20 +178,26 @@ fn import_one<T>(
         ));
     };
     // The graph is kept past grouping (the inspection follows its references), and the
-    // dominator tree's retained sizes are handed on rather than built again.
-    hold_unreached(&mut dump, &mut roots);
+    // dominator tree's retained sizes are handed on rather than built again; a kept tree is
+    // read, a built one kept.
+    let (held_by_vm, tree) = hold_with_tree(&mut dump, &mut roots, kept, keep_at.is_some());
     let live = vec![true; dump.graph.object_count()];
     let objects = object_table(&dump, classes, labels.unwrap_or_default(), &roots);
     let typed = TypedHeap { graph: std::mem::take(&mut dump.graph), objects };
     let grouped = Mutex::new(None);
+    let tree = Mutex::new(Some(tree));
     let analysis = &options.grouping.analysis;
+    // Called once: by the inspection asking for sizes, or afterwards.
     let group = |object_retained: bool| {
         let holder = |node| dump.holder_name(node);
+        let tree = tree.lock().unwrap_or_else(|e| e.into_inner()).take().unwrap_or_default();
         let g = &typed.graph;
-        match object_retained {
-            true => group_heap_with_object_retained(g, group_count, &live, &roots, &holder, analysis),
-            false => (group_heap_named(g, group_count, &live, &roots, &holder, analysis), Vec::new()),
+        let (heap, retained, built) =
+            group_heap_inspected(g, tree, object_retained, group_count, &live, &roots, &holder, analysis);
+        if let (Some(place), Some(tree)) = (&keep_at, built) {
+            crate::index::keep_tree(place, &KeptTree { held_by_vm: held_by_vm.clone(), tree });
         }
+        (heap, retained)
     };
     let retained = || {
         let (heap, retained) = group(true);

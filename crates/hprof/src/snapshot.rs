@@ -56,7 +56,25 @@ pub fn group_dump_with_tree(
     kept: Option<KeptTree>,
     keep: bool,
 ) -> (GroupedHeap, Option<KeptTree>) {
-    let (held_by_vm, tree) = match kept {
+    let (held_by_vm, tree) = hold_with_tree(dump, roots, kept, keep);
+    let live = vec![true; dump.graph.object_count()];
+    // Nothing reads the graph afterwards: its references can go as soon as they are followed.
+    let graph = std::mem::take(&mut dump.graph);
+    let holder = |node| dump.holder_name(node);
+    let (heap, tree) = group_heap_owned_with_tree(graph, tree, group_count, &live, roots, &holder, options);
+    (heap, tree.map(|tree| KeptTree { held_by_vm, tree }))
+}
+
+/// Makes the objects no root record reaches roots of the VM's own — those the kept tree lists,
+/// or those found by marking — and says where the grouping's tree comes from: the kept one, or
+/// built (and, with `keep`, handed back). Returns the held objects too, to keep with the tree.
+pub(crate) fn hold_with_tree(
+    dump: &mut Dump,
+    roots: &mut [RootSet],
+    kept: Option<KeptTree>,
+    keep: bool,
+) -> (Vec<u32>, TreeSource) {
+    match kept {
         Some(kept) => {
             hold(dump, roots, &kept.held_by_vm);
             (kept.held_by_vm, TreeSource::Known(kept.tree))
@@ -64,13 +82,7 @@ pub fn group_dump_with_tree(
         None => {
             (hold_unreached(dump, roots), if keep { TreeSource::BuildAndKeep } else { TreeSource::Build })
         }
-    };
-    let live = vec![true; dump.graph.object_count()];
-    // Nothing reads the graph afterwards: its references can go as soon as they are followed.
-    let graph = std::mem::take(&mut dump.graph);
-    let holder = |node| dump.holder_name(node);
-    let (heap, tree) = group_heap_owned_with_tree(graph, tree, group_count, &live, roots, &holder, options);
-    (heap, tree.map(|tree| KeptTree { held_by_vm, tree }))
+    }
 }
 
 /// Makes the objects no root record reaches roots of the VM's own; returns them.

@@ -186,10 +186,20 @@ fn every_objects_retained_size_comes_from_the_groups_own_tree() {
         for retainer_paths in [false, true] {
             let options = AnalysisOptions { pointer_maps: true, retained, retainer_paths };
             let alone = group_heap_named(&g, grouper.group_count(), &live, &roots, &holder, &options);
-            let (grouped, per_object) =
-                group_heap_with_object_retained(&g, grouper.group_count(), &live, &roots, &holder, &options);
+            let n = grouper.group_count();
+            let (grouped, per_object, none) =
+                group_heap_inspected(&g, TreeSource::Build, true, n, &live, &roots, &holder, &options);
             assert_eq!(grouped, alone, "{options:?}");
             assert_eq!(per_object, tree.retained.to_vec(), "{options:?}");
+            assert!(none.is_none());
+            // From the tree as known: the same; kept when asked for.
+            let known = TreeSource::Known(tree.clone());
+            let (grouped, per_object, _) =
+                group_heap_inspected(&g, known, true, n, &live, &roots, &holder, &options);
+            assert_eq!((grouped, per_object), (alone.clone(), tree.retained.to_vec()), "{options:?}");
+            let keep = TreeSource::BuildAndKeep;
+            let (_, _, kept) = group_heap_inspected(&g, keep, false, n, &live, &roots, &holder, &options);
+            assert_eq!(kept.as_ref(), (retained != Retained::None || retainer_paths).then_some(&tree));
         }
     }
     // The list retains its nodes, people and their shared String; garbage retains nothing.

@@ -154,3 +154,28 @@ fn a_tree_of_the_wrong_shape_is_refused() {
         assert!(read(&whole[..cut], &shallow).is_err(), "cut at {cut}");
     }
 }
+
+/// The inspected import (`memcity check`'s) keeps the tree and reads it too: its history and
+/// every object's retained bytes are those of a run with no index, and an inspection that asks
+/// for no sizes groups the dump from the kept tree all the same.
+#[test]
+fn the_inspected_import_keeps_and_reads_the_tree() {
+    let setup = Setup::new("inspected");
+    let sizes = |_: &memcity_heapgraph::TypedHeap, retained: &(dyn Fn() -> Vec<u64> + Sync)| retained();
+    let no_sizes =
+        |heap: &memcity_heapgraph::TypedHeap, _: &(dyn Fn() -> Vec<u64> + Sync)| heap.graph.object_count();
+    let plain =
+        crate::import::import_inspecting(&[setup.dump()], &ImportOptions::default(), &|_, _| {}, &sizes)
+            .unwrap();
+    let first =
+        crate::import::import_inspecting(&[setup.dump()], &setup.options(), &|_, _| {}, &sizes).unwrap();
+    assert!(setup.opened().tree.is_some(), "kept by the first");
+    let again =
+        crate::import::import_inspecting(&[setup.dump()], &setup.options(), &|_, _| {}, &sizes).unwrap();
+    assert_eq!(first, plain);
+    assert_eq!(again, plain);
+    assert!(plain.1[0].iter().any(|&r| r > 0));
+    let grouped =
+        crate::import::import_inspecting(&[setup.dump()], &setup.options(), &|_, _| {}, &no_sizes).unwrap();
+    assert_eq!(grouped.0, plain.0);
+}
