@@ -87,6 +87,35 @@ pub fn body<'a>(file: &'a [u8], kind: Kind, key: &Key) -> Result<&'a [u8], Unusa
     Ok(body)
 }
 
+/// A file of this format, mapped, whose header and checksum were found good.
+pub struct Checked {
+    file: std::fs::File,
+    map: memmap2::Mmap,
+}
+
+impl Checked {
+    /// The file at `path` if there is one, of `kind`, for the dump `key` describes, and whole.
+    pub fn open(path: &std::path::Path, kind: Kind, key: &Key) -> Result<Option<Checked>, Unusable> {
+        let file = match std::fs::File::open(path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Unusable::Corrupt(format!("cannot read it: {e}"))),
+        };
+        // SAFETY: these files are replaced by rename, never written in place, so the mapped
+        // file does not change while it is read (a user truncating one by hand is not guarded
+        // against).
+        let map = unsafe { memmap2::Mmap::map(&file) }
+            .map_err(|e| Unusable::Corrupt(format!("cannot map it: {e}")))?;
+        check_sum(&map, body(&map, kind, key)?)?;
+        Ok(Some(Checked { file, map }))
+    }
+
+    /// Its body's blocks, tables read in place from the file.
+    pub fn blocks(&self) -> Blocks<'_> {
+        Blocks::in_file(&self.map[HEADER..], &self.file, HEADER as u64)
+    }
+}
+
 /// Checks the body against the checksum in the header: an index the disk lost part of (a power
 /// cut before it was written back) or anyone changed is not read.
 pub fn check_sum(file: &[u8], body: &[u8]) -> Result<(), Unusable> {

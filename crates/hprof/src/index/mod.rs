@@ -181,19 +181,8 @@ pub(crate) fn store(path: &Path, place: &Place, dump: &Dump, labels: &EdgeLabels
 
 /// The index at `index` if there is one and it is of the dump `key` describes.
 pub fn open_index(index: &Path, key: &Key) -> Result<Option<(Dump, EdgeLabels)>, Unusable> {
-    let file = match std::fs::File::open(index) {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Unusable::Corrupt(format!("cannot read it: {e}"))),
-    };
-    // SAFETY: indexes are replaced by rename, never written in place, so the mapped file does
-    // not change while it is read (a user truncating it by hand is not guarded against).
-    let map =
-        unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Unusable::Corrupt(format!("cannot map it: {e}")))?;
-    let body = format::body(&map, format::INDEX, key)?;
-    format::check_sum(&map, body)?;
-    let blocks = format::Blocks::in_file(body, &file, format::HEADER as u64);
-    read::read_blocks(blocks).map(Some).map_err(Unusable::Corrupt)
+    let Some(checked) = format::Checked::open(index, format::INDEX, key)? else { return Ok(None) };
+    read::read_blocks(checked.blocks()).map(Some).map_err(Unusable::Corrupt)
 }
 
 /// An index's bytes, whatever dump they are of and whatever their checksum (the fuzz target

@@ -56,18 +56,8 @@ pub fn keep(place: &TreePlace, kept: &KeptTree) -> std::io::Result<()> {
 /// The tree kept at `path` for the dump `key` describes, whose objects have the shallow sizes
 /// `shallow`; `Ok(None)` when there is none.
 pub fn load(path: &Path, key: &Key, shallow: &[u64]) -> Result<Option<KeptTree>, Unusable> {
-    let file = match std::fs::File::open(path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Unusable::Corrupt(format!("cannot read it: {e}"))),
-    };
-    // SAFETY: as for the index: replaced by rename, never written in place.
-    let map =
-        unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Unusable::Corrupt(format!("cannot map it: {e}")))?;
-    let body = format::body(&map, TREE, key)?;
-    format::check_sum(&map, body)?;
-    let blocks = Blocks::in_file(body, &file, format::HEADER as u64);
-    read_blocks(blocks, shallow).map(Some).map_err(Unusable::Corrupt)
+    let Some(checked) = format::Checked::open(path, TREE, key)? else { return Ok(None) };
+    read_blocks(checked.blocks(), shallow).map(Some).map_err(Unusable::Corrupt)
 }
 
 /// A tree file's body, checked against the dump's objects.
