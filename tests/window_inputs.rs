@@ -131,22 +131,40 @@ fn a_compare_city_opens_and_so_does_one_from_the_open_pane() {
     assert!(city_drawn(&window.f12()), "the pair city is not drawn");
 
     // Ctrl+O, then as a person does with the mouse: open "Compare two runs", type both runs
-    // into its fields, click Compare (where the default layout draws them at 1280×720).
-    window.xdotool(&["key", "ctrl+o"]);
-    std::thread::sleep(Duration::from_millis(1000));
-    window.xdotool(&["mousemove", "948", "185", "click", "1"]);
-    std::thread::sleep(Duration::from_millis(1500));
-    for (field_y, run) in [("220", &after), ("241", &before)] {
-        window.xdotool(&["mousemove", "1030", field_y, "click", "1"]);
-        std::thread::sleep(Duration::from_millis(700));
-        window.xdotool(&["type", "--delay", "15", run]);
-    }
-    window.xdotool(&["mousemove", "925", "263", "click", "1"]);
-    window.wait_for(
+    // into its fields, click Compare (where the default layout draws them at 1280×720). Each
+    // step waits for the app to say it happened, and is done again where it was lost.
+    let each = Duration::from_secs(15);
+    window.act_until("showing the open tab", each, "after Ctrl+O", |w| {
+        w.xdotool(&["key", "ctrl+o"]);
+    });
+    window.act_until("Compare two runs is open", each, "after clicking Compare two runs", |w| {
+        if !w
+            .log()
+            .lines()
+            .rev()
+            .find(|l| l.contains("Compare two runs is"))
+            .is_some_and(|l| l.ends_with("open"))
+        {
+            w.xdotool(&["mousemove", "948", "185", "click", "1"]);
+        }
+    });
+    window.act_until(
         &format!("opening {before} against {after}"),
-        0,
         Duration::from_secs(20),
         "after Compare",
+        |w| {
+            for (field_y, run) in [("220", &after), ("241", &before)] {
+                // Emptied first: what is typed replaces what an earlier try left there. (Not with
+                // Ctrl+A: xdotool presses and lets go of Ctrl within one frame, and bevy_egui reads
+                // the modifiers as they are at the frame's end, so that types an "a".)
+                w.xdotool(&["mousemove", "1030", field_y, "click", "1"]);
+                std::thread::sleep(Duration::from_millis(700));
+                w.xdotool(&["key", "End"]);
+                w.xdotool(&["key", "--repeat", "120", "--delay", "2", "BackSpace"]);
+                w.xdotool(&["type", "--delay", "15", run]);
+            }
+            w.xdotool(&["mousemove", "925", "263", "click", "1"]);
+        },
     );
     let line = window.visited(1, "after Compare two runs");
     assert!(line.contains("(3 snapshots)"), "the longer run's length: {line}");

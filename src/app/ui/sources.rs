@@ -29,6 +29,8 @@ struct OpenBox {
     runs: [String; 2],
     /// The path field takes the keyboard the next time the pane is drawn.
     focus: bool,
+    /// Whether "Compare two runs" was open when last drawn.
+    compare_open: bool,
 }
 
 /// The Open pane comes to the front where it is needed (an empty city, a failed load) and on
@@ -99,7 +101,7 @@ fn open_pane(
         ui.colored_label(egui::Color32::from_rgb(255, 110, 90), error);
         ui.label("The city shown is unchanged.");
     }
-    ui.collapsing("Compare two runs", |ui| {
+    let compare = ui.collapsing("Compare two runs", |ui| {
         ui.small(
             "Both runs in one city, laid out alike (Settings: side by side or difference); any input above.",
         );
@@ -113,6 +115,11 @@ fn open_pane(
             compares.write(CompareInputs(open.runs.clone()));
         }
     });
+    if compare.fully_open() != open.compare_open {
+        open.compare_open = compare.fully_open();
+        // Tests driving the window with a mouse wait for this before they type.
+        debug!("Compare two runs is {}", if open.compare_open { "open" } else { "closed" });
+    }
     ui.collapsing("Built-in scenarios and tours", |ui| {
         egui::Grid::new("memcity_scenarios").striped(true).show(ui, |ui| {
             for s in memcity_analysis::scenarios::SCENARIOS {

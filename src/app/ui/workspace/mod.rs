@@ -301,6 +301,8 @@ impl TabViewer for Viewer<'_> {
 /// (or split off the city where there are none).
 fn show_tabs(mut requests: MessageReader<ShowTab>, mut workspace: ResMut<Workspace>) {
     for ShowTab(tab) in requests.read() {
+        // Tests driving the window wait for this rather than guess how long a frame takes.
+        debug!("showing the {} tab", tab.0);
         let dock = &mut workspace.dock;
         if let Some(at) = dock.find_tab(tab) {
             let _ = dock.set_active_tab(at);
