@@ -37,7 +37,10 @@ fn bench(c: &mut Criterion) {
         [("default (dominators, paths)", ImportOptions::default()), ("--no-retained", bare)]
     {
         group.bench_function(format!("import data/hprof, 3 gzipped dumps, package,type, {name}"), |b| {
-            b.iter(|| memcity_hprof::import(std::slice::from_ref(&dir), &options, &|_, _| {}).unwrap())
+            b.iter(|| {
+                memcity_hprof::import(std::slice::from_ref(&dir), &options, &memcity_heapgraph::Silent)
+                    .unwrap()
+            })
         });
     }
     group.finish();

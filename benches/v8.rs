@@ -35,7 +35,7 @@ fn snapshot() -> PathBuf {
 }
 
 fn import(file: &Path) -> memcity_model::History {
-    memcity_v8::import(&[file.to_path_buf()], &default_grouping(), &|_, _| {}).unwrap()
+    memcity_v8::import(&[file.to_path_buf()], &default_grouping(), &memcity_heapgraph::Silent).unwrap()
 }
 
 /// memcity's import and Node's JSON.parse of the same file, best of three each.

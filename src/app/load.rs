@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use bevy::prelude::*;
+use memcity_heapgraph::{Phase, Progress};
 
 use crate::app::model::LoadHistory;
 
@@ -29,33 +30,60 @@ pub struct Loading {
     pub error: Option<String>,
 }
 
-/// How a load tells its progress: bytes done and total.
-type Report = dyn Fn(u64, u64) + Sync;
+/// How a load tells its progress: bytes done and total, then the phases.
+type Report = dyn Progress;
+
+/// What the load's thread reported last, for the UI to read.
+#[derive(Default)]
+struct Reported {
+    /// Bytes done and total (0/0: no bytes to tell).
+    done: AtomicU64,
+    total: AtomicU64,
+    /// The phase under way once the bytes are read, where the importer names it.
+    phase: Mutex<Option<Phase>>,
+}
+
+impl Progress for Reported {
+    fn read(&self, done: u64, total: u64) {
+        self.total.store(total, Ordering::Relaxed);
+        self.done.store(done, Ordering::Relaxed);
+    }
+
+    fn phase(&self, phase: Phase) {
+        *self.phase.lock().unwrap_or_else(|e| e.into_inner()) = Some(phase);
+    }
+}
 
 struct Job {
     spec: String,
     /// The inputs, for the city's source once loaded.
     specs: Vec<String>,
     started: Instant,
-    /// Bytes done and total, as the importer reports them (0/0: no progress to tell).
-    progress: Arc<(AtomicU64, AtomicU64)>,
+    progress: Arc<Reported>,
     result: Mutex<Receiver<Result<memcity_model::History, String>>>,
 }
 
 impl Loading {
-    /// What is loading: its spec, the fraction done when known, seconds since it started.
+    /// What is loading: its spec, the fraction read when known (None once the phases after the
+    /// reading began: their length is not known), seconds since it started.
     pub fn status(&self) -> Option<(&str, Option<f32>, f32)> {
         let job = self.job.as_ref()?;
-        let (done, total) = (job.progress.0.load(Ordering::Relaxed), job.progress.1.load(Ordering::Relaxed));
-        let fraction = (total > 0).then(|| (done as f64 / total as f64) as f32);
+        let (done, total) = self.bytes();
+        let reading = total > 0 && (done < total || self.phase().is_none());
+        let fraction = reading.then(|| (done as f64 / total as f64) as f32);
         Some((&job.spec, fraction, job.started.elapsed().as_secs_f32()))
     }
 
     /// Bytes done and total of the load under way (0/0: none, or none to tell).
     pub fn bytes(&self) -> (u64, u64) {
         self.job.as_ref().map_or((0, 0), |job| {
-            (job.progress.0.load(Ordering::Relaxed), job.progress.1.load(Ordering::Relaxed))
+            (job.progress.done.load(Ordering::Relaxed), job.progress.total.load(Ordering::Relaxed))
         })
+    }
+
+    /// The phase of the load under way, where its importer named one.
+    pub fn phase(&self) -> Option<Phase> {
+        self.job.as_ref().and_then(|job| *job.progress.phase.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     pub fn is_busy(&self) -> bool {
@@ -76,18 +104,16 @@ impl Loading {
         load: impl FnOnce(&Report) -> anyhow::Result<memcity_model::History> + Send + 'static,
     ) {
         info!("opening {spec}");
-        let progress = Arc::new((AtomicU64::new(0), AtomicU64::new(0)));
+        let progress = Arc::new(Reported::default());
         let (send, result) = channel();
         let for_thread = progress.clone();
         let spec_for_thread = spec.clone();
         let inputs = specs;
         let spawned = std::thread::Builder::new().name("memcity-load".into()).spawn(move || {
-            let report = move |done: u64, total: u64| {
-                for_thread.1.store(total, Ordering::Relaxed);
-                for_thread.0.store(done, Ordering::Relaxed);
-            };
             // An importer's bug on an unusual file fails this load only.
-            let loaded = crate::app::crash::guarded(&format!("loading {spec_for_thread}"), || load(&report));
+            let loaded = crate::app::crash::guarded(&format!("loading {spec_for_thread}"), || {
+                load(for_thread.as_ref())
+            });
             let _ = send.send(loaded);
         });
         self.error = None;

@@ -240,3 +240,41 @@ fn a_panicking_load_fails_that_load_and_keeps_the_city() {
     app.update();
     assert_eq!(model(&app).generation, before.generation, "the city is unchanged");
 }
+
+/// While a load runs, the Open pane's line follows it: bytes and a fraction while it reads,
+/// then the phase its importer names (no fraction: a phase's length is not known).
+#[test]
+fn a_load_under_way_shows_its_bytes_then_its_phase() {
+    use memcity_heapgraph::Phase;
+    let mut app = loading_app();
+    let (step, steps) = std::sync::mpsc::channel::<()>();
+    let (told, heard) = std::sync::mpsc::channel::<()>();
+    let mut loading = app.world_mut().resource_mut::<Loading>();
+    loading.start_with("big.hprof".into(), vec!["big.hprof".into()], move |progress| {
+        progress.read(50, 200);
+        told.send(()).unwrap();
+        steps.recv().unwrap();
+        progress.read(200, 200);
+        progress.phase(Phase::Dominators);
+        told.send(()).unwrap();
+        steps.recv().unwrap();
+        anyhow::bail!("stopped by the test")
+    });
+    heard.recv().unwrap();
+    let loading = app.world().resource::<Loading>();
+    assert_eq!((loading.bytes(), loading.phase()), ((50, 200), None));
+    assert_eq!(loading.status().unwrap().1, Some(0.25));
+    step.send(()).unwrap();
+    heard.recv().unwrap();
+    let loading = app.world().resource::<Loading>();
+    assert_eq!(loading.phase(), Some(Phase::Dominators));
+    assert_eq!(loading.status().unwrap().1, None, "a phase has no fraction");
+    let (done, total) = loading.bytes();
+    assert_eq!(
+        crate::progress::line(done, total, 3.0, loading.phase()),
+        "dominator tree and pointer maps (0 MB read)"
+    );
+    step.send(()).unwrap();
+    update_until(&mut app, "the load's end", |a| !a.world().resource::<Loading>().is_busy());
+    assert_eq!(app.world().resource::<Loading>().phase(), None, "no load, no phase");
+}

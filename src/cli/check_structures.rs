@@ -22,7 +22,7 @@ use crate::input::{Snapshots, carries_objects, dump_paths, each_typed_heap, is_h
 pub fn load(specs: &[String], limits: Option<Limits>) -> Result<(History, Option<RetainedSeries>)> {
     let dumps = specs.iter().all(|s| is_heap_dumps(Path::new(s)));
     let Some(limits) = limits.filter(|_| dumps && !specs.is_empty()) else {
-        return Ok((crate::input::load_all(specs, &|_, _| {})?, None));
+        return Ok((crate::input::load_all(specs, &memcity_heapgraph::Silent)?, None));
     };
     for spec in specs {
         crate::cli::paths::check_input(Path::new(spec))?;
@@ -30,14 +30,18 @@ pub fn load(specs: &[String], limits: Option<Limits>) -> Result<(History, Option
     let paths = dump_paths(specs)?;
     // With fewer steps than a finding must grow in, none can be one: nothing to measure.
     if memcity_hprof::source::expand(&paths)?.len().saturating_sub(1) < limits.min_steps {
-        return Ok((crate::input::load_all(specs, &|_, _| {})?, None));
+        return Ok((crate::input::load_all(specs, &memcity_heapgraph::Silent)?, None));
     }
     let descriptions = memcity_structures::builtin();
     let inspect = move |heap: &memcity_heapgraph::TypedHeap, retained: &(dyn Fn() -> Vec<u64> + Sync)| {
         heads_retained(heap, &descriptions, retained, limits.max_growth_bytes)
     };
-    let (history, heaps) =
-        memcity_hprof::import_inspecting(&paths, &crate::input::hprof_options(), &|_, _| {}, &inspect)?;
+    let (history, heaps) = memcity_hprof::import_inspecting(
+        &paths,
+        &crate::input::hprof_options(),
+        &memcity_heapgraph::Silent,
+        &inspect,
+    )?;
     let mut series = RetainedSeries::default();
     for heads in &heaps {
         series.push_heads(heads);

@@ -3,11 +3,12 @@
 //! Python probe's) becomes a history file.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use memcity_heapgraph::AnalysisOptions;
 use memcity_heapgraph::budget::{Budget, bytes_text};
+use memcity_heapgraph::{AnalysisOptions, Phase, Progress};
 use memcity_hprof::{Grouping, ImportOptions, Layout};
 
 use super::retained::RetainedArgs;
@@ -246,23 +247,58 @@ fn announce_budget(budget: &Budget, dumps: &[PathBuf]) {
 }
 
 /// Runs an import with a progress bar on the terminal (hidden when stderr is not one): bytes,
-/// rate and time left while the input is read, then the analysis that follows, with a spinner.
-fn with_progress<T>(what: &str, import: impl FnOnce(&(dyn Fn(u64, u64) + Sync)) -> Result<T>) -> Result<T> {
-    let template = "{spinner} {msg} [{bar:40}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})";
-    let bar = ProgressBar::new(0)
-        .with_style(ProgressStyle::with_template(template).expect("valid template").progress_chars("=> "))
-        .with_message(format!("reading {what}"));
-    let analysing = std::sync::atomic::AtomicBool::new(false);
-    let result = import(&|done, total| {
-        bar.set_length(total);
-        bar.set_position(done);
-        if total > 0 && done >= total && !analysing.swap(true, std::sync::atomic::Ordering::Relaxed) {
-            let style = ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template");
-            bar.set_style(style);
-            bar.set_message(format!("{what} read; {}", crate::progress::ANALYSING));
-            bar.enable_steady_tick(std::time::Duration::from_millis(200));
-        }
-    });
-    bar.finish_and_clear();
+/// rate and time left while the input is read, then a spinner naming each phase that follows.
+fn with_progress<T>(what: &str, import: impl FnOnce(&dyn Progress) -> Result<T>) -> Result<T> {
+    let bar = Bar { what: what.to_string(), bar: ProgressBar::new(0), spinning: AtomicBool::new(true) };
+    bar.reading();
+    let result = import(&bar);
+    bar.bar.finish_and_clear();
     result
+}
+
+/// The terminal's progress bar of an import.
+struct Bar {
+    what: String,
+    bar: ProgressBar,
+    /// Whether it shows a phase (a spinner) rather than bytes.
+    spinning: AtomicBool,
+}
+
+impl Bar {
+    /// Bytes again (the next dump of a series is read after the phases of the one before).
+    fn reading(&self) {
+        if self.spinning.swap(false, Ordering::Relaxed) {
+            let template = "{spinner} {msg} [{bar:40}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})";
+            let style = ProgressStyle::with_template(template).expect("valid template").progress_chars("=> ");
+            self.bar.set_style(style);
+            self.bar.set_message(format!("reading {}", self.what));
+            self.bar.disable_steady_tick();
+        }
+    }
+
+    fn spin(&self, doing: &str) {
+        if !self.spinning.swap(true, Ordering::Relaxed) {
+            self.bar.set_style(
+                ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"),
+            );
+            self.bar.enable_steady_tick(std::time::Duration::from_millis(200));
+        }
+        self.bar.set_message(format!("{}: {doing}", self.what));
+    }
+}
+
+impl Progress for Bar {
+    fn read(&self, done: u64, total: u64) {
+        if total > 0 && done >= total {
+            self.spin(crate::progress::after_reading(None));
+            return;
+        }
+        self.reading();
+        self.bar.set_length(total);
+        self.bar.set_position(done);
+    }
+
+    fn phase(&self, phase: Phase) {
+        self.spin(phase.describe());
+    }
 }

@@ -101,7 +101,7 @@ pub fn run(args: TreeArgs) -> Result<()> {
     if args.children == 0 {
         bail!("--children 0: keep at least one child per branch");
     }
-    let history = crate::input::load_all(&args.inputs, &|_, _| {})?;
+    let history = crate::input::load_all(&args.inputs, &memcity_heapgraph::Silent)?;
     if history.snapshots.is_empty() {
         bail!("{}: the input has no snapshot", args.inputs.join(" "));
     }

@@ -42,7 +42,7 @@ pub struct Step {
 }
 
 pub fn run(args: WhyArgs) -> Result<()> {
-    let history = crate::input::load_all(&args.inputs, &|_, _| {})?;
+    let history = crate::input::load_all(&args.inputs, &memcity_heapgraph::Silent)?;
     let steps = steps(&history, &args.key, args.time)?;
     if args.json {
         say!("{}", serde_json::to_string_pretty(&steps)?);

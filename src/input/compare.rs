@@ -7,7 +7,7 @@ use memcity_model::History;
 
 /// One run, any input memcity reads, refused when it has no snapshot.
 pub fn load_run(spec: &str) -> Result<History> {
-    let history = super::load_all(&[spec.to_string()], &|_, _| {})?;
+    let history = super::load_all(&[spec.to_string()], &memcity_heapgraph::Silent)?;
     if history.snapshots.is_empty() {
         bail!("{spec}: the input has no snapshot");
     }

@@ -16,6 +16,7 @@ use crate::dominators::{assemble, immediate_dominators};
 use crate::group::{GroupCounts, Grouper, OUTSIDE};
 use crate::maps::{PointerMaps, pointed_from, pointer_maps, points_to, points_to_reached};
 use crate::objects::EdgeLabels;
+use crate::progress::{Phase, Progress, Silent};
 use crate::retained::dominated_sizes;
 use crate::retainers::{retainer_paths, retainer_paths_represented};
 use crate::roots::RootKind;
@@ -146,7 +147,7 @@ pub fn group_heap_named(
 /// check`'s data structures): with `object_retained`, every object's retained bytes come back
 /// too (its dominator subtree's, 0 where unreachable), from the tree the groups' sizes come
 /// from, so it is built once; the tree comes from `tree`, and comes back when
-/// [`TreeSource::BuildAndKeep`] asks for it.
+/// [`TreeSource::BuildAndKeep`] asks for it. Each phase is told to `progress` as it begins.
 #[allow(clippy::too_many_arguments)] // group_heap_named's, the tree's source and what comes back
 pub fn group_heap_inspected(
     g: &HeapGraph,
@@ -157,8 +158,9 @@ pub fn group_heap_inspected(
     roots: &[RootSet],
     holder: &dyn Fn(u32) -> Option<String>,
     options: &AnalysisOptions,
+    progress: &dyn Progress,
 ) -> (GroupedHeap, Vec<u64>, Option<DominatorTree>) {
-    let ask = Ask { source: tree, object_retained, ..Ask::default() };
+    let ask = Ask { source: tree, object_retained, progress, ..Ask::default() };
     analyse(Graph::Borrowed(g), group_count, live, roots, holder, options, ask)
 }
 
@@ -243,8 +245,8 @@ pub enum TreeSource {
 
 /// [`group_heap_owned`] with its dominator tree from `tree`; the tree comes back when
 /// [`TreeSource::BuildAndKeep`] asks for it (and the options needed one: retained sizes or
-/// retainer paths).
-#[allow(clippy::too_many_arguments)] // group_heap_owned's, and where the tree comes from
+/// retainer paths). Each phase is told to `progress` as it begins.
+#[allow(clippy::too_many_arguments)] // group_heap_owned's, where the tree comes from, progress
 pub fn group_heap_owned_with_tree(
     g: HeapGraph,
     tree: TreeSource,
@@ -253,8 +255,9 @@ pub fn group_heap_owned_with_tree(
     roots: &[RootSet],
     holder: &dyn Fn(u32) -> Option<String>,
     options: &AnalysisOptions,
+    progress: &dyn Progress,
 ) -> (GroupedHeap, Option<DominatorTree>) {
-    let ask = Ask { source: tree, ..Ask::default() };
+    let ask = Ask { source: tree, progress, ..Ask::default() };
     let (heap, _, tree) = analyse(Graph::Owned(g), group_count, live, roots, holder, options, ask);
     (heap, tree)
 }
@@ -265,7 +268,6 @@ pub fn group_heap_owned_with_tree(
 /// every object's retained bytes come back too (else an empty table); the tree comes back when
 /// it was built to be kept.
 /// What an analysis is asked for beyond the heap and its options.
-#[derive(Default)]
 struct Ask<'a> {
     /// Where the dominator tree comes from.
     source: TreeSource,
@@ -273,6 +275,19 @@ struct Ask<'a> {
     names: PathNames<'a>,
     /// Every object's retained bytes are handed back.
     object_retained: bool,
+    /// Told each phase as it begins.
+    progress: &'a dyn Progress,
+}
+
+impl Default for Ask<'_> {
+    fn default() -> Self {
+        Ask {
+            source: TreeSource::default(),
+            names: PathNames::default(),
+            object_retained: false,
+            progress: &Silent,
+        }
+    }
 }
 
 fn analyse(
@@ -284,7 +299,7 @@ fn analyse(
     options: &AnalysisOptions,
     ask: Ask,
 ) -> (GroupedHeap, Vec<u64>, Option<DominatorTree>) {
-    let Ask { source, names, object_retained } = ask;
+    let Ask { source, names, object_retained, progress } = ask;
     let g = graph.get();
     // The caller's tables count against the budget of the tables made here.
     let _held = crate::table::Held::new((live.len() + roots.len() * 2) as u64);
@@ -310,6 +325,9 @@ fn analyse(
     let keep = matches!(source, TreeSource::BuildAndKeep);
     let (maps, tree) = match source {
         TreeSource::Known(tree) => {
+            if options.pointer_maps {
+                progress.phase(Phase::PointerMaps);
+            }
             let maps = options.pointer_maps.then(|| {
                 let (pointed_from, points_to) = rayon::join(
                     || pointed_from(g, group_count, live),
@@ -320,6 +338,7 @@ fn analyse(
             (maps, tree)
         }
         TreeSource::Build | TreeSource::BuildAndKeep => {
+            progress.phase(Phase::Dominators);
             build_tree(&mut graph, group_count, live, names, options)
         }
     };
@@ -328,6 +347,9 @@ fn analyse(
     }
     let g = graph.get();
     let named = !matches!(names, PathNames::None);
+    if want_retained || options.retainer_paths {
+        progress.phase(Phase::RetainedAndPaths);
+    }
     let (dominated, (paths, via)) = rayon::join(
         || want_retained.then(|| dominated_sizes(g, &tree, group_count)),
         || {

@@ -33,12 +33,13 @@ fn main() {
     let start = Instant::now();
     if rest.first().map(String::as_str) == Some("open") {
         let opened =
-            memcity_hprof::open_dump(dump.as_ref(), &options.opening(), false, &|_, _| {}).expect("opened");
+            memcity_hprof::open_dump(dump.as_ref(), &options.opening(), false, &memcity_heapgraph::Silent)
+                .expect("opened");
         let (objects, from_index) = (opened.dump.graph.object_count(), opened.from_index);
         println!("{:.2} s, {objects} objects, from the index: {from_index}", start.elapsed().as_secs_f64());
         return;
     }
-    let history = import(&[PathBuf::from(dump)], &options, &|_, _| {}).expect("imported");
+    let history = import(&[PathBuf::from(dump)], &options, &memcity_heapgraph::Silent).expect("imported");
     let heap = history.snapshots[0].heap.as_ref().expect("a heap");
     println!("{:.2} s, {:?} bytes reachable", start.elapsed().as_secs_f64(), heap.reachable_bytes);
 }

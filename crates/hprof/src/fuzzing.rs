@@ -45,8 +45,17 @@ pub fn read_tree(data: &[u8]) -> bool {
     let none = vec![memcity_heapgraph::RootSet::NONE; n];
     let tree = memcity_heapgraph::TreeSource::Known(kept.tree);
     let options = AnalysisOptions::default();
-    let (heap, _) =
-        memcity_heapgraph::group_heap_owned_with_tree(graph, tree, 3, &live, &none, &|_| None, &options);
+    let silent = &memcity_heapgraph::Silent;
+    let (heap, _) = memcity_heapgraph::group_heap_owned_with_tree(
+        graph,
+        tree,
+        3,
+        &live,
+        &none,
+        &|_| None,
+        &options,
+        silent,
+    );
     assert_eq!(heap.counts.iter().map(|c| c.objects).sum::<u64>(), n as u64);
     true
 }

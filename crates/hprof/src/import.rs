@@ -4,9 +4,11 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 
-use memcity_heapgraph::{Grouper, Grouping, SeriesHeap, TypedHeap, group_heap_inspected, history_of};
+use memcity_heapgraph::{
+    Grouper, Grouping, InSeries, Phase, Progress, SeriesHeap, TypedHeap, group_heap_inspected, history_of,
+};
 use memcity_model::History;
 use rayon::prelude::*;
 
@@ -56,11 +58,11 @@ impl Default for ImportOptions {
 }
 
 /// Imports the dumps named by `paths` (files, or folders of `.hprof`/`.hprof.gz` files).
-/// `progress(done, total)` reports bytes of the files on disk.
+/// `progress` hears the bytes of the files on disk as they are read, and each phase after.
 pub fn import(
     paths: &[PathBuf],
     options: &ImportOptions,
-    progress: &(dyn Fn(u64, u64) + Sync),
+    progress: &dyn Progress,
 ) -> Result<History, HprofError> {
     Ok(import_each(paths, options, progress, None::<&Inspect<()>>)?.0)
 }
@@ -77,7 +79,7 @@ pub type Inspect<T> = dyn Fn(&TypedHeap, &(dyn Fn() -> Vec<u64> + Sync)) -> T + 
 pub fn import_inspecting<T: Send>(
     paths: &[PathBuf],
     options: &ImportOptions,
-    progress: &(dyn Fn(u64, u64) + Sync),
+    progress: &dyn Progress,
     inspect: &Inspect<T>,
 ) -> Result<(History, Vec<T>), HprofError> {
     let (history, seen) = import_each(paths, options, progress, Some(inspect))?;
@@ -87,7 +89,7 @@ pub fn import_inspecting<T: Send>(
 fn import_each<T: Send>(
     paths: &[PathBuf],
     options: &ImportOptions,
-    progress: &(dyn Fn(u64, u64) + Sync),
+    progress: &dyn Progress,
     inspect: Option<&Inspect<T>>,
 ) -> Result<(History, Vec<Option<T>>), HprofError> {
     let files = source::expand(paths)?;
@@ -98,16 +100,8 @@ fn import_each<T: Send>(
     let done = AtomicU64::new(0);
     let grouper = Mutex::new(Grouper::new(options.grouping.classifiers.clone()));
     let one = |(file, &size): (&PathBuf, &u64)| {
-        let reported = AtomicU64::new(0);
-        // Pass 1 reports positions in the decompressed bytes; scale them to the file's size.
-        let on_bytes = |pos: u64, len: u64| {
-            let now = if len == 0 { size } else { (pos as u128 * size as u128 / len as u128) as u64 };
-            let before = reported.swap(now, Ordering::Relaxed);
-            let sum =
-                done.fetch_add(now.saturating_sub(before), Ordering::Relaxed) + now.saturating_sub(before);
-            progress(sum, total);
-        };
-        import_one(file, options, &grouper, &on_bytes, inspect)
+        let in_series = InSeries::new(progress, size, &done, total);
+        import_one(file, options, &grouper, &in_series, inspect)
     };
     // Each dump is read and analysed in parallel inside; two at once only when both fit.
     let needs: Vec<Option<u64>> = files.iter().map(|f| estimated_memory(f)).collect();
@@ -151,7 +145,7 @@ fn import_one<T>(
     file: &Path,
     options: &ImportOptions,
     grouper: &Mutex<Grouper>,
-    progress: &dyn Fn(u64, u64),
+    progress: &dyn Progress,
     inspect: Option<&Inspect<T>>,
 ) -> Result<(SeriesHeap, Option<T>), HprofError> {
     let name = file.display().to_string();
@@ -168,8 +162,10 @@ fn import_one<T>(
         // Groups other dumps add meanwhile have no objects here; the counts cover what exists now.
         let analysis = &options.grouping.analysis;
         let keep = keep_at.is_some();
-        let (heap, built) = group_dump_with_tree(&mut dump, &mut roots, group_count, analysis, kept, keep);
+        let (heap, built) =
+            group_dump_with_tree(&mut dump, &mut roots, group_count, analysis, kept, keep, progress);
         if let (Some(place), Some(built)) = (keep_at, built) {
+            progress.phase(Phase::KeepingTree);
             crate::index::keep_tree(&place, &built);
         }
         return Ok((
@@ -192,9 +188,19 @@ fn import_one<T>(
         let holder = |node| dump.holder_name(node);
         let tree = tree.lock().unwrap_or_else(|e| e.into_inner()).take().unwrap_or_default();
         let g = &typed.graph;
-        let (heap, retained, built) =
-            group_heap_inspected(g, tree, object_retained, group_count, &live, &roots, &holder, analysis);
+        let (heap, retained, built) = group_heap_inspected(
+            g,
+            tree,
+            object_retained,
+            group_count,
+            &live,
+            &roots,
+            &holder,
+            analysis,
+            progress,
+        );
         if let (Some(place), Some(tree)) = (&keep_at, built) {
+            progress.phase(Phase::KeepingTree);
             crate::index::keep_tree(place, &KeptTree { held_by_vm: held_by_vm.clone(), tree });
         }
         (heap, retained)
@@ -214,7 +220,7 @@ fn import_one<T>(
 /// `options` groups a series: what the app computes on demand for the selected building.
 pub fn closure_of(file: &Path, options: &ImportOptions, key: &str) -> Result<(u64, u64), HprofError> {
     let name = file.display().to_string();
-    let mut dump = crate::index::open_dump(file, &options.opening(), false, &|_, _| {})?.dump;
+    let mut dump = crate::index::open_dump(file, &options.opening(), false, &memcity_heapgraph::Silent)?.dump;
     let mut grouper = Grouper::new(options.grouping.classifiers.clone());
     let mut roots = assign_leaves(&mut dump, &mut grouper);
     crate::snapshot::hold_unreached(&mut dump, &mut roots);
@@ -263,9 +269,9 @@ mod tests {
         ));
         let small = ImportOptions { memory: 0, ..ImportOptions::default() };
         let large = ImportOptions { memory: u64::MAX, ..ImportOptions::default() };
-        let one_at_a_time = import(&paths, &small, &|_, _| {}).unwrap();
+        let one_at_a_time = import(&paths, &small, &memcity_heapgraph::Silent).unwrap();
         assert_eq!(one_at_a_time.snapshots.len(), 2);
-        assert_eq!(one_at_a_time, import(&paths, &large, &|_, _| {}).unwrap());
+        assert_eq!(one_at_a_time, import(&paths, &large, &memcity_heapgraph::Silent).unwrap());
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -274,14 +280,15 @@ mod tests {
         let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/hprof");
         let paths = [folder];
         let options = ImportOptions::default();
-        let plain = import(&paths, &options, &|_, _| {}).unwrap();
+        let plain = import(&paths, &options, &memcity_heapgraph::Silent).unwrap();
         let inspect = |heap: &TypedHeap, retained: &(dyn Fn() -> Vec<u64> + Sync)| {
             let sizes = retained();
             let cache = heap.objects.root_names.iter().find(|(_, n)| n == "class LeakApp").map(|(o, _)| *o);
             let named = heap.objects.labels.of_edge.len() == heap.graph.edges.len();
             (heap.graph.shallow.iter().sum::<u64>(), sizes.len() == heap.graph.object_count(), cache, named)
         };
-        let (history, seen) = import_inspecting(&paths, &options, &|_, _| {}, &inspect).unwrap();
+        let (history, seen) =
+            import_inspecting(&paths, &options, &memcity_heapgraph::Silent, &inspect).unwrap();
         assert_eq!(history, plain, "the same history with or without an inspection");
         assert_eq!(seen.len(), history.snapshots.len());
         for (snapshot, (bytes, sized, class, named)) in history.snapshots.iter().zip(seen) {

@@ -3,8 +3,8 @@
 //! maps, retained sizes and retainer paths per group.
 
 use memcity_heapgraph::{
-    AnalysisOptions, Classifier, GroupedHeap, Grouper, Grouping, LeafMemo, ObjectFacts, RootKind, RootSet,
-    TreeSource, group_heap_owned_with_tree, reachable, root_sets,
+    AnalysisOptions, Classifier, GroupedHeap, Grouper, Grouping, LeafMemo, ObjectFacts, Progress, RootKind,
+    RootSet, Silent, TreeSource, group_heap_owned_with_tree, reachable, root_sets,
 };
 
 use crate::index::KeptTree;
@@ -43,11 +43,13 @@ pub fn group_dump(
     group_count: usize,
     options: &AnalysisOptions,
 ) -> GroupedHeap {
-    group_dump_with_tree(dump, roots, group_count, options, None, false).0
+    group_dump_with_tree(dump, roots, group_count, options, None, false, &Silent).0
 }
 
 /// [`group_dump`] with the dump's dominator tree `kept` from an earlier analysis (the index
-/// keeps it), or building it and, with `keep`, handing it back to be kept.
+/// keeps it), or building it and, with `keep`, handing it back to be kept; `progress` hears
+/// each phase as it begins.
+#[allow(clippy::too_many_arguments)] // group_dump's, the tree's source and progress
 pub fn group_dump_with_tree(
     dump: &mut Dump,
     roots: &mut [RootSet],
@@ -55,13 +57,15 @@ pub fn group_dump_with_tree(
     options: &AnalysisOptions,
     kept: Option<KeptTree>,
     keep: bool,
+    progress: &dyn Progress,
 ) -> (GroupedHeap, Option<KeptTree>) {
     let (held_by_vm, tree) = hold_with_tree(dump, roots, kept, keep);
     let live = vec![true; dump.graph.object_count()];
     // Nothing reads the graph afterwards: its references can go as soon as they are followed.
     let graph = std::mem::take(&mut dump.graph);
     let holder = |node| dump.holder_name(node);
-    let (heap, tree) = group_heap_owned_with_tree(graph, tree, group_count, &live, roots, &holder, options);
+    let (heap, tree) =
+        group_heap_owned_with_tree(graph, tree, group_count, &live, roots, &holder, options, progress);
     (heap, tree.map(|tree| KeptTree { held_by_vm, tree }))
 }
 

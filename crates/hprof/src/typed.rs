@@ -26,7 +26,7 @@ pub struct TypedDump {
 /// (see [`crate::index`]; `None`: always from the dump, writing no index).
 pub fn typed_heap(path: &Path, layout: &Layout, index: Option<&Path>) -> Result<TypedDump, HprofError> {
     let opening = Opening { layout: *layout, index: index.map(Path::to_path_buf), ..Opening::default() };
-    let opened = crate::index::open_dump(path, &opening, true, &|_, _| {})?;
+    let opened = crate::index::open_dump(path, &opening, true, &memcity_heapgraph::Silent)?;
     Ok(typed_of_dump(opened.dump, opened.labels.unwrap_or_default()))
 }
 

@@ -54,7 +54,7 @@ pub fn typed_heap_with_values(
     index: Option<&Path>,
 ) -> Result<(TypedDump, DumpValues), HprofError> {
     let opening = Opening { layout: *layout, index: index.map(Path::to_path_buf), ..Opening::default() };
-    let found = crate::index::lookup(path, &opening);
+    let found = crate::index::lookup(path, &opening, &memcity_heapgraph::Silent);
     let name = path.display().to_string();
     let bytes = source::open(path)?;
     let raw = parse::scan(&bytes, &|_| {}).map_err(|f| f.in_file(&name))?;

@@ -120,7 +120,8 @@ fn live_jvm_dumps_match_its_histograms_and_show_the_leak() {
     }
     let options =
         ImportOptions { grouping: Grouping::new(vec![Classifier::Type]), ..ImportOptions::default() };
-    let history = memcity_hprof::import(std::slice::from_ref(&dir), &options, &|_, _| {}).unwrap();
+    let history =
+        memcity_hprof::import(std::slice::from_ref(&dir), &options, &memcity_heapgraph::Silent).unwrap();
     check_leak(&history, people.into(), searches.into());
     check_session_path(&history);
     std::fs::remove_dir_all(&dir).unwrap();

@@ -179,7 +179,9 @@ fn broken_gzip_names_the_file() {
         dir.join("ok.hprof.gz"),
     )
     .unwrap();
-    let e = memcity_hprof::import(std::slice::from_ref(&dir), &Default::default(), &|_, _| {}).unwrap_err();
+    let e =
+        memcity_hprof::import(std::slice::from_ref(&dir), &Default::default(), &memcity_heapgraph::Silent)
+            .unwrap_err();
     assert!(e.file.ends_with("broken.hprof.gz"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -23,7 +23,7 @@ fn import_sample(classifiers: &str) -> History {
         },
         ..ImportOptions::default()
     };
-    memcity_hprof::import(&[sample_dir()], &options, &|_, _| {}).unwrap()
+    memcity_hprof::import(&[sample_dir()], &options, &memcity_heapgraph::Silent).unwrap()
 }
 
 #[test]

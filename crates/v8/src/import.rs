@@ -4,10 +4,11 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 
 use memcity_heapgraph::{
-    Classifier, GroupedHeap, Grouper, Grouping, SeriesHeap, group_heap_owned, history_of, reachable,
+    Classifier, GroupedHeap, Grouper, Grouping, InSeries, Progress, SeriesHeap, TreeSource,
+    group_heap_owned_with_tree, history_of, reachable,
 };
 use memcity_model::History;
 use rayon::prelude::*;
@@ -25,13 +26,9 @@ pub fn default_grouping() -> Grouping {
     Grouping::new(vec![Classifier::NodeType, Classifier::Type])
 }
 
-/// Imports the snapshots named by `paths` (files, or folders of snapshots).
-/// `progress(done, total)` reports bytes of the files on disk.
-pub fn import(
-    paths: &[PathBuf],
-    options: &Grouping,
-    progress: &(dyn Fn(u64, u64) + Sync),
-) -> Result<History, V8Error> {
+/// Imports the snapshots named by `paths` (files, or folders of snapshots). `progress` hears
+/// the bytes of the files on disk as they are read, and each phase after.
+pub fn import(paths: &[PathBuf], options: &Grouping, progress: &dyn Progress) -> Result<History, V8Error> {
     let files = source::order(source::expand(paths)?);
     let sizes: Vec<u64> = files.iter().map(|(f, _)| f.metadata().map(|m| m.len()).unwrap_or(0)).collect();
     let total = sizes.iter().sum();
@@ -39,15 +36,9 @@ pub fn import(
     let grouper = Mutex::new(Grouper::new(options.classifiers.clone()));
     let heaps = files
         .par_iter()
-        .map(|(file, time_ms)| {
-            let reported = AtomicU64::new(0);
-            let on_bytes = |now: u64| {
-                let before = reported.swap(now, Ordering::Relaxed);
-                let sum = done.fetch_add(now.saturating_sub(before), Ordering::Relaxed)
-                    + now.saturating_sub(before);
-                progress(sum, total);
-            };
-            let heap = import_one(file, options, &grouper, &on_bytes)?;
+        .zip(&sizes)
+        .map(|((file, time_ms), &size)| {
+            let heap = import_one(file, options, &grouper, &InSeries::new(progress, size, &done, total))?;
             let label = file
                 .file_name()
                 .map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
@@ -58,16 +49,18 @@ pub fn import(
     Ok(history_of(&grouper, heaps))
 }
 
-/// Reads and groups one snapshot with the series' grouper.
+/// Reads and groups one snapshot with the series' grouper; `progress` hears the bytes of the
+/// file on disk as they are read, then each phase.
 pub fn import_one(
     file: &Path,
     options: &Grouping,
     grouper: &Mutex<Grouper>,
-    progress: &(dyn Fn(u64) + Sync),
+    progress: &dyn Progress,
 ) -> Result<GroupedHeap, V8Error> {
     let name = file.display().to_string();
     let uses = memcity_heapgraph::FactUse::of(&options.classifiers);
-    let (text, size_hint) = source::open(file, progress)?;
+    let size = file.metadata().map_or(0, |m| m.len());
+    let (text, size_hint) = source::open(file, |now| progress.read(now, size))?;
     let read_options = ReadOptions { edge_names: uses.script, traces: uses.site, size_hint, labels: false };
     let raw =
         source::read_ahead(text, |text| read(text, read_options, &|_| {})).map_err(|f| f.in_file(&name))?;
@@ -78,7 +71,17 @@ pub fn import_one(
     };
     // Groups other snapshots add meanwhile have no objects here.
     let live = reachable(&js.graph);
-    Ok(group_heap_owned(js.graph, group_count, &live, &js.roots, &|_| None, &options.analysis))
+    let (heap, _) = group_heap_owned_with_tree(
+        js.graph,
+        TreeSource::Build,
+        group_count,
+        &live,
+        &js.roots,
+        &|_| None,
+        &options.analysis,
+        progress,
+    );
+    Ok(heap)
 }
 
 /// The exact GC closure `(objects, bytes)` of the leaf group `key` in one snapshot, grouped the

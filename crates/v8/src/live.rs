@@ -25,7 +25,7 @@ impl LiveSeries {
     /// as long as no group gains subgroups later (true of the default classifiers and of any
     /// list without `package`).
     pub fn add(&self, file: &Path, time_ms: u64) -> Result<Snapshot, V8Error> {
-        let heap = import_one(file, &self.options, &self.grouper, &|_| {})?;
+        let heap = import_one(file, &self.options, &self.grouper, &memcity_heapgraph::Silent)?;
         let label =
             file.file_name().map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
         let metrics = HeapMetrics { reachable_bytes: Some(heap.reachable_bytes), ..Default::default() };

@@ -127,15 +127,21 @@ fn gzipped_unnamed_and_node_named_files_import_as_one_series_in_time_order() {
     assert!(crate::is_snapshot_file(&later) && crate::is_snapshot_file(&unnamed));
     assert!(!crate::is_snapshot_name(&unnamed) && crate::is_snapshots(&dir));
 
-    let history =
-        crate::import(&[later.clone(), earlier.clone()], &crate::default_grouping(), &|_, _| {}).unwrap();
+    let history = crate::import(
+        &[later.clone(), earlier.clone()],
+        &crate::default_grouping(),
+        &memcity_heapgraph::Silent,
+    )
+    .unwrap();
     let shown: Vec<_> = history.snapshots.iter().map(|s| (s.label.clone().unwrap(), s.time_ms)).collect();
     assert_eq!(shown[0], ("Heap.20240102.030405.7.0.001.heapsnapshot".to_string(), 0));
     assert_eq!(shown[1], ("Heap.20240102.030410.7.0.002.heapsnapshot.gz".to_string(), 5000));
     assert_eq!(history.snapshots[0].tree, history.snapshots[1].tree);
     // A folder holds all three (the unnamed one by content); without Node names throughout, the
     // order is the folder's (by name).
-    let all = crate::import(std::slice::from_ref(&dir), &crate::default_grouping(), &|_, _| {}).unwrap();
+    let all =
+        crate::import(std::slice::from_ref(&dir), &crate::default_grouping(), &memcity_heapgraph::Silent)
+            .unwrap();
     assert_eq!(all.snapshots.len(), 3);
     assert_eq!(all.snapshots[2].label.as_deref(), Some("heap.json"));
 
@@ -143,7 +149,9 @@ fn gzipped_unnamed_and_node_named_files_import_as_one_series_in_time_order() {
     let bytes = std::fs::read(&later).unwrap();
     let broken = dir.join("broken.heapsnapshot.gz");
     std::fs::write(&broken, &bytes[..bytes.len() / 2]).unwrap();
-    let e = crate::import(&[broken], &crate::default_grouping(), &|_, _| {}).unwrap_err().to_string();
+    let e = crate::import(&[broken], &crate::default_grouping(), &memcity_heapgraph::Silent)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("broken.heapsnapshot.gz: at byte "), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -162,7 +170,7 @@ fn the_closure_of_one_group_matches_the_imported_one() {
         },
         ..crate::default_grouping()
     };
-    let history = crate::import(std::slice::from_ref(&file), &options, &|_, _| {}).unwrap();
+    let history = crate::import(std::slice::from_ref(&file), &options, &memcity_heapgraph::Silent).unwrap();
     let holder = "Heap#Node Type:object#Type:Holder";
     let mut imported = None;
     history.snapshots[0].tree.walk(&mut |n, _| {

@@ -101,14 +101,18 @@ fn gzip_bombs_are_refused_at_the_ratio_without_filling_tables() {
         path
     };
     let unannounced = write("unannounced.heapsnapshot.gz", head);
-    let e = crate::import(&[unannounced], &crate::default_grouping(), &|_, _| {}).unwrap_err().to_string();
+    let e = crate::import(&[unannounced], &crate::default_grouping(), &memcity_heapgraph::Silent)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("more nodes than snapshot.node_count says (11)"), "{e}");
     // Announcing a billion nodes does not help: the text may inflate to 100 times the file.
     let claimed = head.replace("\"node_count\":11", "\"node_count\":1000000000");
     let bomb = write("bomb.heapsnapshot.gz", &claimed);
     let size = std::fs::metadata(&bomb).unwrap().len();
     assert!(size * 100 < 200 << 20, "the test file must inflate past the ratio");
-    let e = crate::import(&[bomb], &crate::default_grouping(), &|_, _| {}).unwrap_err().to_string();
+    let e = crate::import(&[bomb], &crate::default_grouping(), &memcity_heapgraph::Silent)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("bomb.heapsnapshot.gz: at byte ") && e.contains("likely gzip bomb"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -157,9 +157,12 @@ fn a_series_is_recorded_whole_and_imports() {
     assert_eq!(std::fs::read_to_string(&written[0]).unwrap(), SNAPSHOT);
     let names = files(&options.out);
     assert!(names.iter().all(|n| n.starts_with("Heap.") && n.ends_with(".heapsnapshot")), "{names:?}");
-    let history =
-        memcity_v8::import(std::slice::from_ref(&options.out), &memcity_v8::default_grouping(), &|_, _| {})
-            .unwrap();
+    let history = memcity_v8::import(
+        std::slice::from_ref(&options.out),
+        &memcity_v8::default_grouping(),
+        &memcity_heapgraph::Silent,
+    )
+    .unwrap();
     assert_eq!(history.snapshots.len(), 3);
     assert_eq!(history.snapshots[2].tree.objects, 1);
     std::fs::remove_dir_all(&options.out).unwrap();
@@ -180,7 +183,8 @@ fn a_peer_that_closes_stalls_or_sends_garbage_keeps_what_was_recorded() {
         assert_eq!(stopped.written.len(), 2, "{name}");
         assert_eq!(files(&options.out).len(), 2, "{name}: no partial file stays");
         let history =
-            memcity_v8::import(&stopped.written, &memcity_v8::default_grouping(), &|_, _| {}).unwrap();
+            memcity_v8::import(&stopped.written, &memcity_v8::default_grouping(), &memcity_heapgraph::Silent)
+                .unwrap();
         assert_eq!(history.snapshots.len(), 2);
         std::fs::remove_dir_all(&options.out).unwrap();
     }

@@ -97,7 +97,7 @@ fn dumps_into(dir: &Path, count: usize) {
 }
 
 fn history_of(dir: &Path) -> History {
-    crate::input::load_all(&[dir.display().to_string()], &|_, _| {}).unwrap()
+    crate::input::load_all(&[dir.display().to_string()], &memcity_heapgraph::Silent).unwrap()
 }
 
 #[test]

@@ -85,7 +85,7 @@ fn open_pane(
     if let Some((spec, fraction, seconds)) = loading.status() {
         ui.label(format!("loading {spec} ({seconds:.0} s)"));
         let (done, total) = loading.bytes();
-        let line = crate::progress::line(done, total, seconds as f64);
+        let line = crate::progress::line(done, total, seconds as f64, loading.phase());
         if !line.is_empty() {
             ui.label(line);
         }

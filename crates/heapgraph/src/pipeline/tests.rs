@@ -187,18 +187,28 @@ fn every_objects_retained_size_comes_from_the_groups_own_tree() {
             let options = AnalysisOptions { pointer_maps: true, retained, retainer_paths };
             let alone = group_heap_named(&g, grouper.group_count(), &live, &roots, &holder, &options);
             let n = grouper.group_count();
-            let (grouped, per_object, none) =
-                group_heap_inspected(&g, TreeSource::Build, true, n, &live, &roots, &holder, &options);
+            let (grouped, per_object, none) = group_heap_inspected(
+                &g,
+                TreeSource::Build,
+                true,
+                n,
+                &live,
+                &roots,
+                &holder,
+                &options,
+                &Silent,
+            );
             assert_eq!(grouped, alone, "{options:?}");
             assert_eq!(per_object, tree.retained.to_vec(), "{options:?}");
             assert!(none.is_none());
             // From the tree as known: the same; kept when asked for.
             let known = TreeSource::Known(tree.clone());
             let (grouped, per_object, _) =
-                group_heap_inspected(&g, known, true, n, &live, &roots, &holder, &options);
+                group_heap_inspected(&g, known, true, n, &live, &roots, &holder, &options, &Silent);
             assert_eq!((grouped, per_object), (alone.clone(), tree.retained.to_vec()), "{options:?}");
             let keep = TreeSource::BuildAndKeep;
-            let (_, _, kept) = group_heap_inspected(&g, keep, false, n, &live, &roots, &holder, &options);
+            let (_, _, kept) =
+                group_heap_inspected(&g, keep, false, n, &live, &roots, &holder, &options, &Silent);
             assert_eq!(kept.as_ref(), (retained != Retained::None || retainer_paths).then_some(&tree));
         }
     }
@@ -290,7 +300,8 @@ fn a_kept_tree_groups_as_the_one_built() {
     let live = crate::reachable(&g);
     let holder = |o: u32| (o == 0).then(|| "App.list".to_string());
     let options = AnalysisOptions::default();
-    let owned = |tree| group_heap_owned_with_tree(g.clone(), tree, n, &live, &roots, &holder, &options);
+    let owned =
+        |tree| group_heap_owned_with_tree(g.clone(), tree, n, &live, &roots, &holder, &options, &Silent);
     let (built, kept) = owned(TreeSource::BuildAndKeep);
     let kept = kept.expect("asked to be kept");
     assert_eq!(kept, crate::dominators(&g));
@@ -313,7 +324,36 @@ fn a_kept_tree_groups_as_the_one_built() {
         let built = group_heap_named(&g, group_count, &live, &roots, &none, &options);
         let tree = TreeSource::Known(crate::dominators(&g));
         let (known, _) =
-            group_heap_owned_with_tree(g.clone(), tree, group_count, &live, &roots, &none, &options);
+            group_heap_owned_with_tree(g.clone(), tree, group_count, &live, &roots, &none, &options, &Silent);
         assert_eq!(known, built);
     }
+}
+
+/// Each phase is told as it begins, in order: the tree and the maps beside it (or the maps
+/// alone beside a known tree), then retained sizes and paths; nothing where nothing is asked.
+#[test]
+fn the_phases_are_told_as_they_begin() {
+    struct Heard(std::sync::Mutex<Vec<Phase>>);
+    impl Progress for Heard {
+        fn read(&self, _: u64, _: u64) {}
+        fn phase(&self, phase: Phase) {
+            self.0.lock().unwrap().push(phase);
+        }
+    }
+    let (g, roots, grouper) = heap();
+    let n = grouper.group_count();
+    let live = crate::reachable(&g);
+    let none = |_: u32| None;
+    let phases = |tree, options: &AnalysisOptions| {
+        let heard = Heard(Default::default());
+        group_heap_owned_with_tree(g.clone(), tree, n, &live, &roots, &none, options, &heard);
+        heard.0.into_inner().unwrap()
+    };
+    let all = AnalysisOptions::default();
+    assert_eq!(phases(TreeSource::Build, &all), [Phase::Dominators, Phase::RetainedAndPaths]);
+    let known = TreeSource::Known(crate::dominators(&g));
+    assert_eq!(phases(known, &all), [Phase::PointerMaps, Phase::RetainedAndPaths]);
+    let counts_only =
+        AnalysisOptions { pointer_maps: false, retained: Retained::None, retainer_paths: false };
+    assert_eq!(phases(TreeSource::Build, &counts_only), []);
 }

@@ -20,7 +20,7 @@ mod tests;
 
 use std::path::{Path, PathBuf};
 
-use memcity_heapgraph::EdgeLabels;
+use memcity_heapgraph::{EdgeLabels, Phase, Progress};
 
 use crate::error::HprofError;
 use crate::inflate::Inflation;
@@ -54,19 +54,19 @@ pub struct Opened {
 }
 
 /// Opens the dump at `path` from its index when there is a good one; otherwise reads the dump
-/// (`progress(position, length)` in its uncompressed bytes) and, where an index folder is
-/// given, writes its index. `labelled`: the references' names are wanted.
+/// (`progress` hears its position in the uncompressed bytes, then the phases) and, where an
+/// index folder is given, writes its index. `labelled`: the references' names are wanted.
 pub fn open_dump(
     path: &Path,
     opening: &Opening,
     labelled: bool,
-    progress: &dyn Fn(u64, u64),
+    progress: &dyn Progress,
 ) -> Result<Opened, HprofError> {
-    let place = match lookup(path, opening) {
+    let place = match lookup(path, opening, progress) {
         Lookup::Found(dump, labels, place) => {
             // Nothing of the dump is read: all of it is done at once.
-            progress(1, 1);
-            let (tree, keep_tree) = kept_tree(path, &place, &dump);
+            progress.read(1, 1);
+            let (tree, keep_tree) = kept_tree(path, &place, &dump, progress);
             let labels = labelled.then_some(labels);
             return Ok(Opened { dump: *dump, labels, from_index: true, tree, keep_tree });
         }
@@ -75,7 +75,10 @@ pub fn open_dump(
     // The index holds the names, so they are read whether or not this opening wants them.
     let mut opened = read_dump(path, opening, place.is_some() || labelled, progress)?;
     if let Some(place) = place
-        && store(path, &place, &opened.dump, opened.labels.as_ref().expect("asked for"))
+        && {
+            progress.phase(Phase::WritingIndex);
+            store(path, &place, &opened.dump, opened.labels.as_ref().expect("asked for"))
+        }
     {
         opened.keep_tree = Some(tree_place(path, &place));
     }
@@ -99,8 +102,16 @@ pub fn keep_tree(place: &TreePlace, kept: &KeptTree) {
 /// The tree kept beside a good index, or where to keep it; a corrupt one is noted. A stale one
 /// (of an earlier version of the dump, whose index was rebuilt by a command that keeps no
 /// tree) is replaced quietly.
-fn kept_tree(path: &Path, place: &Place, dump: &Dump) -> (Option<KeptTree>, Option<TreePlace>) {
+fn kept_tree(
+    path: &Path,
+    place: &Place,
+    dump: &Dump,
+    progress: &dyn Progress,
+) -> (Option<KeptTree>, Option<TreePlace>) {
     let at = tree_place(path, place);
+    if at.path.is_file() {
+        progress.phase(Phase::OpeningTree);
+    }
     match tree::load(&at.path, &place.key, &dump.graph.shallow) {
         Ok(Some(kept)) => (Some(kept), None),
         Ok(None) | Err(Unusable::Stale) => (None, Some(at)),
@@ -138,12 +149,15 @@ pub fn reopened() -> u64 {
 }
 
 /// Looks for the index of the dump at `path`; a stale or unusable one is noted.
-pub(crate) fn lookup(path: &Path, opening: &Opening) -> Lookup {
+pub(crate) fn lookup(path: &Path, opening: &Opening, progress: &dyn Progress) -> Lookup {
     // Not a regular file (a FIFO would block on the key's read): the dump's own reader says so.
     let usable = |dir: &&Path| supported() && !dir.as_os_str().is_empty() && path.is_file();
     let Some(dir) = opening.index.as_deref().filter(usable) else { return Lookup::Missing(None) };
     let index = dir.join(key::file_name(path, &opening.layout));
     let Ok(key) = Key::of(path, &opening.layout) else { return Lookup::Missing(None) };
+    if index.is_file() {
+        progress.phase(Phase::OpeningIndex);
+    }
     match open_index(&index, &key) {
         Ok(Some((dump, labels))) => {
             REOPENED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -203,12 +217,13 @@ fn read_dump(
     path: &Path,
     opening: &Opening,
     labelled: bool,
-    progress: &dyn Fn(u64, u64),
+    progress: &dyn Progress,
 ) -> Result<Opened, HprofError> {
     let name = path.display().to_string();
     let bytes = source::open_within(path, &opening.inflation)?;
     let len = bytes.len() as u64;
-    let raw = parse::scan(&bytes, &|pos| progress(pos, len)).map_err(|f| f.in_file(&name))?;
+    let raw = parse::scan(&bytes, &|pos| progress.read(pos, len)).map_err(|f| f.in_file(&name))?;
+    progress.phase(Phase::Resolving);
     let (dump, labels) =
         resolve::resolve_labelled(&bytes, raw, &opening.layout, labelled).map_err(|f| f.in_file(&name))?;
     Ok(Opened { dump, labels, from_index: false, tree: None, keep_tree: None })

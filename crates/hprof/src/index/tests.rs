@@ -88,10 +88,10 @@ fn a_reopened_dump_is_the_dump_read_again() {
     let mut dumps = samples();
     dumps.push(scratch.generated(3_000));
     for dump in &dumps {
-        let fresh = open_dump(dump, &Opening::default(), true, &|_, _| {}).unwrap();
-        let first = open_dump(dump, &scratch.opening(), false, &|_, _| {}).unwrap();
+        let fresh = open_dump(dump, &Opening::default(), true, &memcity_heapgraph::Silent).unwrap();
+        let first = open_dump(dump, &scratch.opening(), false, &memcity_heapgraph::Silent).unwrap();
         assert!(!first.from_index && first.labels.is_none(), "names only when asked for");
-        let again = open_dump(dump, &scratch.opening(), true, &|_, _| {}).unwrap();
+        let again = open_dump(dump, &scratch.opening(), true, &memcity_heapgraph::Silent).unwrap();
         assert!(again.from_index, "{} is read from its index", dump.display());
         assert_same(&fresh.dump, &again.dump);
         assert_same(&fresh.dump, &first.dump);
@@ -109,21 +109,25 @@ fn a_history_and_typed_heap_from_the_index_are_those_from_the_dumps() {
         std::fs::copy(&sample, scratch.dumps().join(sample.file_name().unwrap())).unwrap();
     }
     let paths = [scratch.dumps()];
-    let plain = import(&paths, &ImportOptions::default(), &|_, _| {}).unwrap();
+    let plain = import(&paths, &ImportOptions::default(), &memcity_heapgraph::Silent).unwrap();
     let indexed = ImportOptions { index: Some(scratch.index()), ..ImportOptions::default() };
-    assert_eq!(import(&paths, &indexed, &|_, _| {}).unwrap(), plain, "writing the indexes");
+    assert_eq!(import(&paths, &indexed, &memcity_heapgraph::Silent).unwrap(), plain, "writing the indexes");
     let files = scratch.files(&scratch.index());
     assert_eq!(files.iter().filter(|f| f.ends_with(".hprof-index")).count(), 4, "{files:?}");
     assert_eq!(files.iter().filter(|f| f.ends_with(".hprof-tree")).count(), 4, "a tree beside each");
-    assert_eq!(import(&paths, &indexed, &|_, _| {}).unwrap(), plain, "reading them, trees and all");
+    assert_eq!(
+        import(&paths, &indexed, &memcity_heapgraph::Silent).unwrap(),
+        plain,
+        "reading them, trees and all"
+    );
     let by_type = ImportOptions {
         grouping: memcity_heapgraph::Grouping::new(memcity_heapgraph::parse_list("type,root-kind").unwrap()),
         ..indexed.clone()
     };
     let regrouped = ImportOptions { index: None, ..by_type.clone() };
     assert_eq!(
-        import(&paths, &by_type, &|_, _| {}).unwrap(),
-        import(&paths, &regrouped, &|_, _| {}).unwrap()
+        import(&paths, &by_type, &memcity_heapgraph::Silent).unwrap(),
+        import(&paths, &regrouped, &memcity_heapgraph::Silent).unwrap()
     );
     let dump = scratch.dumps().join("generated.hprof");
     let fresh = crate::typed_heap(&dump, &Layout::default(), None).unwrap();
@@ -136,11 +140,53 @@ fn a_history_and_typed_heap_from_the_index_are_those_from_the_dumps() {
     assert_eq!(fresh.heap.objects, reopened.heap.objects);
 }
 
+/// Progress as the CLI and the app hear it: every byte of the dump, then each phase in order
+/// — the dump's own on the first opening, the index's and kept tree's on the next.
+#[test]
+fn an_opening_tells_its_bytes_and_then_its_phases_in_order() {
+    use memcity_heapgraph::{Phase, Progress};
+    #[derive(Default)]
+    struct Heard(std::sync::Mutex<(u64, u64, Vec<Phase>)>);
+    impl Progress for Heard {
+        fn read(&self, done: u64, total: u64) {
+            let mut heard = self.0.lock().unwrap();
+            (heard.0, heard.1) = (done, total);
+        }
+        fn phase(&self, phase: Phase) {
+            self.0.lock().unwrap().2.push(phase);
+        }
+    }
+    let scratch = Scratch::new("progress");
+    let dump = scratch.generated(2_000);
+    let size = std::fs::metadata(&dump).unwrap().len();
+    let indexed = ImportOptions { index: Some(scratch.index()), ..ImportOptions::default() };
+    let heard = |options: &ImportOptions| {
+        let heard = Heard::default();
+        import(std::slice::from_ref(&dump), options, &heard).unwrap();
+        heard.0.into_inner().unwrap()
+    };
+    let first = [
+        Phase::Resolving,
+        Phase::WritingIndex,
+        Phase::Dominators,
+        Phase::RetainedAndPaths,
+        Phase::KeepingTree,
+    ];
+    assert_eq!(heard(&indexed), (size, size, first.to_vec()));
+    let again = [Phase::OpeningIndex, Phase::OpeningTree, Phase::PointerMaps, Phase::RetainedAndPaths];
+    assert_eq!(heard(&indexed), (size, size, again.to_vec()));
+    let unindexed = ImportOptions { index: None, ..indexed };
+    assert_eq!(
+        heard(&unindexed),
+        (size, size, vec![Phase::Resolving, Phase::Dominators, Phase::RetainedAndPaths])
+    );
+}
+
 #[test]
 fn a_changed_dump_or_layout_rebuilds_its_index() {
     let scratch = Scratch::new("stale");
     let dump = scratch.generated(1_000);
-    assert!(!open_dump(&dump, &scratch.opening(), false, &|_, _| {}).unwrap().from_index);
+    assert!(!open_dump(&dump, &scratch.opening(), false, &memcity_heapgraph::Silent).unwrap().from_index);
     let index = scratch.index().join(key::file_name(&dump, &Layout::default()));
     let key = Key::of(&dump, &Layout::default()).unwrap();
     assert!(open_index(&index, &key).unwrap().is_some());
@@ -149,28 +195,28 @@ fn a_changed_dump_or_layout_rebuilds_its_index() {
         crate::generate::Spec { segment_bytes: 1 << 16, ..crate::generate::Spec::for_objects(2_000) };
     crate::generate::write_file(&dump, &bigger).unwrap();
     assert!(matches!(open_index(&index, &Key::of(&dump, &Layout::default()).unwrap()), Err(Unusable::Stale)));
-    let rebuilt = open_dump(&dump, &scratch.opening(), false, &|_, _| {}).unwrap();
+    let rebuilt = open_dump(&dump, &scratch.opening(), false, &memcity_heapgraph::Silent).unwrap();
     assert!(!rebuilt.from_index);
-    let reopened = open_dump(&dump, &scratch.opening(), false, &|_, _| {}).unwrap();
+    let reopened = open_dump(&dump, &scratch.opening(), false, &memcity_heapgraph::Silent).unwrap();
     assert!(reopened.from_index);
     assert_same(&rebuilt.dump, &reopened.dump);
     // Only the mtime changes: stale too.
     let file = std::fs::File::options().write(true).open(&dump).unwrap();
     file.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000)).unwrap();
-    assert!(!open_dump(&dump, &scratch.opening(), false, &|_, _| {}).unwrap().from_index);
+    assert!(!open_dump(&dump, &scratch.opening(), false, &memcity_heapgraph::Silent).unwrap().from_index);
     // A given layout has an index of its own.
     let given = Opening { layout: Layout::uncompressed(), ..scratch.opening() };
-    let other = open_dump(&dump, &given, false, &|_, _| {}).unwrap();
+    let other = open_dump(&dump, &given, false, &memcity_heapgraph::Silent).unwrap();
     assert!(!other.from_index);
     assert_ne!(other.dump.graph.shallow, reopened.dump.graph.shallow);
-    assert!(open_dump(&dump, &given, false, &|_, _| {}).unwrap().from_index);
-    assert!(open_dump(&dump, &scratch.opening(), false, &|_, _| {}).unwrap().from_index);
+    assert!(open_dump(&dump, &given, false, &memcity_heapgraph::Silent).unwrap().from_index);
+    assert!(open_dump(&dump, &scratch.opening(), false, &memcity_heapgraph::Silent).unwrap().from_index);
 }
 
 /// A good index of a small dump, its key and its path.
 fn written(scratch: &Scratch) -> (PathBuf, Key, Vec<u8>, PathBuf) {
     let dump = scratch.generated(500);
-    open_dump(&dump, &scratch.opening(), false, &|_, _| {}).unwrap();
+    open_dump(&dump, &scratch.opening(), false, &memcity_heapgraph::Silent).unwrap();
     let index = scratch.index().join(key::file_name(&dump, &Layout::default()));
     let key = Key::of(&dump, &Layout::default()).unwrap();
     (index.clone(), key, std::fs::read(&index).unwrap(), dump)
@@ -223,7 +269,7 @@ fn a_corrupt_index_is_refused_in_one_line_and_rebuilt() {
         std::fs::write(&index, bytes).unwrap();
         let said = corrupt_why(&index, &key);
         assert!(said.contains(why), "{said}");
-        let rebuilt = open_dump(&dump, &scratch.opening(), false, &|_, _| {}).unwrap();
+        let rebuilt = open_dump(&dump, &scratch.opening(), false, &memcity_heapgraph::Silent).unwrap();
         assert!(!rebuilt.from_index);
         assert_eq!(std::fs::read(&index).unwrap(), good, "rebuilt as it was");
     }
@@ -254,8 +300,8 @@ fn an_index_pointing_outside_its_tables_is_refused() {
         let said = corrupt_why(&index, &key);
         assert!(said.contains(why), "{said}");
     }
-    assert!(!open_dump(&dump, &scratch.opening(), false, &|_, _| {}).unwrap().from_index);
-    assert!(open_dump(&dump, &scratch.opening(), false, &|_, _| {}).unwrap().from_index);
+    assert!(!open_dump(&dump, &scratch.opening(), false, &memcity_heapgraph::Silent).unwrap().from_index);
+    assert!(open_dump(&dump, &scratch.opening(), false, &memcity_heapgraph::Silent).unwrap().from_index);
 }
 
 #[test]
@@ -283,10 +329,11 @@ fn any_truncation_or_flipped_byte_is_refused_or_read_without_a_panic() {
 fn concurrent_openings_of_one_dump_leave_one_whole_index() {
     let scratch = Scratch::new("concurrent");
     let dump = scratch.generated(2_000);
-    let fresh = open_dump(&dump, &Opening::default(), false, &|_, _| {}).unwrap();
+    let fresh = open_dump(&dump, &Opening::default(), false, &memcity_heapgraph::Silent).unwrap();
     std::thread::scope(|s| {
-        let runs: Vec<_> =
-            (0..4).map(|_| s.spawn(|| open_dump(&dump, &scratch.opening(), false, &|_, _| {}))).collect();
+        let runs: Vec<_> = (0..4)
+            .map(|_| s.spawn(|| open_dump(&dump, &scratch.opening(), false, &memcity_heapgraph::Silent)))
+            .collect();
         for run in runs {
             assert_same(&fresh.dump, &run.join().unwrap().unwrap().dump);
         }
@@ -298,10 +345,10 @@ fn concurrent_openings_of_one_dump_leave_one_whole_index() {
     std::fs::write(&dead, b"half").unwrap();
     std::fs::write(&live, b"half").unwrap();
     std::fs::remove_file(scratch.index().join(key::file_name(&dump, &Layout::default()))).unwrap();
-    open_dump(&dump, &scratch.opening(), false, &|_, _| {}).unwrap();
+    open_dump(&dump, &scratch.opening(), false, &memcity_heapgraph::Silent).unwrap();
     assert!(!dead.exists() && live.exists());
     std::fs::remove_file(live).unwrap();
-    assert!(open_dump(&dump, &scratch.opening(), false, &|_, _| {}).unwrap().from_index);
+    assert!(open_dump(&dump, &scratch.opening(), false, &memcity_heapgraph::Silent).unwrap().from_index);
 }
 
 #[cfg(unix)]
@@ -311,14 +358,14 @@ fn an_index_has_the_dumps_permissions_and_no_index_writes_nothing() {
     let scratch = Scratch::new("mode");
     let dump = scratch.generated(500);
     std::fs::set_permissions(&dump, std::fs::Permissions::from_mode(0o600)).unwrap();
-    open_dump(&dump, &Opening::default(), false, &|_, _| {}).unwrap();
+    open_dump(&dump, &Opening::default(), false, &memcity_heapgraph::Silent).unwrap();
     assert!(scratch.files(&scratch.index()).is_empty(), "no index folder, no index");
-    open_dump(&dump, &scratch.opening(), false, &|_, _| {}).unwrap();
+    open_dump(&dump, &scratch.opening(), false, &memcity_heapgraph::Silent).unwrap();
     let index = scratch.index().join(key::file_name(&dump, &Layout::default()));
     assert_eq!(std::fs::metadata(index).unwrap().permissions().mode() & 0o777, 0o600);
     // An index folder that cannot be made: the dump is read all the same.
     let blocked = Opening { index: Some(dump.join("inside-a-file")), ..Opening::default() };
-    assert!(!open_dump(&dump, &blocked, false, &|_, _| {}).unwrap().from_index);
+    assert!(!open_dump(&dump, &blocked, false, &memcity_heapgraph::Silent).unwrap().from_index);
 }
 
 #[test]

@@ -39,7 +39,7 @@ impl Setup {
 
     fn opened(&self) -> crate::index::Opened {
         let opening = Opening { index: Some(self.dir.join("index")), ..Opening::default() };
-        open_dump(&self.dump(), &opening, false, &|_, _| {}).unwrap()
+        open_dump(&self.dump(), &opening, false, &memcity_heapgraph::Silent).unwrap()
     }
 }
 
@@ -52,8 +52,8 @@ impl Drop for Setup {
 #[test]
 fn an_import_keeps_the_tree_and_the_next_one_reads_it() {
     let setup = Setup::new("keep");
-    let plain = import(&[setup.dump()], &ImportOptions::default(), &|_, _| {}).unwrap();
-    assert_eq!(import(&[setup.dump()], &setup.options(), &|_, _| {}).unwrap(), plain);
+    let plain = import(&[setup.dump()], &ImportOptions::default(), &memcity_heapgraph::Silent).unwrap();
+    assert_eq!(import(&[setup.dump()], &setup.options(), &memcity_heapgraph::Silent).unwrap(), plain);
     let opened = setup.opened();
     let kept = opened.tree.expect("the first import kept the tree");
     assert!(opened.keep_tree.is_none());
@@ -64,13 +64,17 @@ fn an_import_keeps_the_tree_and_the_next_one_reads_it() {
     assert_eq!(kept.held_by_vm, held);
     assert_eq!(kept.tree, dominators(&dump.graph));
     assert!(kept.tree.preorder.len() == dump.graph.object_count(), "every object is reachable then");
-    assert_eq!(import(&[setup.dump()], &setup.options(), &|_, _| {}).unwrap(), plain, "from the tree");
+    assert_eq!(
+        import(&[setup.dump()], &setup.options(), &memcity_heapgraph::Silent).unwrap(),
+        plain,
+        "from the tree"
+    );
 }
 
 #[test]
 fn a_damaged_tree_is_noted_and_built_again() {
     let setup = Setup::new("damaged");
-    let plain = import(&[setup.dump()], &setup.options(), &|_, _| {}).unwrap();
+    let plain = import(&[setup.dump()], &setup.options(), &memcity_heapgraph::Silent).unwrap();
     let file = setup.tree_file();
     let good = std::fs::read(&file).unwrap();
     // Cut off, a flipped byte in the body (the checksum), a header of another kind.
@@ -82,7 +86,7 @@ fn a_damaged_tree_is_noted_and_built_again() {
         std::fs::write(&file, &bad).unwrap();
         let opened = setup.opened();
         assert!(opened.tree.is_none() && opened.keep_tree.is_some(), "refused, to be kept again");
-        assert_eq!(import(&[setup.dump()], &setup.options(), &|_, _| {}).unwrap(), plain);
+        assert_eq!(import(&[setup.dump()], &setup.options(), &memcity_heapgraph::Silent).unwrap(), plain);
         assert_eq!(std::fs::read(&file).unwrap(), good, "built again, the same");
     }
     match load(
@@ -164,18 +168,37 @@ fn the_inspected_import_keeps_and_reads_the_tree() {
     let sizes = |_: &memcity_heapgraph::TypedHeap, retained: &(dyn Fn() -> Vec<u64> + Sync)| retained();
     let no_sizes =
         |heap: &memcity_heapgraph::TypedHeap, _: &(dyn Fn() -> Vec<u64> + Sync)| heap.graph.object_count();
-    let plain =
-        crate::import::import_inspecting(&[setup.dump()], &ImportOptions::default(), &|_, _| {}, &sizes)
-            .unwrap();
-    let first =
-        crate::import::import_inspecting(&[setup.dump()], &setup.options(), &|_, _| {}, &sizes).unwrap();
+    let plain = crate::import::import_inspecting(
+        &[setup.dump()],
+        &ImportOptions::default(),
+        &memcity_heapgraph::Silent,
+        &sizes,
+    )
+    .unwrap();
+    let first = crate::import::import_inspecting(
+        &[setup.dump()],
+        &setup.options(),
+        &memcity_heapgraph::Silent,
+        &sizes,
+    )
+    .unwrap();
     assert!(setup.opened().tree.is_some(), "kept by the first");
-    let again =
-        crate::import::import_inspecting(&[setup.dump()], &setup.options(), &|_, _| {}, &sizes).unwrap();
+    let again = crate::import::import_inspecting(
+        &[setup.dump()],
+        &setup.options(),
+        &memcity_heapgraph::Silent,
+        &sizes,
+    )
+    .unwrap();
     assert_eq!(first, plain);
     assert_eq!(again, plain);
     assert!(plain.1[0].iter().any(|&r| r > 0));
-    let grouped =
-        crate::import::import_inspecting(&[setup.dump()], &setup.options(), &|_, _| {}, &no_sizes).unwrap();
+    let grouped = crate::import::import_inspecting(
+        &[setup.dump()],
+        &setup.options(),
+        &memcity_heapgraph::Silent,
+        &no_sizes,
+    )
+    .unwrap();
     assert_eq!(grouped.0, plain.0);
 }
