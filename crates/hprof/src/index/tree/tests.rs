@@ -168,28 +168,14 @@ fn the_inspected_import_keeps_and_reads_the_tree() {
     let sizes = |_: &memcity_heapgraph::TypedHeap, retained: &(dyn Fn() -> Vec<u64> + Sync)| retained();
     let no_sizes =
         |heap: &memcity_heapgraph::TypedHeap, _: &(dyn Fn() -> Vec<u64> + Sync)| heap.graph.object_count();
-    let plain = crate::import::import_inspecting(
-        &[setup.dump()],
-        &ImportOptions::default(),
-        &memcity_heapgraph::Silent,
-        &sizes,
-    )
-    .unwrap();
-    let first = crate::import::import_inspecting(
-        &[setup.dump()],
-        &setup.options(),
-        &memcity_heapgraph::Silent,
-        &sizes,
-    )
-    .unwrap();
+    let inspected = |options: &ImportOptions| {
+        crate::import::import_inspecting(&[setup.dump()], options, &memcity_heapgraph::Silent, &sizes)
+            .unwrap()
+    };
+    let plain = inspected(&ImportOptions::default());
+    let first = inspected(&setup.options());
     assert!(setup.opened().tree.is_some(), "kept by the first");
-    let again = crate::import::import_inspecting(
-        &[setup.dump()],
-        &setup.options(),
-        &memcity_heapgraph::Silent,
-        &sizes,
-    )
-    .unwrap();
+    let again = inspected(&setup.options());
     assert_eq!(first, plain);
     assert_eq!(again, plain);
     assert!(plain.1[0].iter().any(|&r| r > 0));
