@@ -57,7 +57,7 @@ fn snapshot(objects: usize, index: usize) -> TypedSnapshot {
         reachable_bytes: graph.shallow.iter().sum(),
         label: format!("heap {index}"),
         metrics: Default::default(),
-        heap: TypedHeap { graph, objects },
+        heap: TypedHeap { graph, objects, tree: None },
     }
 }
 

@@ -5,7 +5,6 @@
 //! structure's retained set.
 
 use anyhow::Result;
-use memcity_heapgraph::dominators;
 use memcity_hprof::Layout;
 use memcity_structures::fold::{dominated_inside, folds};
 use memcity_structures::objects::leaf_groups;
@@ -54,7 +53,7 @@ pub fn fold(specs: &[String], structures: &[String], groups: &[String]) -> Resul
             }
         }
         s.heap.graph.group = leaves.into();
-        let tree = dominators(&s.heap.graph);
+        let tree = s.heap.dominators();
         let mut split: Split = FxHashMap::new();
         for (k, path) in structures.iter().enumerate() {
             let head = measured.instances.iter().find(|m| &m.path == path).map_or(u32::MAX, |m| m.head);

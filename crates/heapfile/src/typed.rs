@@ -115,7 +115,7 @@ pub fn typed_of(file: HeapFile) -> TypedFile {
         root_names: named,
         root_kinds: roots,
     };
-    TypedFile { meta, reachable_bytes, heap: TypedHeap { graph, objects }, values }
+    TypedFile { meta, reachable_bytes, heap: TypedHeap { graph, objects, tree: None }, values }
 }
 
 /// A NAME entry as a label (the reader checked that its string exists).

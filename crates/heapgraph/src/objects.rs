@@ -3,9 +3,12 @@
 //! objects do (data structures, ownership, field names on retainer paths), so a source hands it
 //! out beside its [`HeapGraph`] as a [`TypedHeap`].
 
+use std::borrow::Cow;
+
 use memcity_model::HeapMetrics;
 
 use crate::HeapGraph;
+use crate::dominators::DominatorTree;
 use crate::roots::RootKind;
 
 /// How a type's instances hold references, which decides how a data-structure description
@@ -157,6 +160,19 @@ impl ObjectTable {
 pub struct TypedHeap {
     pub graph: HeapGraph,
     pub objects: ObjectTable,
+    /// The graph's dominator tree where the source kept one from an earlier opening (an HPROF
+    /// index keeps it beside the dump); [`TypedHeap::dominators`] builds it otherwise.
+    pub tree: Option<DominatorTree>,
+}
+
+impl TypedHeap {
+    /// The graph's dominator tree: the one kept, else built now.
+    pub fn dominators(&self) -> Cow<'_, DominatorTree> {
+        match &self.tree {
+            Some(tree) => Cow::Borrowed(tree),
+            None => Cow::Owned(crate::dominators(&self.graph)),
+        }
+    }
 }
 
 /// The typed heap of one snapshot of a series (a GC of a trace, one dump of a series).

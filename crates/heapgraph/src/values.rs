@@ -279,7 +279,7 @@ mod tests {
             labels,
             ..ObjectTable::default()
         };
-        let heap = TypedHeap { graph, objects };
+        let heap = TypedHeap { graph, objects, tree: None };
         let values = References { heap: &heap, primitives: None };
         let Some(Contents::Fields(fields)) = values.contents(0, 0) else { panic!() };
         let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();

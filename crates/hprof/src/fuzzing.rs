@@ -11,7 +11,7 @@ use crate::{Layout, read_dump_bytes};
 /// into a typed heap. Returns whether they were accepted.
 pub fn read_index(data: &[u8]) -> bool {
     let Ok((dump, labels)) = crate::index::read_index_bytes(data) else { return false };
-    let typed = crate::typed::typed_of_dump(dump.clone(), labels);
+    let typed = crate::typed::typed_of_dump(dump.clone(), labels, None);
     assert_eq!(typed.heap.objects.labels.of_edge.len(), typed.heap.graph.edges.len());
     let _ = typed.heap.objects.labels.text(0);
     group(dump);

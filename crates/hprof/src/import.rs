@@ -179,7 +179,7 @@ fn import_one<T>(
     let (held_by_vm, tree) = hold_with_tree(&mut dump, &mut roots, kept, keep_at.is_some());
     let live = vec![true; dump.graph.object_count()];
     let objects = object_table(&dump, classes, labels.unwrap_or_default(), &roots);
-    let typed = TypedHeap { graph: std::mem::take(&mut dump.graph), objects };
+    let typed = TypedHeap { graph: std::mem::take(&mut dump.graph), objects, tree: None };
     let grouped = Mutex::new(None);
     let tree = Mutex::new(Some(tree));
     let analysis = &options.grouping.analysis;

@@ -6,13 +6,16 @@
 
 use std::path::Path;
 
-use memcity_heapgraph::{EdgeLabels, ObjectTable, ObjectType, RootSet, TypeKind, TypedHeap, root_sets};
+use memcity_heapgraph::{
+    DominatorTree, EdgeLabels, ObjectTable, ObjectType, RootSet, TreeSource, TypeKind, TypedHeap, dominators,
+    root_sets,
+};
 
 use crate::error::HprofError;
-use crate::index::Opening;
+use crate::index::{KeptTree, Opening};
 use crate::layout::Layout;
 use crate::resolve::Dump;
-use crate::snapshot::hold_unreached;
+use crate::snapshot::{hold_unreached, hold_with_tree};
 
 /// A dump's typed heap and when it was taken.
 pub struct TypedDump {
@@ -23,23 +26,47 @@ pub struct TypedDump {
 }
 
 /// Reads one dump file into a typed heap, from its index in `index` where there is a good one
-/// (see [`crate::index`]; `None`: always from the dump, writing no index).
+/// (see [`crate::index`]; `None`: always from the dump, writing no index). The dominator tree
+/// kept beside the index comes with it; where the index has none yet, it is built now and
+/// kept, since every analysis of a typed heap (data structures, ownership) reads it.
 pub fn typed_heap(path: &Path, layout: &Layout, index: Option<&Path>) -> Result<TypedDump, HprofError> {
     let opening = Opening { layout: *layout, index: index.map(Path::to_path_buf), ..Opening::default() };
     let opened = crate::index::open_dump(path, &opening, true, &memcity_heapgraph::Silent)?;
-    Ok(typed_of_dump(opened.dump, opened.labels.unwrap_or_default()))
+    let labels = opened.labels.unwrap_or_default();
+    let Some(place) = opened.keep_tree else { return Ok(typed_of_dump(opened.dump, labels, opened.tree)) };
+    let mut dump = opened.dump;
+    let mut roots = root_sets(dump.graph.object_count(), dump.root_kinds.iter().copied());
+    let held_by_vm = hold_unreached(&mut dump, &mut roots);
+    let kept = KeptTree { tree: dominators(&dump.graph), held_by_vm };
+    crate::index::keep_tree(&place, &kept);
+    Ok(typed_of_held(dump, labels, &roots, Some(kept.tree)))
 }
 
-/// A dump and its references' names as a typed heap.
-pub(crate) fn typed_of_dump(mut dump: Dump, labels: EdgeLabels) -> TypedDump {
+/// A dump and its references' names as a typed heap, with the dominator tree `kept` from an
+/// earlier opening where there is one.
+pub(crate) fn typed_of_dump(mut dump: Dump, labels: EdgeLabels, kept: Option<KeptTree>) -> TypedDump {
     let mut roots = root_sets(dump.graph.object_count(), dump.root_kinds.iter().copied());
-    hold_unreached(&mut dump, &mut roots);
-    let objects = object_table(&dump, dump.graph.group.to_vec(), labels, &roots);
+    let (_, tree) = hold_with_tree(&mut dump, &mut roots, kept, false);
+    let tree = match tree {
+        TreeSource::Known(tree) => Some(tree),
+        TreeSource::Build | TreeSource::BuildAndKeep => None,
+    };
+    typed_of_held(dump, labels, &roots, tree)
+}
+
+/// A dump whose unreached objects are held by the VM ([`hold_unreached`]) as a typed heap.
+fn typed_of_held(
+    dump: Dump,
+    labels: EdgeLabels,
+    roots: &[RootSet],
+    tree: Option<DominatorTree>,
+) -> TypedDump {
+    let objects = object_table(&dump, dump.graph.group.to_vec(), labels, roots);
     let reachable_bytes = dump.graph.shallow.iter().sum();
     TypedDump {
         timestamp_ms: dump.timestamp_ms,
         reachable_bytes,
-        heap: TypedHeap { graph: dump.graph, objects },
+        heap: TypedHeap { graph: dump.graph, objects, tree },
     }
 }
 

@@ -66,7 +66,7 @@ pub fn typed_heap_with_values(
     let offsets = offsets.to_vec();
     let id_size = raw.id_size;
     let typed = match found {
-        Lookup::Found(dump, labels, _) => typed_of_dump(*dump, labels),
+        Lookup::Found(dump, labels, _) => typed_of_dump(*dump, labels, None),
         Lookup::Missing(place) => {
             let (dump, labels) =
                 crate::resolve::resolve_labelled(&bytes, raw, layout, true).map_err(|f| f.in_file(&name))?;
@@ -74,7 +74,7 @@ pub fn typed_heap_with_values(
             if let Some(place) = place {
                 crate::index::store(path, &place, &dump, &labels);
             }
-            typed_of_dump(dump, labels)
+            typed_of_dump(dump, labels, None)
         }
     };
     let ids = IdIndex::new(ids);

@@ -65,7 +65,7 @@ impl Builder {
             root_names,
             ..ObjectTable::default()
         };
-        TypedHeap { graph, objects }
+        TypedHeap { graph, objects, tree: None }
     }
 }
 

@@ -5,7 +5,7 @@
 //! that owner dominates — its fraction of the class node — and every tree node owns its self
 //! bytes plus its children's: the root owns the reachable heap.
 
-use memcity_heapgraph::{TypedHeap, VIRTUAL_ROOT, dominators};
+use memcity_heapgraph::{TypedHeap, VIRTUAL_ROOT};
 use memcity_structures::{CollectionTypes, Descriptions};
 use rustc_hash::FxHashMap;
 
@@ -25,7 +25,7 @@ pub(crate) fn build(
     options: &Options,
 ) -> (Ownership, Vec<u32>) {
     let g = &heap.graph;
-    let dom = dominators(g);
+    let dom = heap.dominators();
     let collections = CollectionTypes::new(heap, descriptions);
     let BaseNodes { nodes, of_object: mut class_of } = base_nodes(heap, &dom, &collections, options);
     let comps = components(heap, &dom, &class_of, nodes.len());

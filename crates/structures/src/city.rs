@@ -271,7 +271,7 @@ impl CityBuilder {
         let live = reachable(&heap.graph);
         regroup(&mut heap, &roots, &live, &membership, self.keep, &mut self.grouper);
         drop(membership);
-        let TypedHeap { graph, objects } = heap;
+        let TypedHeap { graph, objects, .. } = heap;
         let holder = |o: u32| holder_name(&objects, &roots, o);
         let grouped = group_heap_owned_labelled(
             graph,

@@ -6,7 +6,7 @@
 //! stops; anything else → outside. Types without a description act as leaves; reference arrays
 //! without one pass through to what they hold.
 
-use memcity_heapgraph::{TypedHeap, dominators, reachable};
+use memcity_heapgraph::{TypedHeap, reachable};
 
 use crate::lang::Descriptions;
 
@@ -120,7 +120,7 @@ pub fn detect(heap: &TypedHeap, descriptions: &Descriptions) -> Structures {
         part_start.push(parts.len());
         leaf_start.push(leaves.len());
     }
-    let tree = dominators(g);
+    let tree = heap.dominators();
     let shallow = &g.shallow;
     let mut root = vec![false; n];
     for &r in &g.roots {

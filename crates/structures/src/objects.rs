@@ -4,7 +4,7 @@
 //! plain, serializable result, for the command line (`memcity objects`) and the app alike.
 
 use memcity_heapgraph::{
-    Classifier, Contents, FieldValue, Grouper, InStructure, TypedHeap, Value, Values, dominators, root_sets,
+    Classifier, Contents, FieldValue, Grouper, InStructure, TypedHeap, Value, Values, root_sets,
 };
 use serde::Serialize;
 use thiserror::Error;
@@ -158,8 +158,9 @@ pub struct Snapshot<'a> {
 /// and its entries, or one object (and its entries where it is a structure's head); `limit`
 /// objects or entries at most.
 pub fn look(s: &Snapshot<'_>, target: &Target, limit: usize) -> Result<Inspection, LookError> {
-    let retained = dominators(&s.heap.graph).retained;
-    let show = |o: u32| object(s, &retained, o);
+    let tree = s.heap.dominators();
+    let retained = &tree.retained;
+    let show = |o: u32| object(s, retained, o);
     let (target_shown, heads, entries_of) = match target {
         Target::Object(id) => {
             let o = s.values.find(id).ok_or_else(|| LookError::NoObject(id.clone(), s.id_hint))?;

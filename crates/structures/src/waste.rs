@@ -4,7 +4,7 @@
 //! the bytes it wastes: every copy of a string but one (the string and its character array),
 //! every empty collection whole, a sparse collection's empty slots, the boxes.
 
-use memcity_heapgraph::{Contents, TypedHeap, Values, dominators};
+use memcity_heapgraph::{Contents, TypedHeap, Values};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
@@ -77,10 +77,11 @@ pub const SPARSE_MIN_SLOTS: u64 = 16;
 /// The waste of `heap`, whose strings `values` reads; `top` of each kind. Time: one pass over
 /// the objects (every string's text read once) and one walk of each collection's entries.
 pub fn waste(heap: &TypedHeap, values: &dyn Values, descriptions: &Descriptions, top: usize) -> Waste {
-    let retained = dominators(&heap.graph).retained;
-    let collections = collections(heap, values, descriptions, &retained, top);
+    let tree = heap.dominators();
+    let retained = &tree.retained;
+    let collections = collections(heap, values, descriptions, retained, top);
     Waste {
-        duplicate_strings: duplicate_strings(heap, values, &retained, top),
+        duplicate_strings: duplicate_strings(heap, values, retained, top),
         empty_collections: collections.0,
         sparse_collections: collections.1,
         boxed_primitives: collections.2,

@@ -150,7 +150,7 @@ pub(crate) fn typed_keeping_strings(
         root_kinds,
     };
     Ok((
-        TypedSnapshot { reachable_bytes, heap: TypedHeap { graph, objects } },
+        TypedSnapshot { reachable_bytes, heap: TypedHeap { graph, objects, tree: None } },
         std::mem::take(&mut raw.strings),
     ))
 }

@@ -49,7 +49,7 @@ impl Heap {
             root_names: self.root_labels(),
             root_kinds: self.roots.iter().map(|(&(slot, _), &kind)| (slot, kind)).collect(),
         };
-        TypedHeap { graph, objects }
+        TypedHeap { graph, objects, tree: None }
     }
 }
 

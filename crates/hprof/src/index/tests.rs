@@ -138,6 +138,31 @@ fn a_history_and_typed_heap_from_the_index_are_those_from_the_dumps() {
     );
     assert_eq!(fresh.heap.graph, reopened.heap.graph);
     assert_eq!(fresh.heap.objects, reopened.heap.objects);
+    assert_eq!(fresh.heap.tree, None, "no index, no tree kept: analyses build it");
+    assert_eq!(
+        reopened.heap.tree,
+        Some(memcity_heapgraph::dominators(&fresh.heap.graph)),
+        "the import's tree"
+    );
+}
+
+/// The first typed opening of a dump (as `structures` and `ownership` open it) keeps the
+/// dominator tree beside the index it writes, and the next one reads it.
+#[test]
+fn a_typed_opening_keeps_the_tree_and_the_next_reads_it() {
+    let scratch = Scratch::new("typed-tree");
+    let dump = scratch.generated(2_000);
+    let first = crate::typed_heap(&dump, &Layout::default(), Some(&scratch.index())).unwrap();
+    let built = memcity_heapgraph::dominators(&first.heap.graph);
+    assert_eq!(first.heap.tree.as_ref(), Some(&built));
+    let files = scratch.files(&scratch.index());
+    assert_eq!(files.iter().filter(|f| f.ends_with(".hprof-tree")).count(), 1, "{files:?}");
+    let again = crate::typed_heap(&dump, &Layout::default(), Some(&scratch.index())).unwrap();
+    assert_eq!(again.heap, first.heap);
+    // The import reads the same tree.
+    let indexed = ImportOptions { index: Some(scratch.index()), ..ImportOptions::default() };
+    let plain = import(std::slice::from_ref(&dump), &ImportOptions::default(), &memcity_heapgraph::Silent);
+    assert_eq!(import(&[dump], &indexed, &memcity_heapgraph::Silent).unwrap(), plain.unwrap());
 }
 
 /// Progress as the CLI and the app hear it: every byte of the dump, then each phase in order

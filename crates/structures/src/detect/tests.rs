@@ -54,7 +54,7 @@ impl Builder {
             identity_stable: true,
             ..ObjectTable::default()
         };
-        TypedHeap { graph, objects }
+        TypedHeap { graph, objects, tree: None }
     }
 }
 

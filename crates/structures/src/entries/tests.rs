@@ -61,7 +61,7 @@ impl Heap {
             labels,
             ..ObjectTable::default()
         };
-        TypedHeap { graph, objects }
+        TypedHeap { graph, objects, tree: None }
     }
 }
 
