@@ -134,38 +134,41 @@ fn a_compare_city_opens_and_so_does_one_from_the_open_pane() {
     // into its fields, click Compare (where the default layout draws them at 1280×720). Each
     // step waits for the app to say it happened, and is done again where it was lost.
     let each = Duration::from_secs(15);
-    window.act_until("showing the open tab", each, "after Ctrl+O", |w| {
-        w.xdotool(&["key", "ctrl+o"]);
-    });
-    window.act_until("Compare two runs is open", each, "after clicking Compare two runs", |w| {
-        if !w
-            .log()
-            .lines()
-            .rev()
-            .find(|l| l.contains("Compare two runs is"))
-            .is_some_and(|l| l.ends_with("open"))
-        {
-            w.xdotool(&["mousemove", "948", "185", "click", "1"]);
-        }
-    });
-    window.act_until(
-        &format!("opening {before} against {after}"),
-        Duration::from_secs(20),
-        "after Compare",
-        |w| {
-            for (field_y, run) in [("220", &after), ("241", &before)] {
-                // Emptied first: what is typed replaces what an earlier try left there. (Not with
-                // Ctrl+A: xdotool presses and lets go of Ctrl within one frame, and bevy_egui reads
-                // the modifiers as they are at the frame's end, so that types an "a".)
-                w.xdotool(&["mousemove", "1030", field_y, "click", "1"]);
-                std::thread::sleep(Duration::from_millis(700));
-                w.xdotool(&["key", "End"]);
-                w.xdotool(&["key", "--repeat", "120", "--delay", "2", "BackSpace"]);
-                w.xdotool(&["type", "--delay", "15", run]);
+    let opening = format!("opening {before} against {after}");
+    for attempt in 1.. {
+        window.act_until("showing the open tab", each, "after Ctrl+O", |w| {
+            w.xdotool(&["key", "ctrl+o"]);
+        });
+        window.act_until("Compare two runs is open", each, "after clicking Compare two runs", |w| {
+            let last = w.log().lines().rev().find(|l| l.contains("Compare two runs is")).map(str::to_string);
+            if !last.is_some_and(|l| l.ends_with("open")) {
+                w.xdotool(&["mousemove", "948", "185", "click", "1"]);
             }
-            w.xdotool(&["mousemove", "925", "263", "click", "1"]);
-        },
-    );
+        });
+        for (n, field_y, run) in [(1, "220", &after), (2, "241", &before)] {
+            let focused = format!("field {n} has the keyboard");
+            window.act_until(&focused, each, "after clicking a Compare field", |w| {
+                w.xdotool(&["mousemove", "1030", field_y, "click", "1"]);
+            });
+            // Emptied first: what is typed replaces what an earlier try left there. (Not with
+            // Ctrl+A: xdotool presses and lets go of Ctrl within one frame, and bevy_egui reads
+            // the modifiers as they are at the frame's end, so that types an "a".)
+            window.xdotool(&["key", "End"]);
+            window.xdotool(&["key", "--repeat", "120", "--delay", "2", "BackSpace"]);
+            window.xdotool(&["type", "--delay", "15", run]);
+        }
+        let started = window.log().matches(&opening).count();
+        window.xdotool(&["mousemove", "925", "263", "click", "1"]);
+        let wait = std::time::Instant::now();
+        while window.log().matches(&opening).count() == started && wait.elapsed() < Duration::from_secs(20) {
+            window.assert_alive("after Compare");
+            std::thread::sleep(Duration::from_millis(250));
+        }
+        if window.log().matches(&opening).count() > started {
+            break;
+        }
+        assert!(attempt < 3, "Compare opened nothing after {attempt} tries:\n{}", window.log());
+    }
     let line = window.visited(1, "after Compare two runs");
     assert!(line.contains("(3 snapshots)"), "the longer run's length: {line}");
     assert!(city_drawn(&window.f12()), "the second pair city is not drawn");

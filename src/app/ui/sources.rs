@@ -105,10 +105,18 @@ fn open_pane(
         ui.small(
             "Both runs in one city, laid out alike (Settings: side by side or difference); any input above.",
         );
-        for (run, hint) in
-            open.runs.iter_mut().zip(["before (e.g. the leaking run)", "after (e.g. the fixed run)"])
+        for (n, (run, hint)) in open
+            .runs
+            .iter_mut()
+            .zip(["before (e.g. the leaking run)", "after (e.g. the fixed run)"])
+            .enumerate()
         {
-            ui.add(egui::TextEdit::singleline(run).hint_text(hint).desired_width(280.0));
+            let field = ui.add(egui::TextEdit::singleline(run).hint_text(hint).desired_width(280.0));
+            if field.gained_focus() {
+                // Tests type only once the field has the keyboard: a "/" typed before would
+                // open the search.
+                debug!("Compare two runs: field {} has the keyboard", n + 1);
+            }
         }
         let ready = open.runs.iter().all(|r| !r.trim().is_empty());
         if ui.add_enabled(ready && !busy, egui::Button::new("Compare")).clicked() {
