@@ -7,15 +7,14 @@
 use std::path::Path;
 
 use memcity_heapgraph::{
-    DominatorTree, EdgeLabels, ObjectTable, ObjectType, RootSet, TreeSource, TypeKind, TypedHeap, dominators,
-    root_sets,
+    EdgeLabels, ObjectTable, ObjectType, RootSet, TreeSource, TypeKind, TypedHeap, dominators, root_sets,
 };
 
 use crate::error::HprofError;
 use crate::index::{KeptTree, Opening};
 use crate::layout::Layout;
 use crate::resolve::Dump;
-use crate::snapshot::{hold_unreached, hold_with_tree};
+use crate::snapshot::hold_with_tree;
 
 /// A dump's typed heap and when it was taken.
 pub struct TypedDump {
@@ -32,42 +31,33 @@ pub struct TypedDump {
 pub fn typed_heap(path: &Path, layout: &Layout, index: Option<&Path>) -> Result<TypedDump, HprofError> {
     let opening = Opening { layout: *layout, index: index.map(Path::to_path_buf), ..Opening::default() };
     let opened = crate::index::open_dump(path, &opening, true, &memcity_heapgraph::Silent)?;
-    let labels = opened.labels.unwrap_or_default();
-    let Some(place) = opened.keep_tree else { return Ok(typed_of_dump(opened.dump, labels, opened.tree)) };
-    let mut dump = opened.dump;
-    let mut roots = root_sets(dump.graph.object_count(), dump.root_kinds.iter().copied());
-    let held_by_vm = hold_unreached(&mut dump, &mut roots);
-    let kept = KeptTree { tree: dominators(&dump.graph), held_by_vm };
-    crate::index::keep_tree(&place, &kept);
-    Ok(typed_of_held(dump, labels, &roots, Some(kept.tree)))
+    let (mut typed, held_by_vm) = typed_and_held(opened.dump, opened.labels.unwrap_or_default(), opened.tree);
+    if let Some(place) = opened.keep_tree {
+        let kept = KeptTree { tree: dominators(&typed.heap.graph), held_by_vm };
+        crate::index::keep_tree(&place, &kept);
+        typed.heap.tree = Some(kept.tree);
+    }
+    Ok(typed)
 }
 
 /// A dump and its references' names as a typed heap, with the dominator tree `kept` from an
 /// earlier opening where there is one.
-pub(crate) fn typed_of_dump(mut dump: Dump, labels: EdgeLabels, kept: Option<KeptTree>) -> TypedDump {
+pub(crate) fn typed_of_dump(dump: Dump, labels: EdgeLabels, kept: Option<KeptTree>) -> TypedDump {
+    typed_and_held(dump, labels, kept).0
+}
+
+/// [`typed_of_dump`], and the objects no root record reaches, which the VM holds.
+fn typed_and_held(mut dump: Dump, labels: EdgeLabels, kept: Option<KeptTree>) -> (TypedDump, Vec<u32>) {
     let mut roots = root_sets(dump.graph.object_count(), dump.root_kinds.iter().copied());
-    let (_, tree) = hold_with_tree(&mut dump, &mut roots, kept, false);
+    let (held_by_vm, tree) = hold_with_tree(&mut dump, &mut roots, kept, false);
     let tree = match tree {
         TreeSource::Known(tree) => Some(tree),
         TreeSource::Build | TreeSource::BuildAndKeep => None,
     };
-    typed_of_held(dump, labels, &roots, tree)
-}
-
-/// A dump whose unreached objects are held by the VM ([`hold_unreached`]) as a typed heap.
-fn typed_of_held(
-    dump: Dump,
-    labels: EdgeLabels,
-    roots: &[RootSet],
-    tree: Option<DominatorTree>,
-) -> TypedDump {
-    let objects = object_table(&dump, dump.graph.group.to_vec(), labels, roots);
+    let objects = object_table(&dump, dump.graph.group.to_vec(), labels, &roots);
     let reachable_bytes = dump.graph.shallow.iter().sum();
-    TypedDump {
-        timestamp_ms: dump.timestamp_ms,
-        reachable_bytes,
-        heap: TypedHeap { graph: dump.graph, objects, tree },
-    }
+    let heap = TypedHeap { graph: dump.graph, objects, tree };
+    (TypedDump { timestamp_ms: dump.timestamp_ms, reachable_bytes, heap }, held_by_vm)
 }
 
 /// What is known of a dump's objects besides the graph: `type_of` is each object's class

@@ -74,13 +74,11 @@ pub fn open_dump(
     };
     // The index holds the names, so they are read whether or not this opening wants them.
     let mut opened = read_dump(path, opening, place.is_some() || labelled, progress)?;
-    if let Some(place) = place
-        && {
-            progress.phase(Phase::WritingIndex);
-            store(path, &place, &opened.dump, opened.labels.as_ref().expect("asked for"))
+    if let Some(place) = place {
+        progress.phase(Phase::WritingIndex);
+        if store(path, &place, &opened.dump, opened.labels.as_ref().expect("asked for")) {
+            opened.keep_tree = Some(tree_place(path, &place));
         }
-    {
-        opened.keep_tree = Some(tree_place(path, &place));
     }
     if !labelled {
         opened.labels = None;
