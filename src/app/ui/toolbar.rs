@@ -50,7 +50,7 @@ fn toolbar(
         .collect();
     let mut choice = None;
     let panel = egui::Panel::top("memcity_toolbar").show(&mut screen, |ui| {
-        choice = menu_bar(ui, &tabs, loading.status(), status_line(&model)).0;
+        choice = menu_bar(ui, &tabs, loading.status(), loading.phase(), status_line(&model)).0;
     });
     match choice {
         Some(MenuChoice::Show(tab)) => {
@@ -83,12 +83,14 @@ pub fn status_line(model: &crate::app::model::CityModel) -> &'static str {
     }
 }
 
-/// The bar's contents: `tabs` as (name, title, open). Returns what was chosen, and where each
-/// quick button is (by tab name).
+/// The bar's contents: `tabs` as (name, title, open), and while a load runs, its progress and
+/// the phase its importer named. Returns what was chosen, and where each quick button is (by
+/// tab name).
 pub fn menu_bar(
     ui: &mut egui::Ui,
     tabs: &[(&'static str, &'static str, bool)],
     loading: Option<(&str, Option<f32>, f32)>,
+    phase: Option<memcity_heapgraph::Phase>,
     status: &str,
 ) -> (Option<MenuChoice>, Vec<(&'static str, egui::Rect)>) {
     let (mut choice, mut buttons) = (None, Vec::new());
@@ -123,8 +125,7 @@ pub fn menu_bar(
         ui.separator();
         match loading {
             Some((spec, fraction, seconds)) => {
-                let spec = memcity_model::escape::terminal(spec).into_owned();
-                ui.label(format!("loading {spec} ({seconds:.0} s)"));
+                ui.label(loading_label(spec, fraction, phase, seconds));
                 let bar = match fraction {
                     Some(f) => egui::ProgressBar::new(f).show_percentage(),
                     None => egui::ProgressBar::new(0.0).animate(true),
@@ -138,6 +139,19 @@ pub fn menu_bar(
         }
     });
     (choice, buttons)
+}
+
+/// "loading SPEC (12 s)" while it reads, "loading SPEC: PHASE (12 s)" once a phase after the
+/// reading is named (`fraction` None).
+fn loading_label(
+    spec: &str,
+    fraction: Option<f32>,
+    phase: Option<memcity_heapgraph::Phase>,
+    seconds: f32,
+) -> String {
+    let spec = memcity_model::escape::terminal(spec);
+    let doing = phase.filter(|_| fraction.is_none()).map(|p| format!(": {}", p.describe()));
+    format!("loading {spec}{} ({seconds:.0} s)", doing.unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -157,7 +171,7 @@ mod tests {
         let tabs = [("city", "City", true), ("search", "Search", false)];
         let mut out = (None, Vec::new());
         ctx.run_ui(input, |ui| {
-            egui::Panel::top("toolbar").show(ui, |ui| out = menu_bar(ui, &tabs, None, ""));
+            egui::Panel::top("toolbar").show(ui, |ui| out = menu_bar(ui, &tabs, None, None, ""));
         })
         .drop_without_applying_deltas();
         out
@@ -184,6 +198,20 @@ mod tests {
             assert_eq!(choice, Some(MenuChoice::Show(TabId::new(id))));
         }
         assert_eq!(pass(&ctx, Vec::new()).0, None, "nothing chosen without a click");
+    }
+
+    #[test]
+    fn a_load_says_its_phase_once_the_reading_is_over() {
+        use memcity_heapgraph::Phase;
+        assert_eq!(
+            loading_label("big.hprof", Some(0.5), Some(Phase::Resolving), 3.2),
+            "loading big.hprof (3 s)"
+        );
+        assert_eq!(
+            loading_label("big.hprof", None, Some(Phase::RetainedAndPaths), 12.0),
+            "loading big.hprof: retained sizes and retainer paths (12 s)"
+        );
+        assert_eq!(loading_label("a\x1b[2Jb", None, None, 1.0), "loading a\\x1b[2Jb (1 s)", "escaped");
     }
 
     #[test]
