@@ -106,7 +106,7 @@ pub fn typed_of(file: HeapFile) -> TypedFile {
     let reachable_bytes = graph.shallow.iter().zip(&live).filter(|(_, l)| **l).map(|(s, _)| s).sum();
     let objects = ObjectTable {
         types,
-        type_of,
+        type_of: type_of.into(),
         sites: frames,
         site_of,
         identity: address,

@@ -115,7 +115,8 @@ impl EdgeLabels {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ObjectTable {
     pub types: Vec<ObjectType>,
-    pub type_of: Vec<u32>,
+    /// Each object's type, an index into `types` (a table: past the budget, a work file).
+    pub type_of: crate::Table<u32>,
     /// Allocation sites as the source writes them (`Registry.register`, `app.js:12`); empty when
     /// the source has none.
     pub sites: Vec<String>,

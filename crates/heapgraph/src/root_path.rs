@@ -4,8 +4,8 @@
 //! it serves as the identity of a data structure across snapshots, and tells a user which
 //! field holds it.
 
-use crate::HeapGraph;
 use crate::objects::EdgeLabels;
+use crate::{HeapGraph, Table};
 
 const NONE: u32 = u32::MAX;
 /// `via` of a root.
@@ -16,10 +16,11 @@ const ROOT: u32 = u32::MAX - 1;
 /// per object.
 #[derive(Debug, Clone)]
 pub struct RootPaths<'g> {
-    parent: Vec<u32>,
-    /// Which of the parent's references leads here (its position among them), [`ROOT`] for a
-    /// root, [`NONE`] for an object not reached.
-    via: Vec<u32>,
+    /// Per object its parent and which of the parent's references leads here (its position
+    /// among them), [`ROOT`] for a root, [`NONE`] for an object not reached. Side by side: a
+    /// reference's target is checked and then set, both in one cache line. (A table: past the
+    /// memory budget, a work file.)
+    up: Table<[u32; 2]>,
     /// The graph's, where each object's references start.
     edge_start: &'g [usize],
 }
@@ -44,15 +45,14 @@ impl<'g> RootPaths<'g> {
     /// (`global .registry .sessions`) where there is one.
     pub fn preferring(g: &'g HeapGraph, last_resort: impl Fn(u32) -> bool) -> RootPaths<'g> {
         let n = g.object_count();
-        // Side by side: a reference's target is checked and then set, both in one cache line.
-        let mut up = vec![(NONE, NONE); n];
+        let mut up = Table::filled(n, [NONE, NONE]);
         // Breadth-first: every object is queued once, so a plain list read from the front.
-        let mut queue = Vec::new();
+        let mut queue = Table::with_capacity(n);
         let mut next = 0;
         for late in [false, true] {
             for &r in g.roots.iter().filter(|&&r| last_resort(r) == late) {
-                if (r as usize) < n && up[r as usize].1 == NONE {
-                    up[r as usize].1 = ROOT;
+                if (r as usize) < n && up[r as usize][1] == NONE {
+                    up[r as usize][1] = ROOT;
                     queue.push(r);
                 }
             }
@@ -60,42 +60,40 @@ impl<'g> RootPaths<'g> {
                 next += 1;
                 // An object of more than 2³² − 2 references is named by its first ones only.
                 for (i, &t) in g.referents(o).iter().enumerate().take(ROOT as usize) {
-                    if let Some(slot) = up.get_mut(t as usize).filter(|s| s.1 == NONE) {
-                        *slot = (o, i as u32);
+                    if let Some(slot) = up.get_mut(t as usize).filter(|s| s[1] == NONE) {
+                        *slot = [o, i as u32];
                         queue.push(t);
                     }
                 }
             }
         }
-        let (parent, via) = up.into_iter().unzip();
-        RootPaths { parent, via, edge_start: &g.edge_start }
+        RootPaths { up, edge_start: &g.edge_start }
     }
 
     /// Whether `o` is reached from a root.
     pub fn reached(&self, o: u32) -> bool {
-        self.via.get(o as usize).is_some_and(|&v| v != NONE)
+        self.up.get(o as usize).is_some_and(|&[_, via]| via != NONE)
     }
 
     /// The object before `o` on its path and the edge from it to `o`; `None` for a root or an
     /// object not reached (one step of [`Self::path`], for a caller that walks paths itself).
     pub fn up(&self, o: u32) -> Option<(u32, usize)> {
-        let via = *self.via.get(o as usize)?;
+        let [parent, via] = *self.up.get(o as usize)?;
         if via == NONE || via == ROOT {
             return None;
         }
-        let parent = self.parent[o as usize];
         Some((parent, self.edge_start[parent as usize] + via as usize))
     }
 
     /// The path from a root to `o`, root first; empty when `o` is not reachable.
     pub fn path(&self, o: u32) -> Vec<PathStep> {
-        if self.via.get(o as usize).is_none_or(|&v| v == NONE) {
+        if self.up.get(o as usize).is_none_or(|&[_, via]| via == NONE) {
             return Vec::new();
         }
         let mut steps = Vec::new();
         let mut at = o;
         loop {
-            let (via, parent) = (self.via[at as usize], self.parent[at as usize]);
+            let [parent, via] = self.up[at as usize];
             let edge = (via != ROOT).then(|| self.edge_start[parent as usize] + via as usize);
             steps.push(PathStep { object: at, edge });
             match parent {

@@ -274,7 +274,7 @@ mod tests {
             EdgeLabels { names: vec!["next".into()], of_edge: vec![Label::field(0), Label::index(4)].into() };
         let objects = ObjectTable {
             types,
-            type_of: vec![0; 3],
+            type_of: vec![0; 3].into(),
             identity: vec![11, 13, 17],
             labels,
             ..ObjectTable::default()

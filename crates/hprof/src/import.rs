@@ -178,7 +178,7 @@ fn import_one<T>(
     // read, a built one kept.
     let (held_by_vm, tree) = hold_with_tree(&mut dump, &mut roots, kept, keep_at.is_some());
     let live = vec![true; dump.graph.object_count()];
-    let objects = object_table(&dump, classes, labels.unwrap_or_default(), &roots);
+    let objects = object_table(&dump, classes.into(), labels.unwrap_or_default(), &roots);
     let typed = TypedHeap { graph: std::mem::take(&mut dump.graph), objects, tree: None };
     let grouped = Mutex::new(None);
     let tree = Mutex::new(Some(tree));

@@ -54,7 +54,7 @@ fn typed_and_held(mut dump: Dump, labels: EdgeLabels, kept: Option<KeptTree>) ->
         TreeSource::Known(tree) => Some(tree),
         TreeSource::Build | TreeSource::BuildAndKeep => None,
     };
-    let objects = object_table(&dump, dump.graph.group.to_vec(), labels, &roots);
+    let objects = object_table(&dump, dump.graph.group.clone(), labels, &roots);
     let reachable_bytes = dump.graph.shallow.iter().sum();
     let heap = TypedHeap { graph: dump.graph, objects, tree };
     (TypedDump { timestamp_ms: dump.timestamp_ms, reachable_bytes, heap }, held_by_vm)
@@ -65,7 +65,7 @@ fn typed_and_held(mut dump: Dump, labels: EdgeLabels, kept: Option<KeptTree>) ->
 /// no root record reaches ([`hold_unreached`]).
 pub(crate) fn object_table(
     dump: &Dump,
-    type_of: Vec<u32>,
+    type_of: memcity_heapgraph::Table<u32>,
     labels: EdgeLabels,
     roots: &[RootSet],
 ) -> ObjectTable {

@@ -6,7 +6,7 @@
 //! stops; anything else → outside. Types without a description act as leaves; reference arrays
 //! without one pass through to what they hold.
 
-use memcity_heapgraph::{TypedHeap, reachable};
+use memcity_heapgraph::{Table, TypedHeap, reachable};
 
 use crate::lang::Descriptions;
 
@@ -53,12 +53,13 @@ pub struct Instance {
 pub struct Structures {
     pub instances: Vec<Instance>,
     /// `parts[part_start[i]..part_start[i + 1]]`: instance i's head and internal parts.
-    part_start: Vec<usize>,
-    parts: Vec<u32>,
-    leaf_start: Vec<usize>,
-    leaves: Vec<u32>,
+    /// (Like the per-object tables, in work files past the memory budget.)
+    part_start: Table<usize>,
+    parts: Table<u32>,
+    leaf_start: Table<usize>,
+    leaves: Table<u32>,
     /// The instance whose head each object is, or NONE.
-    instance_of: Vec<u32>,
+    instance_of: Table<u32>,
     /// The GC roots: what everyone reaches, so no structure's transitive size goes past one.
     root: Vec<bool>,
     /// The bytes of the reachable objects (what [`crate::measure::heap_bytes`] counts).
@@ -80,12 +81,13 @@ pub fn detect(heap: &TypedHeap, descriptions: &Descriptions) -> Structures {
     let heads: Vec<u32> = (0..n as u32)
         .filter(|&o| live[o as usize] && plan.is_head(type_of(o)) && roles.admits(heap, o))
         .collect();
-    let mut instance_of = vec![NONE; n];
+    let mut instance_of = Table::filled(n, NONE);
     for (i, &h) in heads.iter().enumerate() {
         instance_of[h as usize] = i as u32;
     }
-    let mut stamp = vec![NONE; n];
-    let (mut part_start, mut parts, mut leaf_start, mut leaves) = (vec![0], Vec::new(), vec![0], Vec::new());
+    let mut stamp = Table::filled(n, NONE);
+    let (mut part_start, mut leaf_start) = (Table::from(vec![0]), Table::from(vec![0]));
+    let (mut parts, mut leaves) = (Table::default(), Table::default());
     let mut contained = vec![false; heads.len()];
     let mut stack = Vec::new();
     for (i, &head) in heads.iter().enumerate() {
@@ -238,7 +240,7 @@ impl Structures {
     /// For every object, the instances that contain it (as a part or a leaf): the bottom-up
     /// view. `containers(o)` of the result lists them.
     pub fn containers(&self, object_count: usize) -> Containers {
-        let mut start = vec![0usize; object_count + 1];
+        let mut start = Table::filled(object_count + 1, 0usize);
         for i in 0..self.instances.len() {
             for &o in self.parts(i).iter().chain(self.leaves(i)) {
                 start[o as usize + 1] += 1;
@@ -248,7 +250,7 @@ impl Structures {
             start[o + 1] += start[o];
         }
         let mut fill = start.clone();
-        let mut list = vec![0u32; start[object_count]];
+        let mut list = Table::filled(start[object_count], 0u32);
         for i in 0..self.instances.len() {
             for &o in self.parts(i).iter().chain(self.leaves(i)) {
                 list[fill[o as usize]] = i as u32;
@@ -282,7 +284,7 @@ pub(crate) fn deep_size(heap: &TypedHeap, head: u32, root: &[bool], scratch: &mu
 /// uses costs nothing.
 #[derive(Debug, Clone)]
 pub struct Scratch {
-    stamp: Vec<u32>,
+    stamp: Table<u32>,
     now: u32,
     object_count: usize,
 }
@@ -290,12 +292,12 @@ pub struct Scratch {
 impl Scratch {
     /// For a heap of `object_count` objects (or a smaller one).
     pub fn new(object_count: usize) -> Scratch {
-        Scratch { stamp: Vec::new(), now: 0, object_count }
+        Scratch { stamp: Table::default(), now: 0, object_count }
     }
 
     pub(crate) fn fresh(&mut self) {
         if self.stamp.len() < self.object_count {
-            self.stamp = vec![0; self.object_count];
+            self.stamp = Table::filled(self.object_count, 0);
         }
         self.now = self.now.wrapping_add(1);
         if self.now == 0 {
@@ -315,8 +317,8 @@ impl Scratch {
 /// The instances containing each object, in compact form.
 #[derive(Debug, Clone)]
 pub struct Containers {
-    start: Vec<usize>,
-    list: Vec<u32>,
+    start: Table<usize>,
+    list: Table<u32>,
 }
 
 impl Containers {

@@ -4,7 +4,7 @@
 //! its root path, and named in words only where it is large enough to be a finding. Naming
 //! every instance of a heap of 175,000 structures took most of the gate's time.
 
-use memcity_heapgraph::{LabelKind, RootPaths, TypedHeap};
+use memcity_heapgraph::{LabelKind, RootPaths, Table, TypedHeap};
 
 use crate::detect::Plan;
 use crate::lang::Descriptions;
@@ -98,21 +98,22 @@ fn find(
 /// on (`static Service.INSTANCE`), else from the root; a reference with an empty name is no
 /// step, one without a name is `?`. Each object's hash is kept, so paths that share a prefix
 /// (the entries of one map) walk it once.
-struct PathHasher<'a> {
+pub(crate) struct PathHasher<'a> {
     heap: &'a TypedHeap,
     paths: &'a RootPaths<'a>,
     class: Vec<bool>,
     /// Per label name, its hash; `None` for an empty name.
     names: Vec<Option<u64>>,
-    /// Per object, its path's hash; [`UNKNOWN`] until asked for.
-    known: Vec<u64>,
+    /// Per object, its path's hash; [`UNKNOWN`] until asked for (a table: past the memory
+    /// budget, a work file).
+    known: Table<u64>,
     pending: Vec<(u32, usize)>,
 }
 
 const UNKNOWN: u64 = 0;
 
 impl<'a> PathHasher<'a> {
-    fn new(heap: &'a TypedHeap, paths: &'a RootPaths<'a>) -> PathHasher<'a> {
+    pub(crate) fn new(heap: &'a TypedHeap, paths: &'a RootPaths<'a>) -> PathHasher<'a> {
         let n = heap.graph.object_count();
         let mut class = vec![false; n];
         for (o, name) in &heap.objects.root_names {
@@ -127,10 +128,10 @@ impl<'a> PathHasher<'a> {
             .iter()
             .map(|s| (!s.is_empty()).then(|| bytes_hash(s.as_bytes())))
             .collect();
-        PathHasher { heap, paths, class, names, known: vec![UNKNOWN; n], pending: Vec::new() }
+        PathHasher { heap, paths, class, names, known: Table::filled(n, UNKNOWN), pending: Vec::new() }
     }
 
-    fn hash(&mut self, o: u32) -> u64 {
+    pub(crate) fn hash(&mut self, o: u32) -> u64 {
         let mut at = o;
         let mut h = loop {
             let known = self.known[at as usize];

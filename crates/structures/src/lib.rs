@@ -8,6 +8,7 @@
 //! structures that contain them (the classifiers `containing-structure` and `leaf`, and the
 //! data-structure view).
 
+mod brief;
 pub mod causes;
 pub mod city;
 pub mod detect;

@@ -138,26 +138,6 @@ pub(crate) fn measure_detected(
     (HeapStructures { instances, heap_bytes: structures.heap_bytes }, structures)
 }
 
-/// Fills in the leaves of the instances at `which` of `measured` (measured without them,
-/// [`Options`]), with the deep size too where `deep`: `structures` is what detection found in
-/// `heap`, `scratch` one for a heap at least as large.
-pub(crate) fn fill_in(
-    heap: &TypedHeap,
-    structures: &Structures,
-    measured: &mut HeapStructures,
-    which: &[usize],
-    deep: bool,
-    scratch: &mut Scratch,
-) {
-    for &i in which {
-        let Some(instance) = measured.instances.get_mut(i) else { continue };
-        instance.leaves = leaves_by_type(heap, &structures.deep_leaves(i, scratch));
-        if deep {
-            instance.measure.deep = structures.deep_size(heap, i, scratch);
-        }
-    }
-}
-
 /// The bytes of the objects reachable from the GC roots.
 pub fn heap_bytes(heap: &TypedHeap) -> u64 {
     let g = &heap.graph;
@@ -226,7 +206,7 @@ impl<'a> PathNamer<'a> {
     }
 
     /// `o`'s path in full where `full` is asked for, and as shown.
-    fn named(&self, o: u32, full: bool) -> (Option<String>, String) {
+    pub(crate) fn named(&self, o: u32, full: bool) -> (Option<String>, String) {
         let objects = &self.heap.objects;
         let path = self.paths.path(o);
         // `describe` names a path from its last class object on, which it finds by asking every
@@ -278,7 +258,7 @@ pub(crate) fn type_name(heap: &TypedHeap, o: u32) -> &str {
 }
 
 /// Leaves grouped by type and site, the most bytes first (ties by name, so the order is stable).
-fn leaves_by_type(heap: &TypedHeap, leaves: &[u32]) -> Vec<(LeafKey, Sizes)> {
+pub(crate) fn leaves_by_type(heap: &TypedHeap, leaves: &[u32]) -> Vec<(LeafKey, Sizes)> {
     let objects = &heap.objects;
     let mut groups: FxHashMap<(u32, Option<&str>), Sizes> = FxHashMap::default();
     for &o in leaves {

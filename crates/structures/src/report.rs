@@ -5,32 +5,46 @@
 use memcity_heapgraph::TypedSnapshot;
 use rustc_hash::FxHashMap;
 
+use crate::brief::{Briefs, measure_briefly};
 use crate::detect::{Scratch, detect};
-use crate::growth::{InstanceGrowth, SortBy, Status, Window, compare, leaf_changes, rank, window};
+use crate::growth::{InstanceGrowth, SortBy, Status, Window, compare, leaf_changes};
 use crate::lang::Descriptions;
-use crate::measure::{HeapStructures, InstanceMeasure, Options, fill_in, measure_detected};
+use crate::measure::{HeapStructures, InstanceMeasure, leaves_by_type};
+
+mod choose;
+
+use choose::{choose, named};
 
 /// Instances that appeared or died listed after the survivors, each.
 pub const FATES_SHOWN: usize = 5;
 
-/// A measured and ranked window.
+/// A measured and ranked window: the instances it lists, named and measured in full, and how
+/// many there were of each fate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {
     /// The snapshots at the window's ends (their index in the input's history).
     pub from: usize,
     pub to: usize,
+    /// The listed instances as measured at the window's start and end (what `window`'s
+    /// instances point into). The others are counted, not kept.
     pub start: HeapStructures,
     pub end: HeapStructures,
+    /// The listed instances: the ranked survivors shown, then the largest that appeared and
+    /// died.
     pub window: Window,
     /// How many survivors a reader is shown (`usize::MAX`: all).
     pub top: usize,
+    /// How many instances survived, appeared and died, listed or not.
+    pub survived: usize,
+    pub appeared: usize,
+    pub died: usize,
 }
 
 /// Measures the window from `first` to `last` (the same snapshot where `last` is `None`),
-/// ranks its survivors by `by` and fills in the transitive size of the `top` shown: walking
-/// everything each head reaches is the costly metric, so it is taken for every instance only
-/// where it is the ranking. Leaves by type are filled in for the listed instances alone
-/// ([`Report::listed`]): no other instance's are read.
+/// ranks its survivors by `by` and lists the `top` of them, then the largest that appeared and
+/// died. Every instance is measured in brief ([`crate::brief`]: numbers and a hashed identity);
+/// only the listed ones are named, their leaves by type read and, unless it is the ranking
+/// (walking everything each head reaches is the costly metric), their transitive size.
 pub fn report(
     first: &TypedSnapshot,
     last: Option<&TypedSnapshot>,
@@ -38,72 +52,80 @@ pub fn report(
     by: SortBy,
     top: usize,
 ) -> Report {
-    let options = Options { deep: by == SortBy::Deep, leaves: false };
-    let end_heap = last.map_or(&first.heap, |l| &l.heap);
-    let measure = |heap| measure_detected(heap, descriptions, options);
+    let deep = by == SortBy::Deep;
+    let brief = |heap| measure_briefly(heap, descriptions, deep);
     // The two ends side by side; a window of one snapshot has one end, detected once.
-    let ((start, found_at_start), (end, found_at_end)) = match last {
+    let (start, end) = match last {
         Some(last) => {
-            let (start, (end, found)) = rayon::join(|| measure(&first.heap), || measure(&last.heap));
-            (start, (end, Some(found)))
+            let (start, end) = rayon::join(|| brief(&first.heap), || brief(&last.heap));
+            (start, Some(end))
         }
-        None => {
-            let start = measure(&first.heap);
-            let end = start.0.clone();
-            (start, (end, None))
-        }
+        None => (brief(&first.heap), None),
     };
-    let mut ranked = window(&start, &end);
-    rank(&mut ranked.instances, by);
-    let to = last.map_or(first.index, |l| l.index);
-    let mut report = Report { from: first.index, to, start, end, window: ranked, top };
-    // The listed instances read in full (neither their order nor the list depends on what is
-    // filled in): leaves, and the transitive size of the survivors shown.
-    let listed = report.listed_positions();
-    let fill_deep = !options.deep;
-    let mut scratch = Scratch::new(first.heap.graph.object_count().max(end_heap.graph.object_count()));
-    let ends = [
-        (&first.heap, &found_at_start, &mut report.start, false),
-        (end_heap, found_at_end.as_ref().unwrap_or(&found_at_start), &mut report.end, true),
-    ];
-    for (heap, found, measured, at_end) in ends {
-        let all = &report.window.instances;
-        let at = |k: &usize| if at_end { all[*k].end } else { all[*k].start };
-        let (survivors, others): (Vec<usize>, Vec<usize>) =
-            listed.iter().partition(|&&k| all[k].status == Status::Survived);
-        fill_in(
-            heap,
-            found,
-            measured,
-            &survivors.iter().filter_map(at).collect::<Vec<_>>(),
-            fill_deep,
-            &mut scratch,
-        );
-        fill_in(
-            heap,
-            found,
-            measured,
-            &others.iter().filter_map(at).collect::<Vec<_>>(),
-            false,
-            &mut scratch,
-        );
+    let chosen = choose(&start, end.as_ref(), by, top);
+    let end = end.as_ref().unwrap_or(&start);
+    let (start_origin, start_named) = named(&start, chosen.listed.iter().filter_map(|l| l.0));
+    let (end_origin, end_named) = named(end, chosen.listed.iter().filter_map(|l| l.1));
+    let heap_growth = end.heap_bytes as i64 - start.heap_bytes as i64;
+    let at = |origin: &[usize], i: Option<usize>| i.map(|i| origin.binary_search(&i).expect("named"));
+    let instances = chosen
+        .listed
+        .iter()
+        .map(|&(s, e, status)| {
+            let (s, e) = (at(&start_origin, s), at(&end_origin, e));
+            let (a, b) = (s.map(|s| &start_named.instances[s]), e.map(|e| &end_named.instances[e]));
+            let key = b.or(a).map(|i| i.key.clone()).expect("alive at an end");
+            let growth = match (a, b) {
+                (Some(a), Some(b)) => Some(compare(&a.measure, &b.measure, heap_growth, end.heap_bytes)),
+                _ => None,
+            };
+            InstanceGrowth { key, status, start: s, end: e, growth, leaves: Vec::new() }
+        })
+        .collect();
+    let mut report = Report {
+        from: first.index,
+        to: last.map_or(first.index, |l| l.index),
+        start: start_named,
+        end: end_named,
+        window: Window { heap_growth, end_heap: end.heap_bytes, instances },
+        top,
+        survived: chosen.survived,
+        appeared: chosen.appeared,
+        died: chosen.died,
+    };
+    fill_in(&mut report, [(&start, &start_origin), (end, &end_origin)], !deep);
+    report
+}
+
+/// Reads the listed instances in full: leaves at both ends, and the transitive size of the
+/// survivors where `fill_deep` (their growth compared again).
+fn fill_in(report: &mut Report, ends: [(&Briefs, &Vec<usize>); 2], fill_deep: bool) {
+    let objects = ends.iter().map(|(b, _)| b.heap.graph.object_count()).max().unwrap_or(0);
+    let mut scratch = Scratch::new(objects);
+    for (at_end, (briefs, origin)) in ends.into_iter().enumerate() {
+        let at_end = at_end == 1;
+        let measured = if at_end { &mut report.end } else { &mut report.start };
+        for i in &report.window.instances {
+            let Some(m) = (if at_end { i.end } else { i.start }) else { continue };
+            let (heap, found, instance) = (briefs.heap, &briefs.found, &mut measured.instances[m]);
+            instance.leaves = leaves_by_type(heap, &found.deep_leaves(origin[m], &mut scratch));
+            if fill_deep && i.status == Status::Survived {
+                instance.measure.deep = found.deep_size(heap, origin[m], &mut scratch);
+            }
+        }
     }
     let (heap_growth, end_bytes) = (report.window.heap_growth, report.window.end_heap);
-    for k in listed {
+    for k in 0..report.window.instances.len() {
         let i = &report.window.instances[k];
         let (a, b) = (report.at_start(i), report.at_end(i));
         let leaves = leaf_changes(a, b);
-        // Only the survivors shown have a new size: compared again, not the whole window.
         let growth = match (a, b) {
-            (Some(a), Some(b)) if fill_deep => Some(compare(&a.measure, &b.measure, heap_growth, end_bytes)),
+            (Some(a), Some(b)) => Some(compare(&a.measure, &b.measure, heap_growth, end_bytes)),
             _ => i.growth,
         };
         let i = &mut report.window.instances[k];
         (i.leaves, i.growth) = (leaves, growth);
     }
-    // No new ranking: what was filled in is not what the instances are ranked by (ranked by
-    // the transitive size, all of them were measured).
-    report
 }
 
 impl Report {
@@ -128,8 +150,13 @@ impl Report {
         self.window.instances.iter().filter(move |i| i.status == status)
     }
 
+    /// How many instances had `status`, listed or not.
     pub fn count(&self, status: Status) -> usize {
-        self.with_status(status).count()
+        match status {
+            Status::Survived => self.survived,
+            Status::Appeared => self.appeared,
+            Status::Died => self.died,
+        }
     }
 
     /// The ranked survivors shown.

@@ -140,7 +140,7 @@ pub(crate) fn typed_keeping_strings(
     let reachable_bytes = graph.shallow.iter().zip(&live).filter(|(_, l)| **l).map(|(s, _)| s).sum();
     let objects = ObjectTable {
         types,
-        type_of,
+        type_of: type_of.into(),
         sites,
         site_of,
         identity: std::mem::take(&mut raw.ids),

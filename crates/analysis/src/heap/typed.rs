@@ -40,7 +40,7 @@ impl Heap {
             .collect();
         let objects = ObjectTable {
             types,
-            type_of: self.objects.type_id.clone(),
+            type_of: self.objects.type_id.clone().into(),
             sites,
             site_of: self.objects.site_id.clone(),
             identity: self.objects.id.clone(),
