@@ -66,10 +66,27 @@ fn import_twice_reads_the_index_the_second_time_with_the_same_history() {
     assert!(!first.contains("from its index"), "{first}");
     let written = files(&index);
     let kinds = |suffix: &str| written.iter().filter(|f| f.ends_with(suffix)).count();
-    assert_eq!((written.len(), kinds(".hprof-index"), kinds(".hprof-tree")), (2, 1, 1), "{written:?}");
+    let kept = kinds(".grouped-history");
+    assert_eq!(
+        (written.len(), kinds(".hprof-index"), kinds(".hprof-tree"), kept),
+        (3, 1, 1, 1),
+        "{written:?}"
+    );
     let second = import("second.json");
-    assert!(second.contains("read 1 dump from its index"), "{second}");
+    assert!(second.contains("read the history kept by an earlier import"), "{second}");
+    assert!(!second.contains("from its index"), "{second}");
     assert_eq!(json(&dir.join("first.json")), json(&dir.join("second.json")));
+    assert_eq!(files(&index).len(), 3, "the history kept beside the index and the tree");
+    // Another grouping is analysed again, from the index.
+    let by_type = |out: &str, index_flag: &[&str]| {
+        let mut command = memcity(&dir);
+        command.arg("import").arg(&dump).args(["--classifiers", "type"]).args(index_flag);
+        stderr(&ok(command.arg("-o").arg(dir.join(out))))
+    };
+    let said = by_type("by_type.json", &["--index-dir", index.to_str().unwrap()]);
+    assert!(said.contains("read 1 dump from its index") && !said.contains("history kept"), "{said}");
+    by_type("by_type_read.json", &["--no-index"]);
+    assert_eq!(json(&dir.join("by_type.json")), json(&dir.join("by_type_read.json")));
     assert_eq!(files(&dir.join("dumps")), ["big.hprof"], "nothing beside the dump");
 
     // Another command, another grouping: the same index, the same answer as the dump's.
@@ -110,17 +127,36 @@ fn a_corrupt_index_is_rebuilt_with_a_note_and_no_index_writes_nothing() {
     ok(memcity(&dir).arg("import").arg(&dump).arg("-o").arg(dir.join("first.json")));
     let cache = dir.join("cache").join("memcity").join("index");
     let written = files(&cache);
-    assert_eq!(written.len(), 2, "an index and the dominator tree beside it: {written:?}");
+    assert_eq!(written.len(), 3, "an index, the dominator tree and the history: {written:?}");
+    // The history kept is read only for this grouping: another one opens the index.
+    let regrouped = |out: &str, classifiers: &str| {
+        let mut command = memcity(&dir);
+        command.arg("import").arg(&dump).args(["--classifiers", classifiers]);
+        ok(command.arg("-o").arg(dir.join(out)))
+    };
     let index = written.iter().find(|f| f.ends_with(".hprof-index")).expect("an index");
     std::fs::write(cache.join(index), b"MCIDXHP\0 not really").unwrap();
-    let output = ok(memcity(&dir).arg("import").arg(&dump).arg("-o").arg(dir.join("second.json")));
+    let output = regrouped("second.json", "package,type,root-kind");
     let note = stderr(&output);
     let line = note.lines().find(|l| l.contains("unusable")).unwrap_or_else(|| panic!("{note}"));
     assert!(line.contains("rebuilding it"), "{line}");
-    assert_eq!(json(&dir.join("first.json")), json(&dir.join("second.json")));
-    let output = ok(memcity(&dir).arg("import").arg(&dump).arg("-o").arg(dir.join("third.json")));
+    let output = regrouped("third.json", "type,package,root-kind");
     assert!(stderr(&output).contains("read 1 dump from its index"), "rebuilt whole");
-    assert_eq!(json(&dir.join("first.json")), json(&dir.join("third.json")), "with the kept tree");
+    // The first grouping's history, damaged: noted, removed, grouped again from the index.
+    let kept: Vec<String> = files(&cache).into_iter().filter(|f| f.ends_with(".grouped-history")).collect();
+    assert_eq!(kept.len(), 3, "one for each grouping: {kept:?}");
+    for file in kept {
+        std::fs::write(cache.join(file), b"{\"format\": \"memcity/1\", \"snapshots\": [").unwrap();
+    }
+    let output = ok(memcity(&dir).arg("import").arg(&dump).arg("-o").arg(dir.join("fifth.json")));
+    let note = stderr(&output);
+    assert!(
+        note.contains("the kept grouped history is unusable") && note.contains("grouping again"),
+        "{note}"
+    );
+    assert!(note.contains("read 1 dump from its index"), "{note}");
+    assert_eq!(note.lines().count(), 2, "one line each: {note}");
+    assert_eq!(json(&dir.join("first.json")), json(&dir.join("fifth.json")));
 
     // --no-index: nothing read, nothing written, wherever the index would go.
     let elsewhere = dir.join("elsewhere");
@@ -136,7 +172,11 @@ fn a_corrupt_index_is_rebuilt_with_a_note_and_no_index_writes_nothing() {
         .arg(&dump)
         .arg("-o")
         .arg(dir.join("x.json")));
-    assert_eq!(files(&elsewhere).len(), 2, "$MEMCITY_INDEX_DIR is the default (an index and its tree)");
+    assert_eq!(
+        files(&elsewhere).len(),
+        3,
+        "$MEMCITY_INDEX_DIR is the default (an index, its tree, the history)"
+    );
     let both =
         memcity(&dir).args(["import", "--no-index", "--index-dir", "/tmp", "x.hprof"]).output().unwrap();
     assert!(!both.status.success() && stderr(&both).contains("cannot be used with"), "{}", stderr(&both));

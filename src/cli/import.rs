@@ -143,6 +143,7 @@ pub fn options(classifiers: &str, layout: &LayoutArgs, analysis: AnalysisOptions
         inflation,
         memory,
         index: crate::input::index_dir(),
+        keep_grouped: true,
     })
 }
 
@@ -175,6 +176,11 @@ pub fn run(args: ImportArgs) -> Result<()> {
         )?
     };
     memcity_model::save_history(&history, &args.out).map_err(anyhow::Error::msg)?;
+    if memcity_hprof::index::regrouped() {
+        shout!(
+            "memcity: read the history kept by an earlier import of these dumps with this grouping, not the dumps"
+        );
+    }
     match memcity_hprof::index::reopened() {
         0 => {}
         1 => shout!("memcity: read 1 dump from its index, not from the dump"),

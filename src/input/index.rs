@@ -13,11 +13,12 @@ static INDEX: OnceLock<Option<PathBuf>> = OnceLock::new();
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct IndexArgs {
     /// Where heap dumps' indexes are kept, so that a dump opened again is read from its index
-    /// instead of in full [default: $MEMCITY_INDEX_DIR, else the user's cache folder,
+    /// instead of in full, and imported again with the same grouping from the history kept
+    /// [default: $MEMCITY_INDEX_DIR, else the user's cache folder,
     /// $XDG_CACHE_HOME/memcity/index or ~/.cache/memcity/index]. Never beside the dump.
     #[arg(long, value_name = "DIR", global = true)]
     pub index_dir: Option<PathBuf>,
-    /// Read every heap dump in full, and write no index.
+    /// Read every heap dump in full, and write no index (nor keep a history).
     #[arg(long, global = true, conflicts_with = "index_dir")]
     pub no_index: bool,
 }

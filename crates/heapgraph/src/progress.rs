@@ -23,6 +23,8 @@ pub enum Phase {
     RetainedAndPaths,
     /// Writing the dominator tree beside the index, for the next opening.
     KeepingTree,
+    /// Reading the grouped history kept from an earlier import with the same grouping.
+    OpeningGrouped,
 }
 
 impl Phase {
@@ -37,6 +39,7 @@ impl Phase {
             Phase::PointerMaps => "pointer maps",
             Phase::RetainedAndPaths => "retained sizes and retainer paths",
             Phase::KeepingTree => "keeping the dominator tree",
+            Phase::OpeningGrouped => "reading the grouped history kept from an earlier import",
         }
     }
 }

@@ -32,6 +32,9 @@ pub struct ImportOptions {
     /// The folder of indexes for reopening dumps (`--index-dir`, or the user's cache);
     /// `None` reads every dump in full and writes no index ([`crate::index`]).
     pub index: Option<PathBuf>,
+    /// Whether the history of an import is kept beside the indexes and read again by the next
+    /// import of the same dumps with the same grouping ([`crate::index`]'s grouped history).
+    pub keep_grouped: bool,
 }
 
 impl ImportOptions {
@@ -53,6 +56,7 @@ impl Default for ImportOptions {
             inflation: Default::default(),
             memory: memcity_heapgraph::budget::default_budget().bytes,
             index: None,
+            keep_grouped: true,
         }
     }
 }
@@ -64,7 +68,19 @@ pub fn import(
     options: &ImportOptions,
     progress: &dyn Progress,
 ) -> Result<History, HprofError> {
-    Ok(import_each(paths, options, progress, None::<&Inspect<()>>)?.0)
+    // The same dumps imported again with the same grouping: the history kept the last time.
+    let files = source::expand(paths)?;
+    let kept = options.keep_grouped.then(|| crate::index::grouped::place(&files, options)).flatten();
+    if let Some(history) =
+        kept.as_deref().and_then(|place| crate::index::grouped::read(place, &files, progress))
+    {
+        return Ok(history);
+    }
+    let history = import_each(paths, options, progress, None::<&Inspect<()>>)?.0;
+    if let Some(place) = kept {
+        crate::index::grouped::keep(&place, &files, &history);
+    }
+    Ok(history)
 }
 
 /// What looks at each dump's single objects while it is imported: its typed heap (every

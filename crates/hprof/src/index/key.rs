@@ -80,7 +80,7 @@ pub fn file_name(path: &Path, layout: &Layout) -> String {
 }
 
 /// FNV-1a, 64 bits: stable across builds and platforms, unlike std's hashers.
-struct Fnv(u64);
+pub(crate) struct Fnv(pub u64);
 
 impl Default for Fnv {
     fn default() -> Fnv {
@@ -89,7 +89,7 @@ impl Default for Fnv {
 }
 
 impl Fnv {
-    fn write(&mut self, bytes: &[u8]) {
+    pub(crate) fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
             self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
         }

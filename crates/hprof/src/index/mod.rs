@@ -10,6 +10,7 @@
 //! one-line note on stderr.
 
 mod format;
+pub(crate) mod grouped;
 mod key;
 mod read;
 mod tree;
@@ -135,6 +136,15 @@ pub(crate) struct Place {
 pub(crate) enum Lookup {
     Found(Box<Dump>, EdgeLabels, Place),
     Missing(Option<Place>),
+}
+
+/// Whether an import was read from its kept grouped history since [`regrouped`] was asked.
+static KEPT_GROUPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether an import was read from the grouped history kept by an earlier one since this was
+/// last asked ([`grouped`]), for a command to say once.
+pub fn regrouped() -> bool {
+    KEPT_GROUPED.swap(false, std::sync::atomic::Ordering::Relaxed)
 }
 
 /// How many dumps were read from their indexes since [`reopened`] was last asked.

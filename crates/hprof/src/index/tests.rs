@@ -115,8 +115,9 @@ fn a_history_and_typed_heap_from_the_index_are_those_from_the_dumps() {
     let files = scratch.files(&scratch.index());
     assert_eq!(files.iter().filter(|f| f.ends_with(".hprof-index")).count(), 4, "{files:?}");
     assert_eq!(files.iter().filter(|f| f.ends_with(".hprof-tree")).count(), 4, "a tree beside each");
+    let from_trees = ImportOptions { keep_grouped: false, ..indexed.clone() };
     assert_eq!(
-        import(&paths, &indexed, &memcity_heapgraph::Silent).unwrap(),
+        import(&paths, &from_trees, &memcity_heapgraph::Silent).unwrap(),
         plain,
         "reading them, trees and all"
     );
@@ -198,8 +199,11 @@ fn an_opening_tells_its_bytes_and_then_its_phases_in_order() {
         Phase::KeepingTree,
     ];
     assert_eq!(heard(&indexed), (size, size, first.to_vec()));
+    let regrouped = ImportOptions { keep_grouped: false, ..indexed.clone() };
     let again = [Phase::OpeningIndex, Phase::OpeningTree, Phase::PointerMaps, Phase::RetainedAndPaths];
-    assert_eq!(heard(&indexed), (size, size, again.to_vec()));
+    assert_eq!(heard(&regrouped), (size, size, again.to_vec()));
+    // The same grouping again: the history the first import kept, no byte of the dump read.
+    assert_eq!(heard(&indexed), (0, 0, vec![Phase::OpeningGrouped]));
     let unindexed = ImportOptions { index: None, ..indexed };
     assert_eq!(
         heard(&unindexed),
@@ -419,4 +423,77 @@ fn values_read_beside_the_index_are_those_read_beside_the_dump() {
         read += usize::from(values.text(o).is_some());
     }
     assert!(read > 0, "strings read");
+}
+
+/// The phases an import went through.
+fn phases(paths: &[PathBuf], options: &ImportOptions) -> (memcity_model::History, Vec<Phase>) {
+    struct Heard(std::sync::Mutex<Vec<Phase>>);
+    impl Progress for Heard {
+        fn read(&self, _: u64, _: u64) {}
+        fn phase(&self, phase: Phase) {
+            self.0.lock().unwrap().push(phase);
+        }
+    }
+    let heard = Heard(Default::default());
+    let history = import(paths, options, &heard).unwrap();
+    (history, heard.0.into_inner().unwrap())
+}
+
+#[cfg(unix)]
+#[test]
+fn an_import_again_with_the_same_grouping_reads_the_history_kept_and_no_other_does() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let scratch = Scratch::new("grouped");
+    let dump = scratch.generated(2_000);
+    std::fs::set_permissions(&dump, std::fs::Permissions::from_mode(0o640)).unwrap();
+    for sample in samples() {
+        std::fs::copy(&sample, scratch.dumps().join(sample.file_name().unwrap())).unwrap();
+    }
+    let paths = [scratch.dumps()];
+    let indexed = ImportOptions { index: Some(scratch.index()), ..ImportOptions::default() };
+    let kept_files = || -> Vec<PathBuf> {
+        let all = std::fs::read_dir(scratch.index()).unwrap().map(|e| e.unwrap().path());
+        all.filter(|p| p.extension().is_some_and(|e| e == "grouped-history")).collect()
+    };
+    let (first, heard) = phases(&paths, &indexed);
+    assert!(!heard.contains(&Phase::OpeningGrouped));
+    let kept = kept_files();
+    assert_eq!(kept.len(), 1, "one history for the series");
+    // The strictest of the dumps' permissions (the samples' are the checkout's).
+    let mode = std::fs::metadata(&kept[0]).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o640, "{mode:o}");
+    let (again, heard) = phases(&paths, &indexed);
+    assert_eq!((&again, heard), (&first, vec![Phase::OpeningGrouped]), "read back as imported");
+
+    // Another grouping is analysed (and kept beside the first).
+    let by_type = ImportOptions {
+        grouping: memcity_heapgraph::Grouping::new(memcity_heapgraph::parse_list("type").unwrap()),
+        ..indexed.clone()
+    };
+    let (typed, heard) = phases(&paths, &by_type);
+    assert!(heard.contains(&Phase::RetainedAndPaths) && typed != first);
+    assert_eq!(kept_files().len(), 2);
+
+    // A dump changed since: its index and the history are of another dump.
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    std::fs::File::options().append(true).open(&dump).unwrap().set_modified(later).unwrap();
+    let (changed, heard) = phases(&paths, &indexed);
+    assert!(heard.contains(&Phase::Resolving), "read again: {heard:?}");
+    assert_eq!(changed, first, "the same contents");
+
+    // A damaged history is removed and the series grouped again (and kept again).
+    let kept = kept_files();
+    for file in &kept {
+        std::fs::write(file, b"{\"format\": \"memcity/1\", \"snapshots\": [{").unwrap();
+    }
+    let (mended, heard) = phases(&paths, &indexed);
+    assert!(heard.contains(&Phase::RetainedAndPaths), "grouped again: {heard:?}");
+    assert_eq!(mended, first);
+    let (_, heard) = phases(&paths, &indexed);
+    assert_eq!(heard, vec![Phase::OpeningGrouped], "kept again");
+
+    // No index folder, nothing kept or read.
+    let unindexed = ImportOptions { index: None, ..indexed };
+    let (_, heard) = phases(&paths, &unindexed);
+    assert!(heard.contains(&Phase::Resolving));
 }

@@ -24,7 +24,8 @@ impl Setup {
     }
 
     fn options(&self) -> ImportOptions {
-        ImportOptions { index: Some(self.dir.join("index")), ..ImportOptions::default() }
+        // The tree is what these tests are about, not the grouped history kept beside it.
+        ImportOptions { index: Some(self.dir.join("index")), keep_grouped: false, ..ImportOptions::default() }
     }
 
     fn tree_file(&self) -> PathBuf {
