@@ -70,7 +70,9 @@ pub fn import(
 ) -> Result<History, HprofError> {
     // The same dumps imported again with the same grouping: the history kept the last time.
     let files = source::expand(paths)?;
-    let kept = options.keep_grouped.then(|| crate::index::grouped::place(&files, options)).flatten();
+    let (index, layout, grouping) = (options.index.as_deref(), &options.layout, &options.grouping);
+    let kept =
+        options.keep_grouped.then(|| crate::index::grouped::place(&files, index, layout, grouping)).flatten();
     if let Some(history) =
         kept.as_deref().and_then(|place| crate::index::grouped::read(place, &files, progress))
     {

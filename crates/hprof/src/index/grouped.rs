@@ -17,27 +17,33 @@ use memcity_model::History;
 
 use super::key::{Fnv, Key};
 use super::{mode_of, note, supported, write};
-use crate::import::ImportOptions;
+use crate::layout::Layout;
 
 /// Bumped when what a kept history holds changes meaning.
 const VERSION: &[u8] = b"memcity grouped history 1";
 
-/// Where the grouped history of `files` imported with `options` is kept; `None` without an
-/// index folder (`--no-index`) or where a dump's key cannot be read.
-pub(crate) fn place(files: &[PathBuf], options: &ImportOptions) -> Option<PathBuf> {
-    let dir = options.index.as_deref().filter(|d| supported() && !d.as_os_str().is_empty())?;
+/// Where the grouped history of `files` read with `layout` and grouped by `grouping` is kept
+/// in the index folder `index`; `None` without one (`--no-index`) or where a dump's key cannot
+/// be read.
+pub(crate) fn place(
+    files: &[PathBuf],
+    index: Option<&Path>,
+    layout: &Layout,
+    grouping: &memcity_heapgraph::Grouping,
+) -> Option<PathBuf> {
+    let dir = index.filter(|d| supported() && !d.as_os_str().is_empty())?;
     let mut hash = Fnv::default();
     hash.write(VERSION);
     hash.write(&build_stamp());
     for file in files {
-        let key = file.is_file().then(|| Key::of(file, &options.layout).ok()).flatten()?;
+        let key = file.is_file().then(|| Key::of(file, layout).ok()).flatten()?;
         let full = std::fs::canonicalize(file).unwrap_or_else(|_| file.clone());
         hash.write(full.as_os_str().as_encoded_bytes());
         for field in [key.size, key.mtime_s, key.mtime_ns, key.ends_hash, key.layout_hash] {
             hash.write(&field.to_le_bytes());
         }
     }
-    hash.write(format!("{:?}", options.grouping).as_bytes());
+    hash.write(format!("{grouping:?}").as_bytes());
     Some(dir.join(format!("{:016x}.grouped-history", hash.0)))
 }
 
