@@ -224,3 +224,17 @@ fn a_report_whose_tables_are_all_in_work_files_lists_the_same() {
     assert_eq!(mapped, in_memory);
     assert_eq!(mapped.listed().len(), 2 + 1 + 1, "two survivors, one appeared, one died");
 }
+
+#[test]
+fn in_a_window_of_one_snapshot_instances_of_one_path_neither_appear_nor_die() {
+    let mut only = dump_like(0, &[Some(3), Some(5), Some(2)]);
+    // No reference named: every list is `root Root ? ?`.
+    let edges = only.heap.graph.edges.len();
+    only.heap.objects.labels.of_edge = vec![memcity_heapgraph::Label::NONE; edges].into();
+    let report = report(&only, None, &builtin(), SortBy::Retained, usize::MAX);
+    assert_eq!(
+        (report.count(Status::Survived), report.count(Status::Appeared), report.count(Status::Died)),
+        (3, 0, 0)
+    );
+    assert!(report.listed().iter().all(|i| i.key == report.listed()[0].key), "one path for all");
+}
