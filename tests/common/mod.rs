@@ -188,8 +188,30 @@ pub struct Xvfb {
 
 impl Drop for Xvfb {
     fn drop(&mut self) {
+        // SIGTERM lets Xvfb remove its lock and socket; a killed one leaves both behind.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        let start = std::time::Instant::now();
+        while start.elapsed() < std::time::Duration::from_secs(2) {
+            if self.child.try_wait().ok().flatten().is_some() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// Whether display `n` belongs to a running X server: its lock file names a live process.
+/// A lock left by a server that was killed names a dead one; Xvfb replaces such a lock itself.
+fn display_taken(n: u32) -> bool {
+    let Ok(text) = std::fs::read_to_string(format!("/tmp/.X{n}-lock")) else {
+        return false;
+    };
+    match text.trim().parse::<i32>() {
+        Ok(pid) if pid > 0 => std::path::Path::new(&format!("/proc/{pid}")).exists(),
+        // Being written by a server starting now.
+        _ => true,
     }
 }
 
@@ -201,14 +223,12 @@ pub fn xvfb() -> Option<Xvfb> {
     static CALLS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let base = 40 + std::process::id() % 200 + 7 * call;
-    for n in base..base + 20 {
-        let taken = |n: u32| {
-            std::path::Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-                || std::path::Path::new(&format!("/tmp/.X{n}-lock")).exists()
-        };
-        if taken(n) {
+    for n in base..base + 60 {
+        if display_taken(n) {
             continue;
         }
+        // A stale socket would look like a ready server below (Xvfb replaces a stale lock).
+        let _ = std::fs::remove_file(format!("/tmp/.X11-unix/X{n}"));
         let display = format!(":{n}");
         let child = match Command::new("Xvfb")
             .args([display.as_str(), "-screen", "0", "1920x1200x24", "-nolisten", "tcp"])
