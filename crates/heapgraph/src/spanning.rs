@@ -5,7 +5,7 @@
 
 use crate::HeapGraph;
 use crate::dominators::{UNREACHABLE, VIRTUAL_ROOT};
-use crate::table::Table;
+use crate::table::{Access, Table};
 
 /// The depth-first spanning tree of the reachable objects, and who references each of them.
 /// Number 0 is the virtual root above the GC roots; reachable objects are `1..len()` in the
@@ -44,8 +44,15 @@ impl Spanning {
             g.object_count() < limit && g.edges.len() + g.roots.len() < limit,
             "heap graph too large for u32 indices"
         );
+        // The search and the reversal read objects and their references by id, at random.
+        let expect = |access| {
+            g.edge_start.expect(access);
+            g.edges.expect(access);
+        };
+        expect(Access::Random);
         let mut search = Search::new(g);
         let referrers = referrers(g, &mut search);
+        expect(Access::InOrder);
         Spanning { vertex: search.vertex, parent: search.parent, referrers }
     }
 
@@ -79,6 +86,7 @@ impl Search {
             vertex: Table::with_capacity(g.object_count() + 1),
             parent: Table::with_capacity(g.object_count() + 1),
         };
+        search.object.expect(Access::Random);
         search.vertex.push(VIRTUAL_ROOT);
         search.parent.push(0);
         // Frames: (number, next reference, end of references) in `g.edges`.

@@ -30,6 +30,16 @@ fn tables_read_the_same_in_memory_and_mapped() {
     (0..300_000u64).for_each(|i| grown.push(i * 7));
     assert!(grown.is_mapped() && grown.len() == 300_000 && grown[299_999] == 299_999 * 7);
     assert!(grown.iter().enumerate().all(|(i, &x)| x == i as u64 * 7));
+    // Read at random: the work file's map reads no neighbours, until it is read in order again.
+    assert!(!advised_random(mapped.as_ptr() as usize), "read-around is on by default");
+    mapped.expect(Access::Random);
+    assert!(advised_random(mapped.as_ptr() as usize));
+    mapped.expect(Access::InOrder);
+    assert!(!advised_random(mapped.as_ptr() as usize));
+    grown.expect(Access::Random);
+    assert!(advised_random(grown.as_ptr() as usize), "after it grew");
+    in_memory.expect(Access::Random);
+    assert!(!advised_random(in_memory.as_ptr() as usize), "nothing to advise in memory");
     // Appended a slice at a time, emptied and refilled, collected, copied: mapped all the same.
     let mut appended = Table::default();
     for part in (0..100_000u32).collect::<Vec<_>>().chunks(777) {
@@ -87,6 +97,23 @@ fn tables_read_the_same_in_memory_and_mapped() {
     spill_to(0, None);
     assert!(!Table::filled(1_000, 1u32).is_mapped(), "no folder: never mapped");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Whether the mapping holding `address` is advised random (`rr` in /proc/self/smaps).
+fn advised_random(address: usize) -> bool {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+    let mut inside = false;
+    for line in smaps.lines() {
+        if let Some((range, _)) = line.split_once(' ')
+            && let Some((start, end)) = range.split_once('-')
+            && let (Ok(start), Ok(end)) = (usize::from_str_radix(start, 16), usize::from_str_radix(end, 16))
+        {
+            inside = (start..end).contains(&address);
+        } else if inside && let Some(flags) = line.strip_prefix("VmFlags:") {
+            return flags.split_whitespace().any(|flag| flag == "rr");
+        }
+    }
+    false
 }
 
 /// A table read in place from a file: the values are the file's, a write is the process's own
