@@ -48,11 +48,11 @@ fn oom_kills(dir: &Path) -> u64 {
     text.lines().find_map(|l| l.strip_prefix("oom_kill ")?.parse().ok()).unwrap_or(0)
 }
 
-/// A 128 MB generated dump (3 M objects) in a 200 MB cgroup: its tables alone need about
-/// 245 MB, so the import spills past the cgroup's default budget (100 MB) and finishes with the
-/// same history as outside. (At 4 M objects the import's memory outside the budgeted tables,
-/// about 95 MB, left the page cache too little room: it thrashed for minutes on some runs.) Without spilling (`--memory` far above the limit, no swap) the
-/// kernel kills it: the spill is what makes it fit.
+/// A generated 400 MB dump (10 M objects) in a 200 MB cgroup: its tables alone need about
+/// 750 MB, so the import spills past the cgroup's default budget (100 MB) and finishes with the
+/// same history as outside. (Before the depth-first numbering read its work files without
+/// read-around, it thrashed for minutes from 4 M objects on.) Without spilling (`--memory` far
+/// above the limit, no swap) the kernel kills it: the spill is what makes it fit.
 #[test]
 fn a_dump_larger_than_its_cgroup_allows_imports_the_same() {
     let Some(group) = cgroup(&format!("memcity-test-{}", std::process::id()), 200 << 20) else { return };
@@ -60,7 +60,7 @@ fn a_dump_larger_than_its_cgroup_allows_imports_the_same() {
     std::fs::create_dir_all(&dir).unwrap();
     let dump = dir.join("big.hprof");
     run(Command::new(env!("CARGO_BIN_EXE_memcity"))
-        .args(["generate-dump", "--objects", "3M", "-o"])
+        .args(["generate-dump", "--objects", "10M", "-o"])
         .arg(&dump));
     let (free, bounded, work) = (dir.join("free.json"), dir.join("bounded.json"), dir.join("work"));
     let path = |p: &PathBuf| p.to_str().unwrap().to_string();
