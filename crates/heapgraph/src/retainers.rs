@@ -207,19 +207,25 @@ impl<'a> Climb<'a> {
             let Some(next) = self.heaviest_exit_group(&objects, &weights, scratch) else {
                 break;
             };
-            objects.clear();
-            weights.clear();
+            // The exits in `next` in preorder, each weight moving with its exit.
+            let mut chosen: Table<[u64; 2]> = Table::default();
             let mut pairs: Table<[u32; 2]> = Table::default();
             for (i, &x) in
                 scratch.exits.iter().enumerate().filter(|&(_, &x)| self.g.group[x as usize] == next)
             {
-                objects.push(x);
-                weights.push(scratch.weights[i]);
+                chosen.push([(u64::from(self.pos[x as usize]) << 32) | u64::from(x), scratch.weights[i]]);
                 if scratch.represent {
                     pairs.push([x, scratch.children[i]]);
                 }
             }
-            objects.sort_unstable_by_key(|&x| self.pos[x as usize]);
+            chosen.sort_unstable();
+            objects.clear();
+            weights.clear();
+            for &[x, w] in chosen.iter() {
+                objects.push(x as u32);
+                weights.push(w);
+            }
+            drop(chosen);
             if scratch.represent {
                 pairs.sort_unstable();
                 children.push(pairs);

@@ -269,3 +269,35 @@ fn representatives_are_one_per_step_each_dominated_by_the_next() {
     }
     assert!(checked > 10, "{checked} pairs checked");
 }
+
+/// The weights of a step's objects stay with their objects when the step is put in preorder:
+/// where B's subtree comes first in preorder, the exits are met as B, A and sorted to A, B.
+#[test]
+fn the_representative_is_the_exit_most_bytes_reach_whatever_order_exits_are_met_in() {
+    const X: u32 = 0;
+    const Y: u32 = 1;
+    for (big_first, b_referenced_first) in [(true, true), (true, false), (false, true), (false, false)] {
+        // A holds B and a small Y; B holds a big Y. The path of Y climbs to X (A, then B
+        // through A), and most bytes reach B.
+        let mut heap = Heap::default();
+        let (big, b, small);
+        if big_first {
+            big = heap.object(Y, 1000, &[]);
+            b = heap.object(X, 16, &[big]);
+            small = heap.object(Y, 10, &[]);
+        } else {
+            small = heap.object(Y, 10, &[]);
+            big = heap.object(Y, 1000, &[]);
+            b = heap.object(X, 16, &[big]);
+        }
+        let refs = if b_referenced_first { [b, small] } else { [small, b] };
+        let a = heap.object(X, 16, &refs);
+        heap.roots.push(a);
+        let g = graph(heap.group, heap.shallow, &heap.refs, heap.roots);
+        let tree = dominators(&g);
+        let paths = retainer_paths_represented(&g, &tree, 2);
+        let path = paths[Y as usize].as_ref().unwrap();
+        assert_eq!(path.steps.len(), 2, "{path:?}");
+        assert_eq!(path.representatives, vec![big, b], "{path:?}");
+    }
+}
