@@ -19,6 +19,10 @@ use super::key::{Fnv, Key};
 use super::{mode_of, note, supported, write};
 use crate::layout::Layout;
 
+/// The most histories kept in one index folder: each build and grouping keeps its own, so
+/// without a bound the folder would grow with every rebuild. The least recently used go first.
+const KEPT_AT_MOST: usize = 16;
+
 /// Bumped when what a kept history holds changes meaning.
 const VERSION: &[u8] = b"memcity grouped history 1";
 
@@ -70,6 +74,9 @@ pub(crate) fn read(place: &Path, files: &[PathBuf], progress: &dyn Progress) -> 
     match read {
         Ok(history) => {
             super::KEPT_GROUPED.store(true, std::sync::atomic::Ordering::Relaxed);
+            // Used now: the last to be evicted.
+            let now = std::time::SystemTime::now();
+            let _ = std::fs::File::options().append(true).open(place).and_then(|f| f.set_modified(now));
             Some(history)
         }
         Err(e) => {
@@ -92,5 +99,57 @@ pub(crate) fn keep(place: &Path, files: &[PathBuf], history: &History) {
     });
     if let Err(e) = written {
         note(&format!("cannot keep the grouped history in {} ({e})", dir.display()));
+    }
+    evict(dir, place, KEPT_AT_MOST);
+}
+
+/// Removes the least recently used kept histories in `dir` (by modification time, which a
+/// read renews) beyond the `most` newest; never `place`, just written.
+fn evict(dir: &Path, place: &Path, most: usize) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut kept: Vec<(std::time::SystemTime, PathBuf)> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "grouped-history") && p != place)
+        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+        .collect();
+    kept.sort();
+    let over = (kept.len() + 1).saturating_sub(most);
+    for (_, old) in kept.into_iter().take(over) {
+        let _ = std::fs::remove_file(old);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_least_recently_used_histories_beyond_the_bound_are_removed() {
+        let dir = std::env::temp_dir().join(format!("memcity-evict-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let start = std::time::SystemTime::now() - std::time::Duration::from_secs(1000);
+        let name = |i: usize| dir.join(format!("{i:016x}.grouped-history"));
+        for i in 0..20 {
+            std::fs::write(name(i), b"x").unwrap();
+            let at = start + std::time::Duration::from_secs(i as u64);
+            std::fs::File::options().append(true).open(name(i)).unwrap().set_modified(at).unwrap();
+        }
+        std::fs::write(dir.join("other.index"), b"x").unwrap();
+        // The oldest one was just written (its time is old, but it is the one kept now).
+        evict(&dir, &name(0), 4);
+        let mut left: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        let newest: Vec<String> =
+            [0, 17, 18, 19].iter().map(|&i| format!("{i:016x}.grouped-history")).collect();
+        assert_eq!(
+            left,
+            [newest, vec!["other.index".to_string()]].concat(),
+            "the newest three and the new one"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

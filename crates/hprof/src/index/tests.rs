@@ -462,8 +462,12 @@ fn an_import_again_with_the_same_grouping_reads_the_history_kept_and_no_other_do
     // The strictest of the dumps' permissions (the samples' are the checkout's).
     let mode = std::fs::metadata(&kept[0]).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o640, "{mode:o}");
+    let long_ago = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1 << 30);
+    std::fs::File::options().append(true).open(&kept[0]).unwrap().set_modified(long_ago).unwrap();
     let (again, heard) = phases(&paths, &indexed);
     assert_eq!((&again, heard), (&first, vec![Phase::OpeningGrouped]), "read back as imported");
+    let used = std::fs::metadata(&kept[0]).unwrap().modified().unwrap();
+    assert!(used > long_ago, "a read renews its time, so it is evicted last");
 
     // Another grouping is analysed (and kept beside the first).
     let by_type = ImportOptions {
