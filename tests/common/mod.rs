@@ -189,6 +189,7 @@ pub struct Xvfb {
 impl Drop for Xvfb {
     fn drop(&mut self) {
         // SIGTERM lets Xvfb remove its lock and socket; a killed one leaves both behind.
+        // SAFETY: a signal to our own child, which has not been waited for yet.
         unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
         let start = std::time::Instant::now();
         while start.elapsed() < std::time::Duration::from_secs(2) {
