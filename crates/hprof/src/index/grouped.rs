@@ -105,7 +105,7 @@ pub(crate) fn keep(place: &Path, files: &[PathBuf], history: &History) {
 
 /// Removes the least recently used kept histories in `dir` (by modification time, which a
 /// read renews) beyond the `most` newest; never `place`, just written.
-fn evict(dir: &Path, place: &Path, most: usize) {
+pub(super) fn evict(dir: &Path, place: &Path, most: usize) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     let mut kept: Vec<(std::time::SystemTime, PathBuf)> = entries
         .filter_map(|e| e.ok())
@@ -117,39 +117,5 @@ fn evict(dir: &Path, place: &Path, most: usize) {
     let over = (kept.len() + 1).saturating_sub(most);
     for (_, old) in kept.into_iter().take(over) {
         let _ = std::fs::remove_file(old);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_least_recently_used_histories_beyond_the_bound_are_removed() {
-        let dir = std::env::temp_dir().join(format!("memcity-evict-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let start = std::time::SystemTime::now() - std::time::Duration::from_secs(1000);
-        let name = |i: usize| dir.join(format!("{i:016x}.grouped-history"));
-        for i in 0..20 {
-            std::fs::write(name(i), b"x").unwrap();
-            let at = start + std::time::Duration::from_secs(i as u64);
-            std::fs::File::options().append(true).open(name(i)).unwrap().set_modified(at).unwrap();
-        }
-        std::fs::write(dir.join("other.index"), b"x").unwrap();
-        // The oldest one was just written (its time is old, but it is the one kept now).
-        evict(&dir, &name(0), 4);
-        let mut left: Vec<String> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        left.sort();
-        let newest: Vec<String> =
-            [0, 17, 18, 19].iter().map(|&i| format!("{i:016x}.grouped-history")).collect();
-        assert_eq!(
-            left,
-            [newest, vec!["other.index".to_string()]].concat(),
-            "the newest three and the new one"
-        );
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

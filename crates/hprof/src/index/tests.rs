@@ -501,3 +501,30 @@ fn an_import_again_with_the_same_grouping_reads_the_history_kept_and_no_other_do
     let (_, heard) = phases(&paths, &unindexed);
     assert!(heard.contains(&Phase::Resolving));
 }
+
+#[test]
+fn the_least_recently_used_histories_beyond_the_bound_are_removed() {
+    let scratch = Scratch::new("evict");
+    let dir = scratch.index();
+    let start = std::time::SystemTime::now() - std::time::Duration::from_secs(1000);
+    let name = |i: usize| dir.join(format!("{i:016x}.grouped-history"));
+    for i in 0..20 {
+        std::fs::write(name(i), b"x").unwrap();
+        let at = start + std::time::Duration::from_secs(i as u64);
+        std::fs::File::options().append(true).open(name(i)).unwrap().set_modified(at).unwrap();
+    }
+    std::fs::write(dir.join("other.hprof-index"), b"x").unwrap();
+    // The oldest one was just written (its time is old, but it is the one kept now).
+    super::grouped::evict(&dir, &name(0), 4);
+    let mut left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    let newest = [0, 17, 18, 19].map(|i| format!("{i:016x}.grouped-history"));
+    assert_eq!(
+        left,
+        [newest.to_vec(), vec!["other.hprof-index".to_string()]].concat(),
+        "three newest, the new one, no index"
+    );
+}
