@@ -46,8 +46,8 @@ fn synthetic(n: usize) -> HeapFile {
         // As in real programs, each type is allocated at a few sites (5 here), strings at 20:
         // about 620 groups (a 774k-object snapshot of leak_sessions.py has 2 142).
         let ty = next() % types as u32;
-        file.types.extend([ty, str_, int]);
-        file.site.extend([ty * 5 + next() % 5, next() % 20, u32::MAX]);
+        file.types.extend_from_slice(&[ty, str_, int]);
+        file.site.extend_from_slice(&[ty * 5 + next() % 5, next() % 20, u32::MAX]);
         edges.extend([vec![o + 1, o + 2], Vec::new(), Vec::new()]);
     }
     let count = file.types.len();
@@ -59,7 +59,7 @@ fn synthetic(n: usize) -> HeapFile {
             Some(*sum)
         }))
         .collect();
-    file.edges = edges.concat();
+    file.edges = edges.concat().into();
     file.roots = vec![(0, memcity_heapgraph::RootKind::Global)];
     file
 }

@@ -222,7 +222,7 @@ fn malformed_heap_files_are_one_line() {
     // Version 2 with NAME sections that lie.
     let file = memcity_heapfile::parse(&bytes, "v1").unwrap();
     let mut bad = file.clone();
-    bad.labels = vec![9999; file.edges.len()];
+    bad.labels = vec![9999; file.edges.len()].into();
     let path = dir.join("label.mcheap");
     std::fs::write(&path, bad.to_bytes()).unwrap();
     refused(&["structures", path.to_str().unwrap()], "a reference's name is string 9999, but there are 6");

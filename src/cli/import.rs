@@ -2,7 +2,7 @@
 //! (Node, Chromium), or of heap snapshot files a language probe wrote (`.mcheap`, e.g. the
 //! Python probe's) becomes a history file.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Result, bail};
@@ -166,7 +166,10 @@ pub fn run(args: ImportArgs) -> Result<()> {
         crate::cli::structure_city::history(&specs, classifiers, &args.structure, analysis, &layout)?
     } else if args.dumps.iter().all(|p| crate::input::is_heap_files(p)) {
         let classifiers = args.classifiers.as_deref().unwrap_or("package,type,allocation-site");
-        memcity_heapfile::import(&args.dumps, &grouping(classifiers, args.retained.analysis())?)?
+        let options = grouping(classifiers, args.retained.analysis())?;
+        let files = memcity_heapfile::snapshot_files(&args.dumps).unwrap_or_default();
+        let needs = files.iter().map(|f| (f.as_path(), memcity_heapfile::import::estimated_memory(f)));
+        within_budget(&args.layout, needs, || Ok(memcity_heapfile::import(&args.dumps, &options)?))?
     } else {
         import_series_with_progress(
             &args.dumps,
@@ -201,21 +204,40 @@ pub fn import_series_with_progress(
     match crate::input::series(paths)? {
         crate::input::Series::Dumps(dumps) => {
             let options = options(classifiers.unwrap_or("package,type"), layout, analysis)?;
-            let budget = layout.budget()?;
-            memcity_heapgraph::table::spill_to(budget.bytes, Some(layout.work_dir()?));
-            announce_budget(&budget, &dumps);
-            let history =
-                with_progress("heap dumps", |report| Ok(memcity_hprof::import(&dumps, &options, report)?));
-            if let Some(note) = memcity_heapgraph::table::spill_note() {
-                shout!("memcity: {note}; the tables were kept in memory");
-            }
-            history
+            let files = memcity_hprof::source::expand(&dumps).unwrap_or_default();
+            let needs = files.iter().map(|f| (f.as_path(), memcity_hprof::import::estimated_memory(f)));
+            within_budget(layout, needs, || {
+                with_progress("heap dumps", |report| Ok(memcity_hprof::import(&dumps, &options, report)?))
+            })
         }
         crate::input::Series::Snapshots(snapshots) => {
             let options = grouping(classifiers.unwrap_or(memcity_v8::DEFAULT_CLASSIFIERS), analysis)?;
-            with_progress("heap snapshots", |report| Ok(memcity_v8::import(&snapshots, &options, report)?))
+            let files = memcity_v8::source::expand(&snapshots).unwrap_or_default();
+            let needs = files.iter().map(|f| (f.as_path(), memcity_v8::import::estimated_memory(f)));
+            within_budget(layout, needs, || {
+                with_progress("heap snapshots", |report| {
+                    Ok(memcity_v8::import(&snapshots, &options, report)?)
+                })
+            })
         }
     }
+}
+
+/// Runs an import with its tables held to `--memory` (work files in `--work-dir` past it),
+/// saying so first where a file may need more; `needs` are the files' estimates.
+pub fn within_budget<'a, T>(
+    layout: &LayoutArgs,
+    needs: impl Iterator<Item = (&'a Path, Option<u64>)>,
+    import: impl FnOnce() -> Result<T>,
+) -> Result<T> {
+    let budget = layout.budget()?;
+    memcity_heapgraph::table::spill_to(budget.bytes, Some(layout.work_dir()?));
+    announce_budget(&budget, needs);
+    let result = import();
+    if let Some(note) = memcity_heapgraph::table::spill_note() {
+        shout!("memcity: {note}; the tables were kept in memory");
+    }
+    result
 }
 
 /// `$XDG_CACHE_HOME/memcity`, else `~/.cache/memcity`.
@@ -234,13 +256,12 @@ pub fn default_work_dir() -> Result<PathBuf> {
 
 /// Says the budget at the start (on a terminal, like the progress bar: scripts and tests read
 /// errors as one line), and of each dump that may need more than it, whatever stderr is.
-fn announce_budget(budget: &Budget, dumps: &[PathBuf]) {
+fn announce_budget<'a>(budget: &Budget, needs: impl Iterator<Item = (&'a Path, Option<u64>)>) {
     use std::io::IsTerminal as _;
     if std::io::stderr().is_terminal() {
         shout!("memcity: {}", budget.describe());
     }
-    let files = memcity_hprof::source::expand(dumps).unwrap_or_default();
-    for (file, need) in files.iter().filter_map(|f| Some((f, memcity_hprof::import::estimated_memory(f)?))) {
+    for (file, need) in needs.filter_map(|(f, need)| Some((f, need?))) {
         if need > budget.bytes {
             shout!(
                 "memcity: {} may need about {}, more than the {}; what does not fit goes to work files",

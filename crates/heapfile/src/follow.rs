@@ -60,7 +60,7 @@ impl Follower {
             }
             match read_file(&file) {
                 Ok(heap) => {
-                    self.heaps.push(series_heap(&heap, &label(&file), &self.grouper, &self.options.analysis));
+                    self.heaps.push(series_heap(heap, &label(&file), &self.grouper, &self.options.analysis));
                     added = true;
                 }
                 Err(e) => poll.errors.push(e),

@@ -5,7 +5,7 @@
 //! Version 2 (still read) has no VALS section; version 1 no NAME section and no root names
 //! either.
 
-use memcity_heapgraph::RootKind;
+use memcity_heapgraph::{RootKind, Table};
 use serde::{Deserialize, Serialize};
 
 use crate::values::ValueTable;
@@ -88,21 +88,21 @@ pub struct HeapFile {
     /// Each site's frames (string indices), innermost first.
     pub sites: Vec<Vec<u32>>,
     /// Per object: its type's name (a string index).
-    pub types: Vec<u32>,
+    pub types: Table<u32>,
     /// Per object: its site, or [`NO_SITE`].
-    pub site: Vec<u32>,
+    pub site: Table<u32>,
     /// Per object: shallow size in bytes.
-    pub size: Vec<u64>,
+    pub size: Table<u64>,
     /// Per object: its address (identity) in the program.
-    pub address: Vec<u64>,
+    pub address: Table<u64>,
     /// `edges[edge_start[o]..edge_start[o + 1]]` are the objects `o` references.
-    pub edge_start: Vec<usize>,
-    pub edges: Vec<u32>,
+    pub edge_start: Table<usize>,
+    pub edges: Table<u32>,
     /// Objects held directly by GC roots, with the kind of root.
     pub roots: Vec<(u32, RootKind)>,
     /// Per reference (parallel to `edges`): its name, packed as NAME packs it ([`NO_NAME`],
     /// [`LABEL_INDEX`], [`LABEL_KEY`]); empty when the file names none (version 1).
-    pub labels: Vec<u32>,
+    pub labels: Table<u32>,
     /// Per root (parallel to `roots`): what the program calls it (`module app`), a string
     /// index or [`NO_NAME`]; empty when the file names none (version 1).
     pub root_names: Vec<u32>,

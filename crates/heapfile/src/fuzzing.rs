@@ -25,7 +25,7 @@ pub fn heap_file(data: &[u8]) -> bool {
     let classifiers = parse_list("package,type,allocation-site,root-kind").expect("known");
     let grouper = Mutex::new(Grouper::new(classifiers));
     let analysis = AnalysisOptions { retained: Retained::Closure, ..AnalysisOptions::default() };
-    let series = series_heap(&file, "fuzz", &grouper, &analysis);
+    let series = series_heap(file, "fuzz", &grouper, &analysis);
     let grouper = grouper.into_inner().unwrap_or_else(|e| e.into_inner());
     memcity_model::fuzzing::assert_round_trip(&history_of(&grouper, vec![series]));
     true

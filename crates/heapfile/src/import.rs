@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use memcity_heapgraph::{
     AnalysisOptions, Classifier, Grouper, Grouping, HeapGraph, LeafMemo, ObjectFacts, RootSet, SeriesHeap,
-    closure_size, group_heap_owned, history_of, reachable, root_sets,
+    Table, closure_size, group_heap_owned, history_of, reachable, root_sets, two_fit_now,
 };
 use memcity_model::{HeapMetrics, History};
 use rayon::prelude::*;
@@ -31,7 +31,15 @@ pub fn read_file(path: &Path) -> Result<HeapFile, HeapFileError> {
     if !metadata.is_file() {
         return Err(HeapFileError::io(&name, "not a regular file"));
     }
-    let bytes = std::fs::read(path).map_err(|e| HeapFileError::io(&name, e))?;
+    // Mapped, not read: the file's pages are the page cache's, which the kernel may drop and
+    // read again under a memory limit, where a copy would count in full. The probe writes
+    // each file under another name and renames it, so none shrinks while it is mapped.
+    let file = std::fs::File::open(path).map_err(|e| HeapFileError::io(&name, e))?;
+    if metadata.len() == 0 {
+        return crate::parse(&[], &name);
+    }
+    // SAFETY: a read-only private map; a file truncated meanwhile would fault, as for dumps.
+    let bytes = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| HeapFileError::io(&name, e))?;
     crate::parse(&bytes, &name)
 }
 
@@ -148,15 +156,28 @@ pub fn snapshot_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, HeapFileError> 
     Ok(files)
 }
 
+/// Bytes of tables per byte of a heap file at the import's peak, with room to spare (the
+/// file's columns, read from its mapped pages, and the pipeline's tables beside them).
+const MEMORY_PER_FILE_BYTE: u64 = 2;
+
+/// About how much memory importing the heap file at `path` takes; None where it cannot be read.
+pub fn estimated_memory(path: &Path) -> Option<u64> {
+    memcity_heapgraph::estimated_memory(path, MEMORY_PER_FILE_BYTE)
+}
+
 /// Imports the heap files named by `paths` (files, or folders of `.mcheap` files), one snapshot
 /// per file. A bad file rejects the whole series.
 pub fn import(paths: &[PathBuf], options: &Grouping) -> Result<History, HeapFileError> {
     let files = snapshot_files(paths)?;
     let grouper = Mutex::new(Grouper::new(options.classifiers.clone()));
-    let heaps = files
-        .par_iter()
-        .map(|path| Ok(series_heap(&read_file(path)?, &label(path), &grouper, &options.analysis)))
-        .collect::<Result<Vec<_>, HeapFileError>>()?;
+    let one = |path: &PathBuf| Ok(series_heap(read_file(path)?, &label(path), &grouper, &options.analysis));
+    // Each file is analysed in parallel inside; two at once only when both fit the budget.
+    let needs: Vec<Option<u64>> = files.iter().map(|f| estimated_memory(f)).collect();
+    let heaps = if two_fit_now(&needs) {
+        files.par_iter().map(one).collect::<Result<Vec<_>, HeapFileError>>()?
+    } else {
+        files.iter().map(one).collect::<Result<Vec<_>, HeapFileError>>()?
+    };
     let grouper = grouper.into_inner().unwrap_or_else(|e| e.into_inner());
     Ok(history_of(&grouper, heaps))
 }
@@ -184,22 +205,24 @@ pub fn label(path: &Path) -> String {
     path.file_stem().map_or_else(|| path.display().to_string(), |s| s.to_string_lossy().into_owned())
 }
 
-/// One file through the pipeline; the grouper is locked only while leaves are assigned.
+/// One file through the pipeline; the grouper is locked only while leaves are assigned. The
+/// file's columns move into the graph.
 pub(crate) fn series_heap(
-    file: &HeapFile,
+    file: HeapFile,
     label: &str,
     grouper: &Mutex<Grouper>,
     analysis: &AnalysisOptions,
 ) -> SeriesHeap {
+    let (label, metrics, time_ms) =
+        (snapshot_label(label, &file.meta), snapshot_metrics(&file.meta), file.meta.time_ms);
     let (graph, roots, group_count) = {
         let mut grouper = grouper.lock().unwrap_or_else(|e| e.into_inner());
-        let (graph, roots) = heap_graph(file, &mut grouper);
+        let (graph, roots) = into_heap_graph(file, &mut grouper);
         (graph, roots, grouper.group_count())
     };
     let live = reachable(&graph);
     let heap = group_heap_owned(graph, group_count, &live, &roots, &|_| None, analysis);
-    let (label, metrics) = (snapshot_label(label, &file.meta), snapshot_metrics(&file.meta));
-    SeriesHeap { time_ms: file.meta.time_ms, label, heap, metrics }
+    SeriesHeap { time_ms, label, heap, metrics }
 }
 
 /// What a history calls the snapshot of the heap file labelled `label` (its name without the
@@ -222,6 +245,32 @@ pub fn snapshot_metrics(meta: &Meta) -> HeapMetrics {
 
 /// The file's heap as a graph whose objects carry their leaf groups, and each object's roots.
 pub fn heap_graph(file: &HeapFile, grouper: &mut Grouper) -> (HeapGraph, Vec<RootSet>) {
+    let (group, roots) = leaves(file, grouper);
+    let graph = HeapGraph {
+        group,
+        shallow: file.size.clone(),
+        edge_start: file.edge_start.clone(),
+        edges: file.edges.clone(),
+        roots: file.roots.iter().map(|&(o, _)| o).collect(),
+    };
+    (graph, roots)
+}
+
+/// [`heap_graph`], the file's columns moved into the graph rather than copied.
+pub fn into_heap_graph(mut file: HeapFile, grouper: &mut Grouper) -> (HeapGraph, Vec<RootSet>) {
+    let (group, roots) = leaves(&file, grouper);
+    let graph = HeapGraph {
+        group,
+        shallow: std::mem::take(&mut file.size),
+        edge_start: std::mem::take(&mut file.edge_start),
+        edges: std::mem::take(&mut file.edges),
+        roots: file.roots.iter().map(|&(o, _)| o).collect(),
+    };
+    (graph, roots)
+}
+
+/// Every object's leaf group of `grouper`, and its roots.
+fn leaves(file: &HeapFile, grouper: &mut Grouper) -> (Table<u32>, Vec<RootSet>) {
     let n = file.object_count();
     let roots = root_sets(n, file.roots.iter().copied());
     let uses = grouper.uses();
@@ -232,25 +281,17 @@ pub fn heap_graph(file: &HeapFile, grouper: &mut Grouper) -> (HeapGraph, Vec<Roo
         Vec::new()
     };
     let mut memo = LeafMemo::default();
-    let group: Vec<u32> = (0..n)
-        .map(|o| {
-            let ty = file.types[o];
-            let site = if uses.site { file.site[o] } else { NO_SITE };
-            let rooted = if uses.roots { roots[o] } else { RootSet::NONE };
-            memo.leaf(grouper, (ty, site, rooted), || ObjectFacts {
-                type_name: &file.strings[ty as usize],
-                site: sites.get(site as usize).map_or(&[], Vec::as_slice),
-                roots: rooted,
-                ..ObjectFacts::default()
-            })
-        })
-        .collect();
-    let graph = HeapGraph {
-        group: group.into(),
-        shallow: file.size.clone().into(),
-        edge_start: file.edge_start.clone().into(),
-        edges: file.edges.clone().into(),
-        roots: file.roots.iter().map(|&(o, _)| o).collect(),
-    };
-    (graph, roots)
+    let mut group = Table::with_capacity(n);
+    for (o, &rooted) in roots.iter().enumerate() {
+        let ty = file.types[o];
+        let site = if uses.site { file.site[o] } else { NO_SITE };
+        let rooted = if uses.roots { rooted } else { RootSet::NONE };
+        group.push(memo.leaf(grouper, (ty, site, rooted), || ObjectFacts {
+            type_name: &file.strings[ty as usize],
+            site: sites.get(site as usize).map_or(&[], Vec::as_slice),
+            roots: rooted,
+            ..ObjectFacts::default()
+        }));
+    }
+    (group, roots)
 }

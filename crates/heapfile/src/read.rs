@@ -2,6 +2,8 @@
 //! at the byte offset of the problem. Tables are sized by the bytes that hold them, never by a
 //! count alone, so a lying count cannot make the reader allocate more than the file's size.
 
+use memcity_heapgraph::Table;
+
 use crate::error::Fault;
 use crate::format::{
     HEADER_LEN, HeapFile, LABEL_INDEX, LABEL_KEY, MAGIC, Meta, NO_NAME, NO_SITE, OBJECT_BYTES,
@@ -139,15 +141,17 @@ impl<'a> Section<'a> {
         Ok(u32_at(self.take(Some(4), what)?, 0) as usize)
     }
 
-    pub(crate) fn u32s(&mut self, n: usize, what: &str) -> Result<(usize, Vec<u32>), Fault> {
+    /// `n` little-endian `u32`s and where they start; a column as long as the heap is a
+    /// [`Table`], in a work file past the memory budget.
+    pub(crate) fn u32s(&mut self, n: usize, what: &str) -> Result<(usize, Table<u32>), Fault> {
         let at = self.at();
         let b = self.take(n.checked_mul(4), what)?;
-        Ok((at, b.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))).collect()))
+        Ok((at, Table::from_fn(n, |i| u32_at(b, 4 * i))))
     }
 
-    pub(crate) fn u64s(&mut self, n: usize, what: &str) -> Result<Vec<u64>, Fault> {
+    pub(crate) fn u64s(&mut self, n: usize, what: &str) -> Result<Table<u64>, Fault> {
         let b = self.take(n.checked_mul(8), what)?;
-        Ok(b.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect())
+        Ok(Table::from_fn(n, |i| u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().expect("8 bytes"))))
     }
 
     pub(crate) fn finish(self, name: &str) -> Result<(), Fault> {
@@ -185,7 +189,7 @@ fn strings(mut s: Section) -> Result<Vec<String>, Fault> {
     let n = s.count32("the string count")?;
     let (_, lengths) = s.u32s(n, "the string lengths")?;
     let mut strings = Vec::with_capacity(n);
-    for len in lengths {
+    for &len in lengths.iter() {
         let at = s.at();
         let bytes = s.take(Some(len as usize), "a string")?;
         let text = std::str::from_utf8(bytes).map_err(|e| {
@@ -209,7 +213,7 @@ fn sites(mut s: Section, strings: usize) -> Result<Vec<Vec<u32>>, Fault> {
         |f| format!("frame names string {f}, but there are {strings}"),
     )?;
     s.finish("SITE")?;
-    let mut rest = frames.as_slice();
+    let mut rest: &[u32] = &frames;
     Ok(counts
         .iter()
         .map(|&c| {
@@ -249,7 +253,7 @@ fn objects(mut s: Section, strings: usize, sites: usize) -> Result<HeapFile, Fau
     let size = s.u64s(n, "the sizes")?;
     let address = s.u64s(n, "the addresses")?;
     let (at, counts) = s.u32s(n, "the edge counts")?;
-    let mut edge_start = Vec::with_capacity(n + 1);
+    let mut edge_start = Table::with_capacity(n + 1);
     edge_start.push(0usize);
     let mut sum = 0usize;
     for (i, &c) in counts.iter().enumerate() {
@@ -277,7 +281,7 @@ fn edges(mut s: Section, file: &mut HeapFile) -> Result<(), Fault> {
 
 /// NAME: one name per reference, each an element index, or a string (an attribute's name or a
 /// dict key) that must exist.
-fn labels(mut s: Section, edges: usize, strings: usize) -> Result<Vec<u32>, Fault> {
+fn labels(mut s: Section, edges: usize, strings: usize) -> Result<Table<u32>, Fault> {
     let at = s.at();
     let m = u64::from_le_bytes(s.take(Some(8), "the name count")?.try_into().expect("8 bytes"));
     if m != edges as u64 {
@@ -313,10 +317,10 @@ fn roots(mut s: Section, n: usize, named: bool, strings: usize) -> Result<Roots,
             |name| name != NO_NAME && name as usize >= strings,
             |name| format!("a root's name is string {name}, but there are {strings}"),
         )?;
-        names
+        names.to_vec()
     } else {
         Vec::new()
     };
     s.finish("ROOT")?;
-    Ok((objects.into_iter().zip(kinds.iter().map(|&k| ROOT_KINDS[k as usize])).collect(), names))
+    Ok((objects.iter().copied().zip(kinds.iter().map(|&k| ROOT_KINDS[k as usize])).collect(), names))
 }

@@ -3,7 +3,7 @@
 //! ints, floats, bools and None, each as the probe read it. A reader hands them out through the
 //! pipeline's [`Values`], beside each object's references by name.
 
-use memcity_heapgraph::{Contents, References, TypedHeap, Value, Values};
+use memcity_heapgraph::{Contents, References, Table, TypedHeap, Value, Values};
 
 use crate::error::Fault;
 use crate::read::Section;
@@ -63,13 +63,13 @@ pub struct ProbeValue<'a> {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ValueTable {
     /// The objects that have a value, ascending.
-    pub objects: Vec<u32>,
+    pub objects: Table<u32>,
     /// Per value: its [`ValueKind`] code, with [`CUT`] where cut.
-    pub kinds: Vec<u8>,
-    pub lengths: Vec<u64>,
+    pub kinds: Table<u8>,
+    pub lengths: Table<u64>,
     /// Value `i`'s data is `data[ends[i - 1]..ends[i]]` (from 0 for the first).
-    pub ends: Vec<usize>,
-    pub data: Vec<u8>,
+    pub ends: Table<usize>,
+    pub data: Table<u8>,
 }
 
 impl ValueTable {
@@ -136,11 +136,11 @@ pub(crate) fn read(mut s: Section, n: usize) -> Result<ValueTable, Fault> {
         previous = Some(o);
     }
     let kinds_at = s.at();
-    let kinds = s.take(Some(count), "the value kinds")?.to_vec();
+    let kinds = Table::from_slice(s.take(Some(count), "the value kinds")?);
     let lengths = s.u64s(count, "the value lengths")?;
     let (sizes_at, sizes) = s.u32s(count, "the value data lengths")?;
-    let mut table = ValueTable { objects, kinds, lengths, ..ValueTable::default() };
-    table.ends.reserve(count);
+    let mut table =
+        ValueTable { objects, kinds, lengths, ends: Table::with_capacity(count), data: Table::default() };
     for (i, &size) in sizes.iter().enumerate() {
         if size as usize > MAX_VALUE_BYTES {
             let message = format!("a value has {size} bytes of data, at most {MAX_VALUE_BYTES} are allowed");

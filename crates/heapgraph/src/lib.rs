@@ -35,7 +35,7 @@ pub use pipeline::{
 pub use progress::{InSeries, Phase, Progress, Silent};
 pub use root_path::{PathStep, RootPaths};
 pub use roots::{RootKind, RootSet, root_sets};
-pub use series::{SeriesHeap, history_of};
+pub use series::{SeriesHeap, estimated_memory, history_of, two_fit, two_fit_now};
 pub use spanning::Spanning;
 pub use table::Table;
 pub use values::{Contents, EqualBy, FieldValue, Primitives, References, Value, Values, value_identity};

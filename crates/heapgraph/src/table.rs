@@ -52,6 +52,11 @@ pub fn spill_to(budget: u64, dir: Option<PathBuf>) {
     *SPILL.lock().unwrap_or_else(|e| e.into_inner()) = spill;
 }
 
+/// The budget tables are held to now ([`spill_to`]); None while every table stays in memory.
+pub fn budget() -> Option<u64> {
+    SPILL.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|spill| spill.budget)
+}
+
 /// The most bytes of tables that were in work files at once.
 pub fn mapped_peak() -> u64 {
     MAPPED_PEAK.load(Ordering::Relaxed)

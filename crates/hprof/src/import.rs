@@ -8,6 +8,7 @@ use std::sync::atomic::AtomicU64;
 
 use memcity_heapgraph::{
     Grouper, Grouping, InSeries, Phase, Progress, SeriesHeap, TypedHeap, group_heap_inspected, history_of,
+    two_fit,
 };
 use memcity_model::History;
 use rayon::prelude::*;
@@ -145,18 +146,7 @@ const MEMORY_PER_DUMP_BYTE: u64 = 2;
 /// About how much memory reading the dump at `path` takes; None where its size is unknown
 /// (gzip) or it cannot be read.
 pub fn estimated_memory(path: &Path) -> Option<u64> {
-    let mut head = [0u8; 2];
-    let mut file = std::fs::File::open(path).ok()?;
-    std::io::Read::read_exact(&mut file, &mut head).ok()?;
-    let gzip = head == [0x1f, 0x8b];
-    (!gzip).then(|| file.metadata().ok().map(|m| m.len().saturating_mul(MEMORY_PER_DUMP_BYTE))).flatten()
-}
-
-/// Whether the two largest dumps fit the budget together (every size known).
-fn two_fit(needs: &[Option<u64>], budget: u64) -> bool {
-    let Some(mut known) = needs.iter().copied().collect::<Option<Vec<u64>>>() else { return false };
-    known.sort_unstable_by(|a, b| b.cmp(a));
-    needs.len() > 1 && known[0].saturating_add(known[1]) <= budget
+    memcity_heapgraph::estimated_memory(path, MEMORY_PER_DUMP_BYTE)
 }
 
 fn import_one<T>(
@@ -254,12 +244,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn two_dumps_at_once_only_when_both_fit() {
-        assert!(two_fit(&[Some(3), Some(5), Some(2)], 8));
-        assert!(!two_fit(&[Some(3), Some(5), Some(4)], 8), "the two largest count");
-        assert!(!two_fit(&[Some(3), None], 1 << 40), "a gzipped dump's size is unknown");
-        assert!(!two_fit(&[Some(3)], 8), "one dump is one at a time");
-        assert!(!two_fit(&[Some(u64::MAX), Some(1)], u64::MAX - 1), "no overflow");
+    fn a_gzipped_dumps_memory_is_unknown() {
         let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/hprof");
         let gz = std::fs::read_dir(sample)
             .unwrap()

@@ -2,7 +2,7 @@
 //! object `i`), the kept edges are the references, and the objects that the synthetic root
 //! and its `(GC roots)` subroots point at are the GC roots, each with its root kind.
 
-use memcity_heapgraph::{Grouper, HeapGraph, ObjectFacts, RootKind, RootSet, root_sets};
+use memcity_heapgraph::{Grouper, HeapGraph, ObjectFacts, RootKind, RootSet, Table, root_sets};
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::names::{detached, name_matters, root_kind, type_name};
@@ -68,13 +68,13 @@ pub fn into_graph(mut heap: RawHeap, grouper: &mut Grouper) -> JsHeap {
     let pairs = gc_roots(&heap);
     let roots = root_sets(n, pairs.iter().copied());
     let uses = grouper.uses();
-    let scripts = if uses.script { scripts(&heap) } else { Vec::new() };
+    let scripts = if uses.script { scripts(&heap) } else { Table::default() };
     let trace_index = if uses.site { heap.traces.index() } else { HashMap::default() };
     let name_matters: Vec<bool> = heap.node_types.iter().map(|t| name_matters(t)).collect();
     // Leaves by what decides them: the names are formatted once per key, not per node.
     let mut memo: HashMap<LeafKey, u32> = HashMap::default();
     let mut sites: HashMap<u32, Vec<String>> = HashMap::default();
-    let mut group = Vec::with_capacity(n);
+    let mut group: Table<u32> = Table::with_capacity(n);
     for (o, &rooted) in roots.iter().enumerate() {
         let t = heap.node_type[o];
         let detachedness = heap.detachedness.get(o).copied();
@@ -119,10 +119,10 @@ pub fn into_graph(mut heap: RawHeap, grouper: &mut Grouper) -> JsHeap {
         group.push(leaf);
     }
     let graph = HeapGraph {
-        group: group.into(),
-        shallow: std::mem::take(&mut heap.shallow).into(),
-        edge_start: std::mem::take(&mut heap.edge_start).into(),
-        edges: std::mem::take(&mut heap.edges).into(),
+        group,
+        shallow: std::mem::take(&mut heap.shallow),
+        edge_start: std::mem::take(&mut heap.edge_start),
+        edges: std::mem::take(&mut heap.edges),
         roots: pairs.iter().map(|&(o, _)| o).collect(),
     };
     JsHeap { graph, roots }
@@ -130,7 +130,7 @@ pub fn into_graph(mut heap: RawHeap, grouper: &mut Grouper) -> JsHeap {
 
 /// The script (string index) that defined each node's function or constructor, [`NO_NAME`] if
 /// none: closures through their SharedFunctionInfo, objects through their map's constructor.
-fn scripts(heap: &RawHeap) -> Vec<u32> {
+fn scripts(heap: &RawHeap) -> Table<u32> {
     let named = |s: &str| heap.strings.find(s).unwrap_or(NO_NAME - 1);
     let (shared, script, script_or_debug) = (named("shared"), named("script"), named("script_or_debug_info"));
     let (map, constructor, back_pointer) = (named("map"), named("constructor"), named("back_pointer"));

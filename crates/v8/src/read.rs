@@ -5,6 +5,8 @@
 
 use std::io::Read;
 
+use memcity_heapgraph::Table;
+
 use crate::error::Fault;
 use crate::json::Lexer;
 use crate::meta::Meta;
@@ -40,24 +42,24 @@ pub struct ReadOptions {
 #[derive(Debug, Default)]
 pub struct RawHeap {
     pub node_types: Vec<String>,
-    pub node_type: Vec<u8>,
-    pub name: Vec<u32>,
-    pub shallow: Vec<u64>,
+    pub node_type: Table<u8>,
+    pub name: Table<u32>,
+    pub shallow: Table<u64>,
     /// V8's `detachedness` per node (0 unknown, 1 attached, 2 detached); empty when absent.
-    pub detachedness: Vec<u8>,
+    pub detachedness: Table<u8>,
     /// `trace_node_id` per node when traces are kept; else empty.
-    pub trace_node: Vec<u32>,
+    pub trace_node: Table<u32>,
     /// `edges[edge_start[o]..edge_start[o + 1]]` are the node indices `o` keeps alive.
-    pub edge_start: Vec<usize>,
-    pub edges: Vec<u32>,
+    pub edge_start: Table<usize>,
+    pub edges: Table<u32>,
     /// Parallel to `edges` when kept: the name of an internal edge, else [`NO_NAME`].
-    pub edge_names: Vec<u32>,
+    pub edge_names: Table<u32>,
     /// Parallel to `edges` when labels are kept: an element or hidden edge's index
     /// (`Label::index`), else the string of its name (`Label::field`, a string index, checked
     /// against the table after reading).
-    pub edge_labels: Vec<memcity_heapgraph::Label>,
+    pub edge_labels: Table<memcity_heapgraph::Label>,
     /// V8's node ids when labels are kept; else empty.
-    pub ids: Vec<u64>,
+    pub ids: Table<u64>,
     pub strings: Strings,
     pub traces: Traces,
 }
@@ -138,11 +140,11 @@ fn read_nodes(
     heap: &mut RawHeap,
 ) -> Result<(), Fault> {
     let cap = reserve(m.node_count, options.size_hint, 2 * m.node_fields as u64);
-    heap.node_type.reserve(cap);
-    heap.name.reserve(cap);
-    heap.shallow.reserve(cap);
+    heap.node_type = Table::with_capacity(cap);
+    heap.name = Table::with_capacity(cap);
+    heap.shallow = Table::with_capacity(cap);
     // Edge counts go into `edge_start` until the edges are read.
-    heap.edge_start.reserve(cap + 1);
+    heap.edge_start = Table::with_capacity(cap + 1);
     let trace = m.trace_node_id.filter(|_| options.traces);
     let type_count = m.node_types.len() as u64;
     let mut node = 0u64;
@@ -207,9 +209,9 @@ fn read_edges(
     // the edges are in node order, so each count is read just before it is overwritten.
     let total: u64 = heap.edge_start.iter().map(|&c| c as u64).sum();
     let cap = reserve(Some(total), options.size_hint, 2 * m.edge_fields as u64);
-    heap.edges.reserve(cap);
+    heap.edges = Table::with_capacity(cap);
     if options.edge_names {
-        heap.edge_names.reserve(cap);
+        heap.edge_names = Table::with_capacity(cap);
     }
     // Types that are not there match no edge.
     let named = |t: &str| m.edge_type_named(t).map_or(u64::MAX, u64::from);

@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use memcity_heapgraph::{
-    EdgeLabels, HeapGraph, Label, LabelKind, NO_SITE, ObjectTable, ObjectType, TypeKind, TypedHeap,
+    EdgeLabels, HeapGraph, Label, LabelKind, NO_SITE, ObjectTable, ObjectType, Table, TypeKind, TypedHeap,
 };
 use rustc_hash::FxHashMap as HashMap;
 
@@ -52,7 +52,7 @@ pub(crate) fn typed_keeping_strings(
     let strings = raw.strings.len();
     let mut names: Vec<String> = Vec::new();
     let mut name_of: HashMap<u32, u32> = HashMap::default();
-    let mut of_edge = Vec::with_capacity(raw.edges.len());
+    let mut of_edge = Table::with_capacity(raw.edges.len());
     for (edge, &label) in raw.edge_labels.iter().enumerate() {
         of_edge.push(match label.get() {
             Some(LabelKind::Field(s)) => {
@@ -76,13 +76,13 @@ pub(crate) fn typed_keeping_strings(
             _ => label,
         });
     }
-    raw.edge_labels = Vec::new();
+    raw.edge_labels = Table::default();
     crate::tables::renumber(&raw, &names, &mut of_edge);
     // Types by node type and name, as grouping names them.
     let mut types: Vec<ObjectType> = Vec::new();
     let mut type_index: HashMap<(u8, u32), u32> = HashMap::default();
     let mut named: HashMap<String, u32> = HashMap::default();
-    let mut type_of = Vec::with_capacity(n);
+    let mut type_of: Table<u32> = Table::with_capacity(n);
     for o in 0..n {
         let (t, name) = (raw.node_type[o], raw.name[o]);
         let id = match type_index.get(&(t, name)) {
@@ -130,22 +130,22 @@ pub(crate) fn typed_keeping_strings(
         holders.iter().map(|&(o, kind, _)| (o, kind)).collect();
     let roots = holders.into_iter().map(|(o, _, _)| o).collect();
     let graph = HeapGraph {
-        group: type_of.clone().into(),
-        shallow: std::mem::take(&mut raw.shallow).into(),
-        edge_start: std::mem::take(&mut raw.edge_start).into(),
-        edges: std::mem::take(&mut raw.edges).into(),
+        group: type_of.clone(),
+        shallow: std::mem::take(&mut raw.shallow),
+        edge_start: std::mem::take(&mut raw.edge_start),
+        edges: std::mem::take(&mut raw.edges),
         roots,
     };
     let live = memcity_heapgraph::reachable(&graph);
     let reachable_bytes = graph.shallow.iter().zip(&live).filter(|(_, l)| **l).map(|(s, _)| s).sum();
     let objects = ObjectTable {
         types,
-        type_of: type_of.into(),
+        type_of,
         sites,
         site_of,
-        identity: std::mem::take(&mut raw.ids),
+        identity: std::mem::take(&mut raw.ids).to_vec(),
         identity_stable: true,
-        labels: EdgeLabels { names, of_edge: of_edge.into() },
+        labels: EdgeLabels { names, of_edge },
         root_names,
         root_kinds,
     };
