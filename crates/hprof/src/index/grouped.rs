@@ -74,9 +74,7 @@ pub(crate) fn read(place: &Path, files: &[PathBuf], progress: &dyn Progress) -> 
     match read {
         Ok(history) => {
             super::KEPT_GROUPED.store(true, std::sync::atomic::Ordering::Relaxed);
-            // Used now: the last to be evicted.
-            let now = std::time::SystemTime::now();
-            let _ = std::fs::File::options().append(true).open(place).and_then(|f| f.set_modified(now));
+            super::evict::renew(place);
             Some(history)
         }
         Err(e) => {
@@ -100,22 +98,5 @@ pub(crate) fn keep(place: &Path, files: &[PathBuf], history: &History) {
     if let Err(e) = written {
         note(&format!("cannot keep the grouped history in {} ({e})", dir.display()));
     }
-    evict(dir, place, KEPT_AT_MOST);
-}
-
-/// Removes the least recently used kept histories in `dir` (by modification time, which a
-/// read renews) beyond the `most` newest; never `place`, just written.
-pub(super) fn evict(dir: &Path, place: &Path, most: usize) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    let mut kept: Vec<(std::time::SystemTime, PathBuf)> = entries
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "grouped-history") && p != place)
-        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
-        .collect();
-    kept.sort();
-    let over = (kept.len() + 1).saturating_sub(most);
-    for (_, old) in kept.into_iter().take(over) {
-        let _ = std::fs::remove_file(old);
-    }
+    super::evict::evict(dir, place, "grouped-history", &[], KEPT_AT_MOST);
 }

@@ -9,6 +9,7 @@
 //! otherwise reads the dump and writes the index. A stale or unusable index is rebuilt with a
 //! one-line note on stderr.
 
+mod evict;
 mod format;
 pub(crate) mod grouped;
 mod key;
@@ -169,6 +170,7 @@ pub(crate) fn lookup(path: &Path, opening: &Opening, progress: &dyn Progress) ->
     match open_index(&index, &key) {
         Ok(Some((dump, labels))) => {
             REOPENED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            evict::renew(&index);
             return Lookup::Found(Box::new(dump), labels, Place { index, key });
         }
         Ok(None) => {}
@@ -184,6 +186,10 @@ pub(crate) fn lookup(path: &Path, opening: &Opening, progress: &dyn Progress) ->
     Lookup::Missing(Some(Place { index, key }))
 }
 
+/// The indexes (each with its kept tree) of this many dumps, the most recently opened, are
+/// kept in the index folder; older ones are removed when another is written.
+const INDEXES_KEPT_AT_MOST: usize = 8;
+
 /// Writes the index of the dump at `path`; a failure is one line (the next opening reads the
 /// dump again). Whether it was written.
 pub(crate) fn store(path: &Path, place: &Place, dump: &Dump, labels: &EdgeLabels) -> bool {
@@ -198,6 +204,7 @@ pub(crate) fn store(path: &Path, place: &Place, dump: &Dump, labels: &EdgeLabels
             dir.display()
         ));
     }
+    evict::evict(dir, &place.index, "hprof-index", &["hprof-tree"], INDEXES_KEPT_AT_MOST);
     written.is_ok()
 }
 

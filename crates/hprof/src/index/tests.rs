@@ -515,7 +515,7 @@ fn the_least_recently_used_histories_beyond_the_bound_are_removed() {
     }
     std::fs::write(dir.join("other.hprof-index"), b"x").unwrap();
     // The oldest one was just written (its time is old, but it is the one kept now).
-    super::grouped::evict(&dir, &name(0), 4);
+    super::evict::evict(&dir, &name(0), "grouped-history", &[], 4);
     let mut left: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -526,5 +526,47 @@ fn the_least_recently_used_histories_beyond_the_bound_are_removed() {
         left,
         [newest.to_vec(), vec!["other.hprof-index".to_string()]].concat(),
         "three newest, the new one, no index"
+    );
+}
+
+#[test]
+fn the_indexes_of_the_least_recently_opened_dumps_beyond_the_bound_go_with_their_trees() {
+    let scratch = Scratch::new("evict-indexes");
+    let dir = scratch.index();
+    let dump = scratch.generated(2_000);
+    let opening = scratch.opening();
+    let long_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(100_000);
+    // Indexes and trees of other dumps (deleted since), all older than this dump's.
+    let name = |i: usize, extension: &str| dir.join(format!("{i:016x}.{extension}"));
+    for i in 0..super::INDEXES_KEPT_AT_MOST + 3 {
+        for extension in ["hprof-index", "hprof-tree"] {
+            std::fs::write(name(i, extension), b"x").unwrap();
+            let at = long_ago + std::time::Duration::from_secs(i as u64);
+            std::fs::File::options().append(true).open(name(i, extension)).unwrap().set_modified(at).unwrap();
+        }
+    }
+    std::fs::write(dir.join("kept.grouped-history"), b"x").unwrap();
+    open_dump(&dump, &opening, false, &memcity_heapgraph::Silent).unwrap();
+    let mut left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    let own = key::file_name(&dump, &Layout::default());
+    let mut expected: Vec<String> = (4..super::INDEXES_KEPT_AT_MOST + 3)
+        .flat_map(|i| [format!("{i:016x}.hprof-index"), format!("{i:016x}.hprof-tree")])
+        .collect();
+    expected.extend([own.clone(), "kept.grouped-history".to_string()]);
+    expected.sort();
+    assert_eq!(left, expected, "the seven newest others with their trees, the new one, no history");
+
+    // Opening a dump from its index renews it: written long ago, it is used now.
+    let index = dir.join(&own);
+    std::fs::File::options().append(true).open(&index).unwrap().set_modified(long_ago).unwrap();
+    let opened = open_dump(&dump, &opening, false, &memcity_heapgraph::Silent).unwrap();
+    assert!(opened.from_index);
+    assert!(
+        std::fs::metadata(&index).unwrap().modified().unwrap()
+            > long_ago + std::time::Duration::from_secs(1000)
     );
 }
