@@ -84,7 +84,7 @@ pub fn typed_of(file: HeapFile) -> TypedFile {
     }
     let frames: Vec<String> =
         sites.iter().map(|f| f.first().map_or_else(String::new, |&s| strings[s as usize].clone())).collect();
-    let site_of = if frames.is_empty() { Vec::new() } else { site.to_vec() };
+    let site_of = if frames.is_empty() { Default::default() } else { site };
     let of_edge: memcity_heapgraph::Table<_> = labels.iter().map(|&l| label(l)).collect();
     let mut named: Vec<(u32, String)> = roots
         .iter()
@@ -109,7 +109,7 @@ pub fn typed_of(file: HeapFile) -> TypedFile {
         type_of: type_of.into(),
         sites: frames,
         site_of,
-        identity: address.to_vec(),
+        identity: address,
         identity_stable: meta.pid.is_some(),
         labels: EdgeLabels { names: strings, of_edge },
         root_names: named,

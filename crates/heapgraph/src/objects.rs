@@ -121,10 +121,10 @@ pub struct ObjectTable {
     /// the source has none.
     pub sites: Vec<String>,
     /// Per object an index into `sites`, or [`NO_SITE`]; empty when the source has no sites.
-    pub site_of: Vec<u32>,
+    pub site_of: crate::Table<u32>,
     /// The source's own id of each object: a trace's object id, a V8 node id, the probe's id;
     /// empty where the source has none that outlives one heap (HPROF: addresses move).
-    pub identity: Vec<u64>,
+    pub identity: crate::Table<u64>,
     /// Whether `identity` names the same object in every heap of one program (trace, V8 and
     /// probe ids do; HPROF addresses move when the GC compacts).
     pub identity_stable: bool,

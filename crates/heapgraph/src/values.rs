@@ -275,7 +275,7 @@ mod tests {
         let objects = ObjectTable {
             types,
             type_of: vec![0; 3].into(),
-            identity: vec![11, 13, 17],
+            identity: vec![11, 13, 17].into(),
             labels,
             ..ObjectTable::default()
         };

@@ -91,7 +91,7 @@ pub(crate) fn object_table(
         types,
         type_of,
         // Addresses move between dumps: no id worth a table (26 M objects: 200 MB).
-        identity: Vec::new(),
+        identity: Default::default(),
         identity_stable: false,
         labels,
         root_names,

@@ -60,7 +60,7 @@ impl Builder {
         let objects = ObjectTable {
             types: self.types.clone(),
             type_of: self.objects.iter().map(|o| o.0).collect(),
-            identity: self.ids.clone(),
+            identity: self.ids.clone().into(),
             identity_stable: true,
             root_names,
             ..ObjectTable::default()

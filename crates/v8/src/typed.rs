@@ -103,7 +103,7 @@ pub(crate) fn typed_keeping_strings(
         type_of.push(id);
     }
     // Allocation sites: the top frame of each node's trace, where the snapshot has traces.
-    let (mut sites, mut site_of) = (Vec::new(), Vec::new());
+    let (mut sites, mut site_of) = (Vec::new(), Table::default());
     if !raw.trace_node.is_empty() && !raw.traces.nodes.is_empty() {
         let index = raw.traces.index();
         let mut site_index: HashMap<u32, u32> = HashMap::default();
@@ -143,7 +143,7 @@ pub(crate) fn typed_keeping_strings(
         type_of,
         sites,
         site_of,
-        identity: std::mem::take(&mut raw.ids).to_vec(),
+        identity: std::mem::take(&mut raw.ids),
         identity_stable: true,
         labels: EdgeLabels { names, of_edge },
         root_names,

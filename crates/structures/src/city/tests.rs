@@ -69,7 +69,7 @@ fn registry() -> Registry {
         of_edge: of_edge.into(),
     };
     objects.sites = vec!["app.Registry.add".into(), "app.Registry.<clinit>".into()];
-    objects.site_of = vec![memcity_heapgraph::NO_SITE; n];
+    objects.site_of = vec![memcity_heapgraph::NO_SITE; n].into();
     objects.site_of[map_person as usize] = 0;
     objects.site_of[other_person as usize] = 0;
     objects.site_of[map as usize] = 1;

@@ -120,7 +120,7 @@ fn dump_like(index: usize, sizes: &[Option<usize>]) -> TypedSnapshot {
         .collect();
     heap.objects.labels = EdgeLabels { names: Vec::new(), of_edge };
     heap.objects.identity_stable = false;
-    heap.objects.identity = Vec::new();
+    heap.objects.identity = Default::default();
     TypedSnapshot {
         index,
         time_ms: 0,
