@@ -12,6 +12,7 @@ pub mod maps;
 pub mod objects;
 pub mod pipeline;
 pub mod progress;
+mod radix;
 pub mod retained;
 pub mod retainers;
 pub mod root_path;
@@ -44,7 +45,9 @@ use rayon::prelude::*;
 
 pub use dominators::{DominatorTree, UNREACHABLE, VIRTUAL_ROOT, dominators};
 pub use retained::{closure_size, dominated_sizes};
-pub use retainers::{RetainerPath, RetainerStep, retainer_paths, retainer_paths_represented};
+pub use retainers::{
+    RetainerPath, RetainerStep, retainer_paths, retainer_paths_beside, retainer_paths_represented,
+};
 
 /// A heap as a graph in compressed sparse row form; objects are `0..n`. The per-object and
 /// per-reference tables are [`Table`]s: in memory, or in work files past the memory budget.

@@ -18,7 +18,7 @@ use crate::maps::{PointerMaps, pointed_from, pointer_maps, points_to, points_to_
 use crate::objects::EdgeLabels;
 use crate::progress::{Phase, Progress, Silent};
 use crate::retained::dominated_sizes;
-use crate::retainers::{retainer_paths, retainer_paths_represented};
+use crate::retainers::retainer_paths_beside;
 use crate::roots::RootKind;
 use crate::roots::RootSet;
 use crate::spanning::Spanning;
@@ -350,20 +350,20 @@ fn analyse(
     if want_retained || options.retainer_paths {
         progress.phase(Phase::RetainedAndPaths);
     }
-    let (dominated, (paths, via)) = rayon::join(
-        || want_retained.then(|| dominated_sizes(g, &tree, group_count)),
-        || {
-            if !options.retainer_paths {
-                return (None, Vec::new());
-            }
-            if !named {
-                return (Some(retainer_paths(g, &tree, group_count)), Vec::new());
-            }
-            let paths = retainer_paths_represented(g, &tree, group_count);
-            let via = paths.iter().map(|p| p.as_ref().map(|p| name_steps(g, &tree, p, names))).collect();
+    // The dominated sizes are also the paths' first steps.
+    let dominated = (want_retained || options.retainer_paths).then(|| dominated_sizes(g, &tree, group_count));
+    let (paths, via) = match &dominated {
+        Some(dominated) if options.retainer_paths => {
+            let paths = retainer_paths_beside(g, &tree, dominated, named);
+            let via = match named {
+                true => paths.iter().map(|p| p.as_ref().map(|p| name_steps(g, &tree, p, names))).collect(),
+                false => Vec::new(),
+            };
             (Some(paths), via)
-        },
-    );
+        }
+        _ => (None, Vec::new()),
+    };
+    let dominated = dominated.filter(|_| want_retained);
     let per_object = if object_retained { tree.retained.to_vec() } else { Vec::new() };
     for (c, (_, bytes)) in counts.iter_mut().zip(dominated.unwrap_or_default()) {
         c.retained = (c.objects > 0).then_some(bytes);

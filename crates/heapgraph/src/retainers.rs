@@ -9,7 +9,9 @@ use rayon::prelude::*;
 
 use crate::HeapGraph;
 use crate::dominators::{DominatorTree, VIRTUAL_ROOT};
-use crate::table::Table;
+use crate::radix::sort_by_bits;
+use crate::retained::dominated_sizes;
+use crate::table::{Plain, Table};
 
 /// The most steps of a path; groups may repeat (String → Person → String), but a path cannot be
 /// longer than the dominator tree is deep.
@@ -52,34 +54,41 @@ pub struct RetainerPath {
 /// step never has more objects than its group and a path at most MAX_STEPS steps, so at worst
 /// O(MAX_STEPS · n log n) and in practice a few times n: the exits (and top-most same-group
 /// holders) of all objects are computed once in one preorder pass, and each step only looks at
-/// its own objects (no per-group walk of the heap or of a list; the exits are a sparse set, never
-/// cleared). Memory: 5 `u32`s per object (exit, top-most holder, preorder position, members by
-/// group, the sparse set's index).
+/// its own objects. A step's objects are kept in object order and everything it needs about
+/// them is read in that order, then sorted locally (by exit, by preorder position): past the
+/// budget the per-object tables are mapped files, and reads in object order sweep them once
+/// instead of faulting a page per object. Memory: 4 `u32`s per object (exit, top-most holder,
+/// preorder position, members by group) and, per worker, 44 bytes per object of the largest
+/// step it climbs (objects, weights, and pairs sorted through a buffer).
 pub fn retainer_paths(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> Vec<Option<RetainerPath>> {
-    paths(g, tree, group_count, false)
+    retainer_paths_beside(g, tree, &dominated_sizes(g, tree, group_count), false)
 }
 
 /// [`retainer_paths`] with a representative object per step ([`RetainerPath::representatives`]),
-/// for naming the references along the path. One more `u32` per object of scratch space.
+/// for naming the references along the path.
 pub fn retainer_paths_represented(
     g: &HeapGraph,
     tree: &DominatorTree,
     group_count: usize,
 ) -> Vec<Option<RetainerPath>> {
-    paths(g, tree, group_count, true)
+    retainer_paths_beside(g, tree, &dominated_sizes(g, tree, group_count), true)
 }
 
-fn paths(
+/// [`retainer_paths`] (or [`retainer_paths_represented`]) beside the groups' dominated sizes
+/// ([`dominated_sizes`], one per group), which are the first steps' retained bytes: a caller
+/// that has them saves a pass.
+pub fn retainer_paths_beside(
     g: &HeapGraph,
     tree: &DominatorTree,
-    group_count: usize,
+    dominated: &[(u64, u64)],
     represent: bool,
 ) -> Vec<Option<RetainerPath>> {
-    let climb = Climb::new(g, tree, group_count);
-    let (start, members) = members_by_group(g, tree, group_count);
+    let group_count = dominated.len();
+    let climb = Climb::new(g, tree, group_count, represent);
+    let (start, members) = members_by_group(g, &climb.pos, group_count);
     let members_of = |group: usize| &members[start[group]..start[group + 1]];
-    // Groups are independent: each worker takes the next group, largest first, with scratch
-    // space of its own (one `u32` per object each).
+    // Groups are independent: each worker takes the next group, largest first, with tables of
+    // its own.
     let mut order: Vec<usize> = (0..group_count).filter(|&group| !members_of(group).is_empty()).collect();
     order.sort_by_key(|&group| std::cmp::Reverse(members_of(group).len()));
     let next = std::sync::atomic::AtomicUsize::new(0);
@@ -87,11 +96,11 @@ fn paths(
     let found: Vec<Vec<(usize, RetainerPath)>> = (0..workers)
         .into_par_iter()
         .map(|_| {
-            let mut scratch = Scratch::new(g.object_count(), group_count);
-            scratch.represent = represent;
+            let mut scratch = Scratch::new(group_count);
             let mut found = Vec::new();
             while let Some(&group) = order.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
-                found.push((group, climb.path(group as u32, members_of(group), &mut scratch)));
+                let first = dominated[group].1;
+                found.push((group, climb.path(group as u32, members_of(group), first, &mut scratch)));
             }
             found
         })
@@ -103,21 +112,21 @@ fn paths(
     paths
 }
 
-/// The reachable objects of each group in preorder (a counting sort), so that members come
-/// sorted by subtree for the union of their subtrees.
-fn members_by_group(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> (Vec<usize>, Table<u32>) {
+/// The reachable objects of each group in object order (a counting sort in one sweep).
+fn members_by_group(g: &HeapGraph, pos: &[u32], group_count: usize) -> (Vec<usize>, Table<u32>) {
+    let reachable = |o: usize| pos[o] != u32::MAX;
     let mut start = vec![0usize; group_count + 1];
-    for &o in &tree.preorder {
-        start[g.group[o as usize] as usize + 1] += 1;
+    for o in (0..g.object_count()).filter(|&o| reachable(o)) {
+        start[g.group[o] as usize + 1] += 1;
     }
     for i in 0..group_count {
         start[i + 1] += start[i];
     }
     let mut fill = start.clone();
-    let mut members = Table::filled(tree.preorder.len(), 0u32);
-    for &o in &tree.preorder {
-        let group = g.group[o as usize] as usize;
-        members[fill[group]] = o;
+    let mut members = Table::filled(start[group_count], 0u32);
+    for o in (0..g.object_count()).filter(|&o| reachable(o)) {
+        let group = g.group[o] as usize;
+        members[fill[group]] = o as u32;
         fill[group] += 1;
     }
     (start, members)
@@ -133,47 +142,87 @@ struct Climb<'a> {
     /// the object itself), the one hanging below the virtual root.
     top: Table<u32>,
     pos: Table<u32>,
+    represent: bool,
+    /// Bits of the largest object index (and preorder position): what the sorts sort by.
+    bits: u32,
 }
 
-/// Per-step scratch space. The exits of a step are a sparse set: `exits[at[x]] == x` says `x`
-/// is one (whatever `at` held before), so nothing is cleared between steps and only one `u32`
-/// per object is kept; weights and children sit beside the exits, as many as there are.
+/// A worker's step tables, reused from step to step and group to group while they are in
+/// memory: they only grow (to the largest step the worker meets), so a large step neither
+/// allocates nor zeroes fresh memory. Past the budget they are work files like the per-object
+/// tables, made anew for each step ([`prefix`]).
 struct Scratch {
-    at: Table<u32>,
-    exits: Table<u32>,
-    /// Bytes of the path's group that reach each exit.
+    tally: Tally,
+    objects: Table<u32>,
+    /// The bytes of the path's group that lead to each of `objects`.
     weights: Table<u64>,
-    /// Per exit (when representatives are asked for): the first object of the current step
-    /// (in preorder) that leads to it.
-    children: Table<u32>,
-    represent: bool,
-    /// Per group of the exits: (bytes reaching it, objects of the current step leading to it).
-    tally: Vec<(u64, u64)>,
-    touched: Vec<u32>,
+    /// A step's exits, or its objects' subtrees.
+    pairs: Table<[u64; 2]>,
+    /// What the sorts of `pairs` move them through.
+    buffer: Table<[u64; 2]>,
 }
 
 impl Scratch {
-    fn new(n: usize, group_count: usize) -> Scratch {
+    fn new(group_count: usize) -> Scratch {
         Scratch {
-            at: Table::filled(n, 0),
-            exits: Table::default(),
+            tally: Tally::new(group_count),
+            objects: Table::default(),
             weights: Table::default(),
-            children: Table::default(),
-            represent: false,
-            tally: vec![(0, 0); group_count],
-            touched: Vec::new(),
+            pairs: Table::default(),
+            buffer: Table::default(),
         }
     }
+}
 
-    /// Where `x` is in `list`, if `at` says so truly.
-    fn find(at: &[u32], list: &[u32], x: u32) -> Option<usize> {
-        let i = at[x as usize] as usize;
-        (list.get(i) == Some(&x)).then_some(i)
+/// The first `len` values of `table`, which grows (with zeros) when it is shorter. A table in a
+/// work file is made anew instead: a fresh file's pages read as zeros with no disk read, while
+/// writing over pages the kernel has written out and dropped reads each back first.
+fn prefix<T: Plain + Default>(table: &mut Table<T>, len: usize) -> &mut [T] {
+    if table.len() < len || table.is_mapped() {
+        *table = Table::default();
+        *table = Table::filled(len, T::default());
+    }
+    &mut table[..len]
+}
+
+/// Per group of a step's exits: (bytes reaching it, objects of the step leading to it), with
+/// the groups touched so that nothing else is cleared between steps.
+struct Tally {
+    by_group: Vec<(u64, u64)>,
+    touched: Vec<u32>,
+}
+
+impl Tally {
+    fn new(group_count: usize) -> Tally {
+        Tally { by_group: vec![(0, 0); group_count], touched: Vec::new() }
+    }
+
+    /// `objects` of the step, `weight` bytes, lead to an exit in `group`.
+    fn add(&mut self, group: u32, weight: u64, objects: u64) {
+        let tally = &mut self.by_group[group as usize];
+        if *tally == (0, 0) {
+            self.touched.push(group);
+        }
+        *tally = (tally.0 + weight, tally.1 + objects);
+    }
+
+    /// The group receiving the most weight, then the most objects, then the smallest id, if it
+    /// beats `root` (what the virtual root receives); the tally is left empty.
+    fn heaviest(&mut self, root: (u64, u64)) -> Option<u32> {
+        let mut best: Option<(u32, (u64, u64))> = None;
+        for group in self.touched.drain(..) {
+            let tally = std::mem::take(&mut self.by_group[group as usize]);
+            let better = best.is_none_or(|(b, t)| tally > t || (tally == t && group < b));
+            if better {
+                best = Some((group, tally));
+            }
+        }
+        best.filter(|&(_, tally)| tally > root).map(|(group, _)| group)
     }
 }
 
 impl<'a> Climb<'a> {
-    fn new(g: &'a HeapGraph, tree: &'a DominatorTree, group_count: usize) -> Climb<'a> {
+    fn new(g: &'a HeapGraph, tree: &'a DominatorTree, group_count: usize, represent: bool) -> Climb<'a> {
         debug_assert!(g.group.iter().all(|&h| (h as usize) < group_count));
         let mut exit = Table::filled(g.object_count(), VIRTUAL_ROOT);
         let mut top = Table::from_fn(g.object_count(), |o| o as u32);
@@ -192,134 +241,150 @@ impl<'a> Climb<'a> {
         for (p, &o) in tree.preorder.iter().enumerate() {
             pos[o as usize] = p as u32;
         }
-        Climb { g, tree, exit, top, pos }
+        let bits = u32::BITS - (g.object_count() as u32).leading_zeros();
+        Climb { g, tree, exit, top, pos, represent, bits }
     }
 
-    fn path(&self, group: u32, members: &[u32], scratch: &mut Scratch) -> RetainerPath {
-        // A step can hold most of the heap (every String of it): its tables are within the
-        // budget like the per-object ones.
-        let mut objects = Table::from_slice(members);
-        let mut weights: Table<u64> = Table::from_fn(members.len(), |i| self.g.shallow[members[i] as usize]);
-        let mut steps = vec![self.step(group, &objects)];
+    /// `members` in object order, `retained` the bytes of the union of their subtrees.
+    fn path(&self, group: u32, members: &[u32], retained: u64, scratch: &mut Scratch) -> RetainerPath {
+        let Scratch { tally, objects, weights, pairs, buffer } = scratch;
+        let objects = prefix(objects, members.len());
+        let weights = prefix(weights, members.len());
+        objects.copy_from_slice(members);
+        for (w, &o) in weights.iter_mut().zip(members) {
+            *w = self.g.shallow[o as usize];
+        }
+        let bytes = weights.iter().sum();
+        let mut steps =
+            vec![RetainerStep { group, objects: members.len() as u64, bytes, retained_bytes: retained }];
+        let mut len = members.len();
         // Per step above the first, each object with its child below, sorted by object.
         let mut children: Vec<Table<[u32; 2]>> = Vec::new();
         while steps.len() < MAX_STEPS {
-            let Some(next) = self.heaviest_exit_group(&objects, &weights, scratch) else {
+            let (exits, root) = self.exits(&objects[..len], &weights[..len], pairs, buffer, tally);
+            let Some(next) = tally.heaviest(root) else {
                 break;
             };
-            // The exits in `next` in preorder, each weight moving with its exit.
-            let mut chosen: Table<[u64; 2]> = Table::default();
-            let mut pairs: Table<[u32; 2]> = Table::default();
-            for (i, &x) in
-                scratch.exits.iter().enumerate().filter(|&(_, &x)| self.g.group[x as usize] == next)
-            {
-                chosen.push([(u64::from(self.pos[x as usize]) << 32) | u64::from(x), scratch.weights[i]]);
-                if scratch.represent {
-                    pairs.push([x, scratch.children[i]]);
+            // The exits in `next` become the step's objects (never more than it had).
+            let exits = &mut pairs[..exits];
+            len = 0;
+            for i in 0..exits.len() {
+                let [key, weight] = exits[i];
+                if self.g.group[(key >> 32) as usize] == next {
+                    (objects[len], weights[len], exits[len]) = ((key >> 32) as u32, weight, exits[i]);
+                    len += 1;
                 }
             }
-            chosen.sort_unstable();
-            objects.clear();
-            weights.clear();
-            for &[x, w] in chosen.iter() {
-                objects.push(x as u32);
-                weights.push(w);
+            if self.represent {
+                let first =
+                    |[key, _]: [u64; 2]| [(key >> 32) as u32, self.tree.preorder[key as u32 as usize]];
+                children.push(exits[..len].iter().map(|&exit| first(exit)).collect());
             }
-            drop(chosen);
-            if scratch.represent {
-                pairs.sort_unstable();
-                children.push(pairs);
-            }
-            steps.push(self.step(next, &objects));
+            steps.push(self.step(next, &objects[..len], pairs, buffer));
         }
-        let representatives =
-            if !scratch.represent { Vec::new() } else { representatives(&objects, &weights, &children) };
-        RetainerPath { steps, rooted: self.rooted(&objects, scratch), representatives }
+        let (objects, weights) = (&objects[..len], &weights[..len]);
+        let representatives = if !self.represent {
+            Vec::new()
+        } else {
+            representatives(objects, weights, &children, &self.pos)
+        };
+        RetainerPath { steps, rooted: self.rooted(objects), representatives }
     }
 
-    /// `objects` sorted by preorder position: nested subtrees are then skipped in one sweep.
-    fn step(&self, group: u32, objects: &[u32]) -> RetainerStep {
+    /// The step's figures; `objects` in object order. The union of their subtrees is one sweep
+    /// in preorder: each object's position, subtree size and retained bytes are read in object
+    /// order and then sorted by position, so nested subtrees are skipped.
+    fn step(
+        &self,
+        group: u32,
+        objects: &[u32],
+        pairs: &mut Table<[u64; 2]>,
+        buffer: &mut Table<[u64; 2]>,
+    ) -> RetainerStep {
         let mut step = RetainerStep { group, objects: objects.len() as u64, bytes: 0, retained_bytes: 0 };
-        let mut end = 0;
-        for &o in objects {
+        let spans = prefix(pairs, objects.len());
+        for (span, &o) in spans.iter_mut().zip(objects) {
             let o = o as usize;
             step.bytes += self.g.shallow[o];
-            if self.pos[o] >= end {
-                step.retained_bytes += self.tree.retained[o];
-                end = self.pos[o] + self.tree.subtree[o];
+            *span = [u64::from(self.pos[o]) << 32 | u64::from(self.tree.subtree[o]), self.tree.retained[o]];
+        }
+        sort_by_bits(spans, buffer, 32, self.bits);
+        let mut end = 0;
+        for &[at, retained] in spans.iter() {
+            let (pos, subtree) = ((at >> 32) as u32, at as u32);
+            if pos >= end {
+                step.retained_bytes += retained;
+                end = pos + subtree;
             }
         }
         step
     }
 
-    /// Collects the distinct exits of `objects` (in `scratch.exits`, weights summed) and returns
-    /// the group receiving the most weight, then the most of `objects`, then the smallest id;
-    /// None when the virtual root receives at least as much (the path ends there).
-    fn heaviest_exit_group(&self, objects: &[u32], weights: &[u64], scratch: &mut Scratch) -> Option<u32> {
-        scratch.exits.clear();
-        scratch.weights.clear();
-        scratch.children.clear();
+    /// The distinct exits of `objects`, sorted, at the start of `pairs`: `[exit << 32 |
+    /// preorder position of the first object leading to it, the weight reaching it]` (the
+    /// position only when representatives are asked). Returns how many, and what reaches the
+    /// virtual root (the path ends there unless a group receives more); the weights are
+    /// tallied by the exits' groups.
+    fn exits(
+        &self,
+        objects: &[u32],
+        weights: &[u64],
+        pairs: &mut Table<[u64; 2]>,
+        buffer: &mut Table<[u64; 2]>,
+        tally: &mut Tally,
+    ) -> (usize, (u64, u64)) {
         let mut root = (0, 0);
+        let exits = prefix(pairs, objects.len());
+        let mut held = 0;
         for (&o, &w) in objects.iter().zip(weights) {
             let x = self.exit[o as usize];
             if x == VIRTUAL_ROOT {
                 root = (root.0 + w, root.1 + 1);
                 continue;
             }
-            let group = self.g.group[x as usize];
-            let tally = &mut scratch.tally[group as usize];
-            if *tally == (0, 0) {
-                scratch.touched.push(group);
-            }
-            *tally = (tally.0 + w, tally.1 + 1);
-            match Scratch::find(&scratch.at, &scratch.exits, x) {
-                Some(i) => scratch.weights[i] += w,
-                None => {
-                    scratch.at[x as usize] = scratch.exits.len() as u32;
-                    scratch.exits.push(x);
-                    scratch.weights.push(w);
-                    if scratch.represent {
-                        scratch.children.push(o);
-                    }
-                }
-            }
+            let first = if self.represent { self.pos[o as usize] } else { 0 };
+            exits[held] = [u64::from(x) << 32 | u64::from(first), w];
+            held += 1;
         }
-        let mut best: Option<(u32, (u64, u64))> = None;
-        for group in scratch.touched.drain(..) {
-            let tally = std::mem::take(&mut scratch.tally[group as usize]);
-            let better = best.is_none_or(|(b, t)| tally > t || (tally == t && group < b));
-            if better {
-                best = Some((group, tally));
+        let exits = &mut exits[..held];
+        sort_by_bits(exits, buffer, 32, self.bits);
+        let (mut distinct, mut i) = (0, 0);
+        while i < exits.len() {
+            let [mut key, mut weight] = exits[i];
+            let mut j = i + 1;
+            while j < exits.len() && exits[j][0] >> 32 == key >> 32 {
+                key = key.min(exits[j][0]);
+                weight += exits[j][1];
+                j += 1;
             }
+            tally.add(self.g.group[(key >> 32) as usize], weight, (j - i) as u64);
+            exits[distinct] = [key, weight];
+            (distinct, i) = (distinct + 1, j);
         }
-        best.filter(|&(_, tally)| tally > root).map(|(group, _)| group)
+        (distinct, root)
     }
 
     /// The top-most same-group holders, directly below the virtual root, of the objects whose
-    /// exit is the virtual root (each once).
-    fn rooted(&self, objects: &[u32], scratch: &mut Scratch) -> Vec<u32> {
-        let mut rooted = Vec::new();
-        for &o in objects.iter().filter(|&&o| self.exit[o as usize] == VIRTUAL_ROOT) {
-            let top = self.top[o as usize];
-            if Scratch::find(&scratch.at, &rooted, top).is_none() {
-                scratch.at[top as usize] = rooted.len() as u32;
-                rooted.push(top);
-            }
-        }
-        rooted
+    /// exit is the virtual root (each once, in preorder of the first object leading to it).
+    fn rooted(&self, objects: &[u32]) -> Vec<u32> {
+        let mut tops: Vec<[u32; 2]> = objects
+            .iter()
+            .filter(|&&o| self.exit[o as usize] == VIRTUAL_ROOT)
+            .map(|&o| [self.top[o as usize], self.pos[o as usize]])
+            .collect();
+        tops.sort_unstable();
+        tops.dedup_by_key(|&mut [top, _]| top);
+        tops.sort_unstable_by_key(|&[_, pos]| pos);
+        tops.into_iter().map(|[top, _]| top).collect()
     }
 }
 
 /// The representative of each step, from the last step's objects (and their weights) down
-/// through each step's children, step 0 first.
-fn representatives(last: &[u32], weights: &[u64], children: &[Table<[u32; 2]>]) -> Vec<u32> {
-    let mut heaviest = 0;
-    for (i, &w) in weights.iter().enumerate() {
-        if w > weights[heaviest] {
-            heaviest = i;
-        }
-    }
-    let Some(&top) = last.get(heaviest) else { return Vec::new() };
+/// through each step's children, step 0 first. Of equally heavy last objects, the first in
+/// preorder.
+fn representatives(last: &[u32], weights: &[u64], children: &[Table<[u32; 2]>], pos: &[u32]) -> Vec<u32> {
+    let heaviest = (0..last.len()).max_by_key(|&i| (weights[i], std::cmp::Reverse(pos[last[i] as usize])));
+    let Some(top) = heaviest.map(|i| last[i]) else { return Vec::new() };
     let mut chain = vec![top];
     for step in children.iter().rev() {
         let at = *chain.last().expect("the top");

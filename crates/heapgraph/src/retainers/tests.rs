@@ -301,3 +301,127 @@ fn the_representative_is_the_exit_most_bytes_reach_whatever_order_exits_are_met_
         assert_eq!(path.representatives, vec![big, b], "{path:?}");
     }
 }
+
+/// The paths the plain way, as the module's documentation states them: per group, a map from
+/// each step's objects to their weights, exits found by walking up the dominators.
+fn plain_climb(g: &HeapGraph, tree: &DominatorTree, groups: usize) -> Vec<Option<RetainerPath>> {
+    use std::collections::BTreeMap;
+    let pos = tree.positions();
+    let group = |o: u32| g.group[o as usize];
+    let idom = |o: u32| tree.idom[o as usize];
+    let exit = |o: u32| {
+        let mut d = idom(o);
+        while d != VIRTUAL_ROOT && group(d) == group(o) {
+            d = idom(d);
+        }
+        d
+    };
+    let top = |o: u32| {
+        let mut t = o;
+        while idom(t) != VIRTUAL_ROOT && group(idom(t)) == group(o) {
+            t = idom(t);
+        }
+        t
+    };
+    let figures = |at: u32, objects: &BTreeMap<u32, u64>| {
+        let mut by_pos: Vec<u32> = objects.keys().copied().collect();
+        by_pos.sort_by_key(|&o| pos[o as usize]);
+        let (mut retained, mut end) = (0, 0);
+        for &o in &by_pos {
+            if pos[o as usize] >= end {
+                retained += tree.retained[o as usize];
+                end = pos[o as usize] + tree.subtree[o as usize];
+            }
+        }
+        let bytes = objects.keys().map(|&o| g.shallow[o as usize]).sum();
+        RetainerStep { group: at, objects: objects.len() as u64, bytes, retained_bytes: retained }
+    };
+    (0..groups as u32)
+        .map(|at| {
+            let mut objects: BTreeMap<u32, u64> = (0..g.object_count() as u32)
+                .filter(|&o| group(o) == at && pos[o as usize] != u32::MAX)
+                .map(|o| (o, g.shallow[o as usize]))
+                .collect();
+            if objects.is_empty() {
+                return None;
+            }
+            let mut steps = vec![figures(at, &objects)];
+            let mut children: Vec<BTreeMap<u32, u32>> = Vec::new();
+            while steps.len() < MAX_STEPS {
+                let (mut root, mut tally) = ((0, 0), BTreeMap::<u32, (u64, u64)>::new());
+                let mut exits: BTreeMap<u32, (u64, u32)> = BTreeMap::new();
+                for (&o, &w) in &objects {
+                    let x = exit(o);
+                    if x == VIRTUAL_ROOT {
+                        root = (root.0 + w, root.1 + 1);
+                        continue;
+                    }
+                    let t = tally.entry(group(x)).or_default();
+                    *t = (t.0 + w, t.1 + 1);
+                    let e = exits.entry(x).or_insert((0, o));
+                    e.0 += w;
+                    if pos[o as usize] < pos[e.1 as usize] {
+                        e.1 = o;
+                    }
+                }
+                // Most weight, then most objects, then the smallest group.
+                let best = tally.iter().max_by_key(|&(&h, &t)| (t, std::cmp::Reverse(h)));
+                let Some((&next, _)) = best.filter(|&(_, &t)| t > root) else { break };
+                let chosen: Vec<(u32, (u64, u32))> =
+                    exits.into_iter().filter(|&(x, _)| group(x) == next).collect();
+                objects = chosen.iter().map(|&(x, (w, _))| (x, w)).collect();
+                children.push(chosen.iter().map(|&(x, (_, first))| (x, first)).collect());
+                steps.push(figures(next, &objects));
+            }
+            let heaviest = objects.iter().max_by_key(|&(&o, &w)| (w, std::cmp::Reverse(pos[o as usize])));
+            let mut representatives = vec![*heaviest.unwrap().0];
+            for step in children.iter().rev() {
+                representatives.push(step[representatives.last().unwrap()]);
+            }
+            representatives.reverse();
+            let mut rooted: Vec<u32> = Vec::new();
+            let mut by_pos: Vec<u32> = objects.keys().copied().filter(|&o| exit(o) == VIRTUAL_ROOT).collect();
+            by_pos.sort_by_key(|&o| pos[o as usize]);
+            for o in by_pos {
+                if !rooted.contains(&top(o)) {
+                    rooted.push(top(o));
+                }
+            }
+            Some(RetainerPath { steps, rooted, representatives })
+        })
+        .collect()
+}
+
+/// The sorted, table-based climb gives the plain climb's paths, representatives included, on
+/// the random graphs and on large ones whose steps take the radix sort (more than 65,536
+/// objects), with sizes of 1 or 2 bytes so that ties are common.
+#[test]
+fn paths_match_a_plain_climb_on_random_graphs() {
+    use crate::dominators::tests::Rng;
+    let mut rng = Rng(77);
+    let mut graphs: Vec<HeapGraph> = random_graphs().collect();
+    for (n, groups) in [(150_000, 2), (200_000, 3)] {
+        // A random tree below object 0 with a few more references, numbered at random so that
+        // no step comes sorted.
+        let mut number: Vec<u32> = (0..n as u32).collect();
+        for i in (1..n).rev() {
+            number.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        let mut refs: Vec<(u32, u32)> = (1..n as u64).map(|o| (rng.below(o) as u32, o as u32)).collect();
+        refs.extend((0..n / 10).map(|_| (rng.below(n as u64) as u32, rng.below(n as u64) as u32)));
+        let refs: Vec<(u32, u32)> =
+            refs.into_iter().map(|(s, t)| (number[s as usize], number[t as usize])).collect();
+        let group = (0..n).map(|_| rng.below(groups) as u32).collect();
+        let shallow = (0..n).map(|_| 1 + rng.below(2)).collect();
+        graphs.push(graph(group, shallow, &refs, vec![number[0]]));
+    }
+    for g in graphs {
+        let groups = g.group.iter().max().map_or(0, |&m| m as usize + 1);
+        let tree = dominators(&g);
+        let plain = plain_climb(&g, &tree, groups);
+        assert_eq!(retainer_paths_represented(&g, &tree, groups), plain);
+        let unnamed: Vec<_> =
+            plain.into_iter().map(|p| p.map(|p| RetainerPath { representatives: Vec::new(), ..p })).collect();
+        assert_eq!(retainer_paths(&g, &tree, groups), unnamed);
+    }
+}
