@@ -80,14 +80,8 @@ mod tests {
     /// cut-over, fields at several shifts, and keys whose high digits are all equal (skipped
     /// passes); no pair lost or doubled.
     #[test]
-    fn sorts_by_the_field_like_a_stable_sort() {
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+    fn sorts_by_the_field_like_a_comparison_sort() {
+        let mut rng = crate::dominators::tests::Rng(0x2545_F491_4F6C_DD1D);
         for (len, shift, bits, spread) in [
             (10, 0, 27, 1 << 27),
             (SMALL + 5, 32, 27, 1 << 20),
@@ -95,7 +89,7 @@ mod tests {
             (150_000, 7, 24, 1 << 24),
         ] {
             let pairs: Vec<[u64; 2]> =
-                (0..len).map(|i| [((next() % spread) << shift) | (next() % 128), i as u64]).collect();
+                (0..len).map(|i| [(rng.below(spread) << shift) | rng.below(128), i as u64]).collect();
             let mut sorted = pairs.clone();
             sort_by_bits(&mut sorted, &mut Table::default(), shift, bits);
             let mut expected = pairs;
