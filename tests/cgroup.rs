@@ -52,6 +52,7 @@ fn oom_kills(dir: &Path) -> u64 {
 /// import needs all in memory, and checks that the histories are one and that the budget came
 /// from the cgroup (`budget`: how the run names it). Then, where `killed_unbounded`, with
 /// `--memory` far above the limit and no swap, the kernel kills it: the spill is what makes it fit.
+/// The cgroup and `dir` are removed when every check passed (left to look at otherwise).
 fn imports_the_same_inside(
     group: &Path,
     dir: &Path,
@@ -86,6 +87,8 @@ fn imports_the_same_inside(
         let out = inside(group, &unbounded.iter().map(String::as_str).collect::<Vec<_>>());
         assert!(!out.status.success() && oom_kills(group) > before, "all in memory, it does not fit");
     }
+    let _ = std::fs::remove_dir(group);
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// A folder for one test's files, made afresh.
@@ -118,8 +121,6 @@ fn a_dump_larger_than_its_cgroup_allows_imports_the_same() {
         "memory budget 100.0 MiB (half of the 200.0 MiB limit of cgroup",
         true,
     );
-    let _ = std::fs::remove_dir(&group);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A real Node program's 195 MB heap snapshot (2.5 M nodes, 7.7 M edges) in a 160 MB cgroup:
@@ -144,8 +145,6 @@ fn a_node_snapshot_larger_than_its_cgroup_allows_imports_the_same() {
         "memory budget 80.0 MiB (half of the 160.0 MiB limit of cgroup",
         true,
     );
-    let _ = std::fs::remove_dir(&group);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The Python probe's 87 MB heap file of a real program (1.6 M objects) in a 160 MB cgroup:
@@ -185,6 +184,4 @@ fn a_probe_heap_file_larger_than_its_cgroup_allows_imports_the_same() {
         // dropped): whether it is killed then says nothing.
         false,
     );
-    let _ = std::fs::remove_dir(&group);
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -355,9 +355,10 @@ fn analyse(
     let (paths, via) = match &dominated {
         Some(dominated) if options.retainer_paths => {
             let paths = retainer_paths_beside(g, &tree, dominated, named);
-            let via = match named {
-                true => paths.iter().map(|p| p.as_ref().map(|p| name_steps(g, &tree, p, names))).collect(),
-                false => Vec::new(),
+            let via = if named {
+                paths.iter().map(|p| p.as_ref().map(|p| name_steps(g, &tree, p, names))).collect()
+            } else {
+                Vec::new()
             };
             (Some(paths), via)
         }

@@ -27,11 +27,15 @@ pub(crate) fn sort_by_bits(pairs: &mut [[u64; 2]], buffer: &mut Table<[u64; 2]>,
     if pairs.is_sorted_by_key(key) {
         return;
     }
-    if buffer.len() < pairs.len() && pairs.len() >= SMALL {
+    if pairs.len() < SMALL {
+        pairs.sort_unstable_by_key(key);
+        return;
+    }
+    if buffer.len() < pairs.len() {
         *buffer = Table::default();
         *buffer = Table::filled(pairs.len(), [0u64; 2]);
     }
-    if pairs.len() < SMALL || buffer.is_mapped() {
+    if buffer.is_mapped() {
         *buffer = Table::default();
         pairs.par_sort_unstable_by_key(key);
         return;
