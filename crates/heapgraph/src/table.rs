@@ -216,9 +216,14 @@ impl<T: Plain> Table<T> {
 
     /// Empties the table, keeping its room (memory or file) for what is pushed next.
     pub fn clear(&mut self) {
+        self.truncate(0);
+    }
+
+    /// Keeps the first `keep` values (all when there are fewer), and the room for the rest.
+    pub fn truncate(&mut self, keep: usize) {
         match &mut self.storage {
-            Storage::Memory(v) => v.clear(),
-            Storage::Mapped { len, .. } | Storage::Private { len, .. } => *len = 0,
+            Storage::Memory(v) => v.truncate(keep),
+            Storage::Mapped { len, .. } | Storage::Private { len, .. } => *len = keep.min(*len),
         }
     }
 

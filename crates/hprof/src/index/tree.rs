@@ -99,54 +99,77 @@ fn read_blocks(mut blocks: Blocks<'_>, shallow: &[u64]) -> Result<KeptTree, Stri
 /// That `tree` is a dominator tree's shape over objects of these shallow sizes: what the
 /// analyses that read it rely on (no dominator cycle, subtrees as nested runs of the preorder,
 /// retained bytes summing exactly), whether or not it is this dump's true tree.
+///
+/// One walk down the preorder with a stack of the subtrees open there: each object's
+/// dominator must be the innermost of them, and its subtree must end inside its dominator's;
+/// a subtree closes where its run ends, with its bytes added up. So the memory is a bit per
+/// object and the stack (as deep as the tree), and the tables are read, never written.
 fn check(tree: &DominatorTree, shallow: &[u64]) -> Result<(), String> {
     let n = shallow.len();
-    let len = tree.preorder.len();
-    let mut pos = Table::filled(n, u32::MAX);
-    for (p, &o) in tree.preorder.iter().enumerate() {
-        let slot = pos.get_mut(o as usize).ok_or("an object in the preorder beyond the objects")?;
-        if *slot != u32::MAX {
+    let mut seen = Table::filled(n.div_ceil(64), 0u64);
+    for &o in tree.preorder.iter() {
+        let o = o as usize;
+        if o >= n {
+            return Err("an object in the preorder beyond the objects".into());
+        }
+        let (word, bit) = (&mut seen[o / 64], 1 << (o % 64));
+        if *word & bit != 0 {
             return Err("an object twice in the preorder".into());
         }
-        *slot = p as u32;
-    }
-    for o in 0..n {
-        let reached = pos[o] != u32::MAX;
-        if reached == (tree.idom[o] == UNREACHABLE) {
-            return Err("the preorder and the dominators disagree on what is reachable".into());
+        *word |= bit;
+        if tree.idom[o] == UNREACHABLE {
+            return Err(DISAGREE.into());
         }
-        if !reached && (tree.subtree[o] != 0 || tree.retained[o] != 0) {
+    }
+    drop(seen);
+    // The preorder holds distinct reachable objects; it must hold all of them.
+    let mut reachable = 0;
+    for o in 0..n {
+        if tree.idom[o] != UNREACHABLE {
+            reachable += 1;
+        } else if tree.subtree[o] != 0 || tree.retained[o] != 0 {
             return Err("an unreachable object with a subtree".into());
         }
     }
-    // Every subtree a run of the preorder starting at its object, inside its dominator's run.
-    let end = |o: u32| u64::from(pos[o as usize]) + u64::from(tree.subtree[o as usize]);
+    if reachable != tree.preorder.len() {
+        return Err(DISAGREE.into());
+    }
+    // The open subtrees, outermost first: [object << 32 | where its run ends, its bytes so far].
+    let mut open: Table<[u64; 2]> = Table::default();
+    let len = tree.preorder.len() as u64;
     for (p, &o) in tree.preorder.iter().enumerate() {
-        if tree.subtree[o as usize] == 0 || end(o) > len as u64 {
+        close(&mut open, p as u64, tree)?;
+        let end = p as u64 + u64::from(tree.subtree[o as usize]);
+        if tree.subtree[o as usize] == 0 || end > len {
             return Err("a subtree beyond the preorder".into());
         }
         let d = tree.idom[o as usize];
-        if d == VIRTUAL_ROOT {
-            continue;
-        }
-        let inside = (d as usize) < n && pos[d as usize] < p as u32 && end(o) <= end(d);
+        let inside = match open.last() {
+            None => d == VIRTUAL_ROOT,
+            Some(&[top, _]) => u64::from(d) == top >> 32 && end <= top & u64::from(u32::MAX),
+        };
         if !inside {
             return Err("an object outside its dominator's subtree".into());
         }
+        open.push([u64::from(o) << 32 | end, shallow[o as usize]]);
     }
-    // Bottom up (children come after their dominator): each subtree's objects and bytes.
-    let mut below = Table::filled(n, 0u32);
-    let mut bytes = Table::filled(n, 0u64);
-    for &o in tree.preorder.iter().rev() {
-        let o = o as usize;
-        let (count, sum) = (below[o] + 1, bytes[o].checked_add(shallow[o]).ok_or("retained sizes overflow")?);
-        if count != tree.subtree[o] || sum != tree.retained[o] {
+    close(&mut open, len, tree)
+}
+
+const DISAGREE: &str = "the preorder and the dominators disagree on what is reachable";
+
+/// Closes the open subtrees whose runs end at `at`: each one's bytes must be its retained
+/// bytes, and go to the subtree it is in.
+fn close(open: &mut Table<[u64; 2]>, at: u64, tree: &DominatorTree) -> Result<(), String> {
+    while let Some(&[top, bytes]) = open.last()
+        && top & u64::from(u32::MAX) == at
+    {
+        if bytes != tree.retained[(top >> 32) as usize] {
             return Err("the subtree sizes or retained sizes do not add up".into());
         }
-        let d = tree.idom[o];
-        if d != VIRTUAL_ROOT {
-            below[d as usize] += count;
-            bytes[d as usize] = bytes[d as usize].checked_add(sum).ok_or("retained sizes overflow")?;
+        open.truncate(open.len() - 1);
+        if let Some(above) = open.last_mut() {
+            above[1] = above[1].checked_add(bytes).ok_or("retained sizes overflow")?;
         }
     }
     Ok(())

@@ -137,7 +137,10 @@ fn a_tree_of_the_wrong_shape_is_refused() {
         change(&mut tree);
         read(&body(&tree, &[], 5), &shallow).unwrap_err()
     };
-    let cases: [(&Change, &str); 9] = [
+    let cases: [(&Change, &str); 11] = [
+        // Object 3's dominator is 0, but 1's subtree would hold it.
+        (&|t| t.subtree[1] = 3, "outside its dominator's subtree"),
+        (&|t| t.idom[3] = UNREACHABLE, "disagree on what is reachable"),
         (&|t| t.idom[1] = 2, "outside its dominator's subtree"),
         (&|t| t.idom[2] = 7, "outside its dominator's subtree"),
         (&|t| t.preorder[2] = 9, "beyond the objects"),
@@ -188,4 +191,28 @@ fn the_inspected_import_keeps_and_reads_the_tree() {
     )
     .unwrap();
     assert_eq!(grouped.0, plain.0);
+}
+
+/// A chain as deep as the heap (a long linked list) is checked with one open subtree per
+/// level, and a wrong sum at its bottom is found when the chain closes.
+#[test]
+fn a_chain_as_deep_as_the_heap_is_checked() {
+    let n = 200_000usize;
+    let shallow: Vec<u64> = (0..n as u64).map(|i| 16 + i % 7).collect();
+    let mut retained = vec![0u64; n];
+    let mut below = 0;
+    for o in (0..n).rev() {
+        below += shallow[o];
+        retained[o] = below;
+    }
+    let tree = DominatorTree {
+        idom: (0..n as u32).map(|o| o.checked_sub(1).unwrap_or(VIRTUAL_ROOT)).collect::<Vec<_>>().into(),
+        retained: retained.into(),
+        preorder: (0..n as u32).collect::<Vec<_>>().into(),
+        subtree: (0..n as u32).map(|o| n as u32 - o).collect::<Vec<_>>().into(),
+    };
+    assert_eq!(check(&tree, &shallow), Ok(()));
+    let mut wrong = tree.clone();
+    wrong.retained[n - 1] += 1;
+    assert!(check(&wrong, &shallow).unwrap_err().contains("do not add up"));
 }
