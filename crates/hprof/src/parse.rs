@@ -1,8 +1,16 @@
-//! Pass 1 over a dump: the sequential scan of its records. It keeps names, classes and GC roots,
-//! and for each heap object only the offset of its sub-record, so pass 2 ([`crate::resolve`]) can
-//! read objects in parallel straight from the bytes.
+//! Pass 1 over a dump: the scan of its records. It keeps names, classes and GC roots, and for
+//! each heap object only the offset of its sub-record, so pass 2 ([`crate::resolve`]) can read
+//! objects in parallel straight from the bytes. The top-level records are walked in order
+//! (their lengths lead from one to the next); the heap dump bodies, where the objects are, are
+//! read in parallel ([`body`]) and added to the dump in file order, so a dump reads the same,
+//! and a bad one is refused at the same byte, as in one sequential scan.
+
+mod body;
 
 use std::collections::HashMap;
+use std::ops::Range;
+
+use rayon::prelude::*;
 
 use crate::cursor::Cursor;
 use crate::error::Fault;
@@ -30,8 +38,6 @@ pub const PRIM_ARRAY_DUMP: u8 = 0x23;
 /// Android (`JAVA PROFILE 1.0.3`): a primitive array written without its elements; laid out
 /// like [`PRIM_ARRAY_DUMP`] up to the element type.
 pub const PRIM_ARRAY_NODATA: u8 = 0xC3;
-/// Android: the heap (app, image, zygote) the following objects are in: a heap id and its name.
-const HEAP_DUMP_INFO: u8 = 0xFE;
 
 /// The HPROF basic type code of references.
 pub const OBJECT: u8 = 2;
@@ -119,44 +125,12 @@ pub fn value_size(ty: u8, id_size: usize) -> Option<usize> {
 pub fn scan<'a>(data: &'a [u8], progress: &dyn Fn(u64)) -> Result<RawDump<'a>, Fault> {
     let mut c = Cursor::new(data, 0);
     let mut dump = read_header(&mut c)?;
-    let mut reported = 0;
-    let mut heap_dumps = 0;
-    // Offset of the first HEAP_DUMP_SEGMENT not yet closed by a HEAP_DUMP_END: a dump cut off
-    // at a record boundary is recognised by the missing end.
-    let mut open_segments = None;
-    while !c.at_end() {
-        let start = c.pos;
-        let tag = c.u1("record tag")?;
-        c.u4("record time")?;
-        let length = c.u4("record length")? as usize;
-        let body = c.bytes(length, "record body").map_err(|f| Fault { offset: start as u64, ..f })?;
-        let body_start = c.pos - length;
-        match tag {
-            UTF8 => read_utf8(&mut Cursor::new(&data[..c.pos], body_start), &mut dump)?,
-            LOAD_CLASS => read_load_class(&mut Cursor::new(&data[..c.pos], body_start), &mut dump)?,
-            HEAP_DUMP | HEAP_DUMP_SEGMENT => {
-                heap_dumps += 1;
-                if tag == HEAP_DUMP_SEGMENT {
-                    open_segments.get_or_insert(start);
-                }
-                read_heap_dump(&mut Cursor::new(&data[..c.pos], body_start), &mut dump)?
-            }
-            HEAP_DUMP_END => open_segments = None,
-            CONTROL_SETTINGS | START_THREAD => dump.agent = true,
-            t if SKIPPED.contains(&t) => {}
-            t => {
-                return Err(Fault::new(
-                    start,
-                    format!("unknown record tag 0x{t:02X} (body of {} bytes)", body.len()),
-                ));
-            }
-        }
-        if c.pos - reported > 16 << 20 {
-            reported = c.pos;
-            progress(c.pos as u64);
-        }
-    }
-    if heap_dumps == 0 {
+    let mut bodies = Vec::new();
+    let walked = walk(data, &mut c, &mut dump, &mut bodies);
+    // The bodies before a fault of the walk come first in the file, and so do their faults.
+    add_bodies(data, &bodies, &mut dump, progress)?;
+    let open_segments = walked?;
+    if bodies.is_empty() {
         return Err(Fault::new(data.len(), "truncated dump: it has no heap dump records"));
     }
     if let Some(first) = open_segments {
@@ -173,6 +147,101 @@ pub fn scan<'a>(data: &'a [u8], progress: &dyn Fn(u64)) -> Result<RawDump<'a>, F
     dump.object_ids.shrink_to_fit();
     progress(data.len() as u64);
     Ok(dump)
+}
+
+/// The top-level records in order: names and classes are kept, the heap dump bodies' ranges
+/// gathered in `bodies`. Returns the offset of the first HEAP_DUMP_SEGMENT not yet closed by a
+/// HEAP_DUMP_END (a dump cut off at a record boundary is recognised by the missing end).
+fn walk<'a>(
+    data: &'a [u8],
+    c: &mut Cursor<'a>,
+    dump: &mut RawDump<'a>,
+    bodies: &mut Vec<Range<usize>>,
+) -> Result<Option<usize>, Fault> {
+    let mut open_segments = None;
+    while !c.at_end() {
+        let start = c.pos;
+        let tag = c.u1("record tag")?;
+        c.u4("record time")?;
+        let length = c.u4("record length")? as usize;
+        let body = c.bytes(length, "record body").map_err(|f| Fault { offset: start as u64, ..f })?;
+        let body_start = c.pos - length;
+        match tag {
+            UTF8 => read_utf8(&mut Cursor::new(&data[..c.pos], body_start), dump)?,
+            LOAD_CLASS => read_load_class(&mut Cursor::new(&data[..c.pos], body_start), dump)?,
+            HEAP_DUMP | HEAP_DUMP_SEGMENT => {
+                if tag == HEAP_DUMP_SEGMENT {
+                    open_segments.get_or_insert(start);
+                }
+                bodies.push(body_start..c.pos);
+            }
+            HEAP_DUMP_END => open_segments = None,
+            CONTROL_SETTINGS | START_THREAD => dump.agent = true,
+            t if SKIPPED.contains(&t) => {}
+            t => {
+                return Err(Fault::new(
+                    start,
+                    format!("unknown record tag 0x{t:02X} (body of {} bytes)", body.len()),
+                ));
+            }
+        }
+    }
+    Ok(open_segments)
+}
+
+/// Dump bytes of heap dump bodies read at once: their objects' tables are held until they
+/// are added to the dump's.
+const BATCH: usize = 64 << 20;
+
+/// Reads the heap dump bodies at `bodies`, a batch at a time in parallel (at least one body per
+/// thread), and adds each to `dump` in file order.
+fn add_bodies(
+    data: &[u8],
+    bodies: &[Range<usize>],
+    dump: &mut RawDump<'_>,
+    progress: &dyn Fn(u64),
+) -> Result<(), Fault> {
+    let threads = rayon::current_num_threads();
+    let mut rest = bodies;
+    while !rest.is_empty() {
+        let (mut take, mut bytes) = (0, 0);
+        while take < rest.len() && (take < threads || bytes < BATCH) {
+            bytes += rest[take].len();
+            take += 1;
+        }
+        let (batch, later) = rest.split_at(take);
+        let read: Vec<body::Body> =
+            batch.par_iter().map(|range| body::read(data, range.clone(), dump.id_size)).collect();
+        for body in read {
+            add_body(dump, body)?;
+        }
+        progress(batch[take - 1].end as u64);
+        rest = later;
+    }
+    Ok(())
+}
+
+/// Adds one body's records to the dump, as a sequential scan would meet them: the first fault
+/// in file order among its own, a conflicting class and one object too many is the dump's.
+fn add_body(dump: &mut RawDump<'_>, body: body::Body) -> Result<(), Fault> {
+    let mut faults = Vec::from_iter(body.fault);
+    for class in body.classes {
+        if let Err(fault) = add_class(dump, class) {
+            faults.push(fault);
+            break;
+        }
+    }
+    let room = MAX_OBJECTS - dump.objects.len();
+    if let Some(&first_too_many) = body.objects.get(room) {
+        faults.push(too_many_objects(first_too_many));
+    }
+    if let Some(first) = faults.into_iter().min_by_key(|f| f.offset) {
+        return Err(first);
+    }
+    dump.objects.extend_from_slice(&body.objects);
+    dump.object_ids.extend_from_slice(&body.ids);
+    dump.roots.extend(body.roots);
+    Ok(())
 }
 
 /// Checks a dump's header (the format name, the identifier size, the time stamp) alone.
@@ -217,81 +286,9 @@ fn read_load_class(c: &mut Cursor<'_>, dump: &mut RawDump<'_>) -> Result<(), Fau
     Ok(())
 }
 
-/// Reads the sub-records of one HEAP_DUMP or HEAP_DUMP_SEGMENT body (the cursor ends at its end).
-fn read_heap_dump(c: &mut Cursor<'_>, dump: &mut RawDump<'_>) -> Result<(), Fault> {
-    let ids = dump.id_size;
-    while !c.at_end() {
-        let start = c.pos;
-        let tag = c.u1("heap dump sub-record tag")?;
-        if let Some(kind) = crate::roots::from_tag(tag) {
-            let id = c.id(ids, "GC root object id")?;
-            // Extra fields after the object id, per root kind.
-            let extra = match tag {
-                0x01 => ids,                    // JNI global: global ref id
-                0x02 | 0x03 | 0x08 | 0x8E => 8, // JNI local, Java frame, thread object, JNI monitor: two u4
-                0x04 | 0x06 => 4,               // native stack, thread block: thread serial
-                _ => 0,
-            };
-            c.bytes(extra, "GC root record")?;
-            dump.roots.push((id, kind));
-            continue;
-        }
-        match tag {
-            CLASS_DUMP => {
-                let class = read_class_dump(c, ids, start)?;
-                add_class(dump, class)?;
-            }
-            HEAP_DUMP_INFO => {
-                c.bytes(4 + ids, "heap dump info")?;
-            }
-            INSTANCE_DUMP => {
-                dump.object_ids.push(c.id(ids, "object id")?);
-                c.bytes(4 + ids, "instance dump header")?;
-                let length = c.u4("instance field bytes length")? as usize;
-                c.bytes(length, "instance field values")?;
-                push_object(dump, start)?;
-            }
-            OBJ_ARRAY_DUMP => {
-                dump.object_ids.push(c.id(ids, "object id")?);
-                c.bytes(4, "object array header")?;
-                let count = c.u4("object array length")? as usize;
-                c.bytes(ids, "object array class id")?;
-                c.bytes(count.saturating_mul(ids), "object array elements")?;
-                push_object(dump, start)?;
-            }
-            PRIM_ARRAY_DUMP | PRIM_ARRAY_NODATA => {
-                dump.object_ids.push(c.id(ids, "object id")?);
-                c.bytes(4, "primitive array header")?;
-                let count = c.u4("primitive array length")? as usize;
-                let ty_pos = c.pos;
-                let ty = c.u1("primitive array element type")?;
-                let size = value_size(ty, ids).filter(|_| ty != OBJECT).ok_or_else(|| {
-                    Fault::new(ty_pos, format!("invalid primitive array element type {ty}"))
-                })?;
-                if tag == PRIM_ARRAY_DUMP {
-                    c.bytes(count.saturating_mul(size), "primitive array elements")?;
-                }
-                push_object(dump, start)?;
-            }
-            t => return Err(Fault::new(start, format!("unknown heap dump sub-record tag 0x{t:02X}"))),
-        }
-    }
-    Ok(())
-}
-
 /// The most objects a dump may have: nodes are numbered with `u32`s, two numbers reserved
 /// (the dominator tree's virtual root and "unreachable"), and the class objects need numbers too.
 pub const MAX_OBJECTS: usize = u32::MAX as usize - 2 - (1 << 24);
-
-/// Keeps an object's offset, refusing a dump with more objects than `u32` numbers can hold
-/// as soon as it has them (not after tables of billions of offsets).
-fn push_object(dump: &mut RawDump<'_>, start: usize) -> Result<(), Fault> {
-    if dump.objects.len() >= MAX_OBJECTS {
-        return Err(too_many_objects(start));
-    }
-    dump.objects.push(start);
-    Ok(())
-}
 
 pub(crate) fn too_many_objects(offset: usize) -> Fault {
     Fault::new(
@@ -326,45 +323,4 @@ fn add_class(dump: &mut RawDump<'_>, class: RawClass) -> Result<(), Fault> {
         }
     }
     Ok(())
-}
-
-fn read_class_dump(c: &mut Cursor<'_>, ids: usize, start: usize) -> Result<RawClass, Fault> {
-    let id = c.id(ids, "class object id")?;
-    c.u4("stack trace serial number")?;
-    let super_id = c.id(ids, "superclass id")?;
-    let loader_id = c.id(ids, "class loader id")?;
-    // Signers, protection domain, two reserved ids, instance size.
-    c.bytes(4 * ids + 4, "class dump header")?;
-    let constants = c.u2("constant pool size")?;
-    for _ in 0..constants {
-        c.u2("constant pool index")?;
-        read_value(c, ids)?;
-    }
-    let static_count = c.u2("static field count")?;
-    let mut statics = Vec::with_capacity(static_count.into());
-    for _ in 0..static_count {
-        let name = c.id(ids, "static field name id")?;
-        let (ty, bits) = read_value(c, ids)?;
-        statics.push((name, ty, bits));
-    }
-    let field_count = c.u2("instance field count")?;
-    let mut fields = Vec::with_capacity(field_count.into());
-    let mut field_names = Vec::with_capacity(field_count.into());
-    for _ in 0..field_count {
-        field_names.push(c.id(ids, "instance field name id")?);
-        let ty_pos = c.pos;
-        let ty = c.u1("instance field type")?;
-        value_size(ty, ids).ok_or_else(|| Fault::new(ty_pos, format!("invalid field type {ty}")))?;
-        fields.push(ty);
-    }
-    Ok(RawClass { id, super_id, loader_id, statics, fields, field_names, offset: start })
-}
-
-/// A typed value (constant pool entry or static field): its type and its bits.
-fn read_value(c: &mut Cursor<'_>, ids: usize) -> Result<(u8, u64), Fault> {
-    let ty_pos = c.pos;
-    let ty = c.u1("value type")?;
-    let size = value_size(ty, ids).ok_or_else(|| Fault::new(ty_pos, format!("invalid value type {ty}")))?;
-    let bits = crate::cursor::read_id(c.bytes(size, "value")?);
-    Ok((ty, bits))
 }
