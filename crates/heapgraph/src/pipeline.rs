@@ -17,7 +17,7 @@ use crate::group::{GroupCounts, Grouper, OUTSIDE};
 use crate::maps::{PointerMaps, pointed_from, pointer_maps, points_to, points_to_reached};
 use crate::objects::EdgeLabels;
 use crate::progress::{Phase, Progress, Silent};
-use crate::retained::dominated_sizes;
+use crate::retained::dominated;
 use crate::retainers::retainer_paths_beside;
 use crate::roots::RootKind;
 use crate::roots::RootSet;
@@ -351,7 +351,7 @@ fn analyse(
         progress.phase(Phase::RetainedAndPaths);
     }
     // The dominated sizes are also the paths' first steps.
-    let dominated = (want_retained || options.retainer_paths).then(|| dominated_sizes(g, &tree, group_count));
+    let dominated = (want_retained || options.retainer_paths).then(|| dominated(g, &tree, group_count));
     let (paths, via) = match &dominated {
         Some(dominated) if options.retainer_paths => {
             let paths = retainer_paths_beside(g, &tree, dominated, named);
@@ -364,7 +364,7 @@ fn analyse(
         }
         _ => (None, Vec::new()),
     };
-    let dominated = dominated.filter(|_| want_retained);
+    let dominated = dominated.filter(|_| want_retained).map(|d| d.sizes);
     let per_object = if object_retained { tree.retained.to_vec() } else { Vec::new() };
     for (c, (_, bytes)) in counts.iter_mut().zip(dominated.unwrap_or_default()) {
         c.retained = (c.objects > 0).then_some(bytes);

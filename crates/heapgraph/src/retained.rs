@@ -5,6 +5,7 @@
 //! group counted. The dominated size never exceeds the closure.
 
 use crate::dominators::{DominatorTree, VIRTUAL_ROOT};
+use crate::table::Table;
 use crate::{HeapGraph, mark};
 
 /// Per group (`g.group[o]` is the group of `o`; groups `0..group_count`): (objects, bytes) of the union
@@ -14,6 +15,55 @@ use crate::{HeapGraph, mark};
 /// a count per group of the objects on it.
 pub fn dominated_sizes(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> Vec<(u64, u64)> {
     let mut sizes = vec![(0, 0); group_count];
+    down_the_tree(g, tree, group_count, |o, group, nested| {
+        if !nested {
+            sizes[group].0 += u64::from(tree.subtree[o]);
+            sizes[group].1 += tree.retained[o];
+        }
+    });
+    sizes
+}
+
+/// The groups' dominated sizes, and which objects they leave out.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Dominated {
+    /// Per group, as [`dominated_sizes`].
+    pub sizes: Vec<(u64, u64)>,
+    /// A bit per object (`o % 64` of word `o / 64`), set where a dominator of the object is in
+    /// its group: the object's subtree lies inside that member's. Where no object of a set in one
+    /// group has it, their subtrees are disjoint.
+    pub nested: Table<u64>,
+}
+
+impl Dominated {
+    pub fn is_nested(&self, o: u32) -> bool {
+        self.nested[o as usize / 64] >> (o % 64) & 1 != 0
+    }
+}
+
+/// [`dominated_sizes`] and the nested objects, in the same pass.
+pub fn dominated(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> Dominated {
+    let mut sizes = vec![(0, 0); group_count];
+    let mut nested = Table::filled(g.object_count().div_ceil(64), 0u64);
+    down_the_tree(g, tree, group_count, |o, group, inside| {
+        if inside {
+            nested[o / 64] |= 1 << (o % 64);
+        } else {
+            sizes[group].0 += u64::from(tree.subtree[o]);
+            sizes[group].1 += tree.retained[o];
+        }
+    });
+    Dominated { sizes, nested }
+}
+
+/// Visits the reachable objects in preorder, each with its group and whether a dominator of it
+/// is in that group (`visit(object, group, nested)`).
+fn down_the_tree(
+    g: &HeapGraph,
+    tree: &DominatorTree,
+    group_count: usize,
+    mut visit: impl FnMut(usize, usize, bool),
+) {
     let mut open = vec![0u32; group_count];
     let mut path: Vec<u32> = Vec::new();
     for &o in &tree.preorder {
@@ -28,14 +78,10 @@ pub fn dominated_sizes(g: &HeapGraph, tree: &DominatorTree, group_count: usize) 
         }
         debug_assert!(d == VIRTUAL_ROOT || path.last() == Some(&d));
         let group = g.group[o as usize] as usize;
-        if open[group] == 0 {
-            sizes[group].0 += u64::from(tree.subtree[o as usize]);
-            sizes[group].1 += tree.retained[o as usize];
-        }
+        visit(o as usize, group, open[group] > 0);
         open[group] += 1;
         path.push(o);
     }
-    sizes
 }
 
 /// The exact GC closure of one group: (objects, bytes) of live objects unreachable if every

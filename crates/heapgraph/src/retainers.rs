@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use crate::HeapGraph;
 use crate::dominators::{DominatorTree, VIRTUAL_ROOT};
 use crate::radix::sort_by_bits;
-use crate::retained::dominated_sizes;
+use crate::retained::{Dominated, dominated};
 use crate::table::{Plain, Table};
 
 /// The most steps of a path; groups may repeat (String → Person → String), but a path cannot be
@@ -61,7 +61,7 @@ pub struct RetainerPath {
 /// preorder position, members by group) and, per worker, 44 bytes per object of the largest
 /// step it climbs (objects, weights, and pairs sorted through a buffer).
 pub fn retainer_paths(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> Vec<Option<RetainerPath>> {
-    retainer_paths_beside(g, tree, &dominated_sizes(g, tree, group_count), false)
+    retainer_paths_beside(g, tree, &dominated(g, tree, group_count), false)
 }
 
 /// [`retainer_paths`] with a representative object per step ([`RetainerPath::representatives`]),
@@ -71,20 +71,20 @@ pub fn retainer_paths_represented(
     tree: &DominatorTree,
     group_count: usize,
 ) -> Vec<Option<RetainerPath>> {
-    retainer_paths_beside(g, tree, &dominated_sizes(g, tree, group_count), true)
+    retainer_paths_beside(g, tree, &dominated(g, tree, group_count), true)
 }
 
 /// [`retainer_paths`] (or [`retainer_paths_represented`]) beside the groups' dominated sizes
-/// ([`dominated_sizes`], one per group), which are the first steps' retained bytes: a caller
-/// that has them saves a pass.
+/// ([`dominated`]), which are the first steps' retained bytes: a caller that has them saves a
+/// pass.
 pub fn retainer_paths_beside(
     g: &HeapGraph,
     tree: &DominatorTree,
-    dominated: &[(u64, u64)],
+    dominated: &Dominated,
     represent: bool,
 ) -> Vec<Option<RetainerPath>> {
-    let group_count = dominated.len();
-    let climb = Climb::new(g, tree, group_count, represent);
+    let group_count = dominated.sizes.len();
+    let climb = Climb::new(g, tree, dominated, represent);
     let (start, members) = members_by_group(g, &climb.pos, group_count);
     let members_of = |group: usize| &members[start[group]..start[group + 1]];
     // Groups are independent: each worker takes the next group, largest first, with tables of
@@ -99,7 +99,7 @@ pub fn retainer_paths_beside(
             let mut scratch = Scratch::new(group_count);
             let mut found = Vec::new();
             while let Some(&group) = order.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
-                let first = dominated[group].1;
+                let first = dominated.sizes[group].1;
                 found.push((group, climb.path(group as u32, members_of(group), first, &mut scratch)));
             }
             found
@@ -136,6 +136,8 @@ fn members_by_group(g: &HeapGraph, pos: &[u32], group_count: usize) -> (Vec<usiz
 struct Climb<'a> {
     g: &'a HeapGraph,
     tree: &'a DominatorTree,
+    /// Which objects lie below another of their group.
+    dominated: &'a Dominated,
     /// The nearest dominator in another group, or VIRTUAL_ROOT.
     exit: Table<u32>,
     /// Where the exit is VIRTUAL_ROOT: the top-most dominator in the object's own group (or
@@ -222,8 +224,13 @@ impl Tally {
 }
 
 impl<'a> Climb<'a> {
-    fn new(g: &'a HeapGraph, tree: &'a DominatorTree, group_count: usize, represent: bool) -> Climb<'a> {
-        debug_assert!(g.group.iter().all(|&h| (h as usize) < group_count));
+    fn new(
+        g: &'a HeapGraph,
+        tree: &'a DominatorTree,
+        dominated: &'a Dominated,
+        represent: bool,
+    ) -> Climb<'a> {
+        debug_assert!(g.group.iter().all(|&h| (h as usize) < dominated.sizes.len()));
         let mut exit = Table::filled(g.object_count(), VIRTUAL_ROOT);
         let mut top = Table::from_fn(g.object_count(), |o| o as u32);
         for &o in &tree.preorder {
@@ -242,7 +249,7 @@ impl<'a> Climb<'a> {
             pos[o as usize] = p as u32;
         }
         let bits = u32::BITS - (g.object_count() as u32).leading_zeros();
-        Climb { g, tree, exit, top, pos, represent, bits }
+        Climb { g, tree, dominated, exit, top, pos, represent, bits }
     }
 
     /// `members` in object order, `retained` the bytes of the union of their subtrees.
@@ -291,9 +298,11 @@ impl<'a> Climb<'a> {
         RetainerPath { steps, rooted: self.rooted(objects), representatives }
     }
 
-    /// The step's figures; `objects` in object order. The union of their subtrees is one sweep
-    /// in preorder: each object's position, subtree size and retained bytes are read in object
-    /// order and then sorted by position, so nested subtrees are skipped.
+    /// The step's figures; `objects` in object order. Where none of them lies below another of
+    /// their group, their subtrees are disjoint and their retained bytes add up; else the union
+    /// of their subtrees is one sweep in preorder: each object's position, subtree size and
+    /// retained bytes are read in object order and then sorted by position, so nested subtrees
+    /// are skipped.
     fn step(
         &self,
         group: u32,
@@ -302,6 +311,13 @@ impl<'a> Climb<'a> {
         buffer: &mut Table<[u64; 2]>,
     ) -> RetainerStep {
         let mut step = RetainerStep { group, objects: objects.len() as u64, bytes: 0, retained_bytes: 0 };
+        if !objects.iter().any(|&o| self.dominated.is_nested(o)) {
+            for &o in objects {
+                step.bytes += self.g.shallow[o as usize];
+                step.retained_bytes += self.tree.retained[o as usize];
+            }
+            return step;
+        }
         let spans = prefix(pairs, objects.len());
         for (span, &o) in spans.iter_mut().zip(objects) {
             let o = o as usize;
