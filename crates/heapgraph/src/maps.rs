@@ -75,43 +75,62 @@ pub fn points_to(
 }
 
 /// [`points_to`] for a caller that has a dominator tree but no spanning tree (a source that
-/// kept the tree from an earlier opening): the references to each object are gathered from the
-/// graph once. As with the spanning tree, only references between objects the tree reaches
-/// (`idom` not [`UNREACHABLE`]) count, so the maps are the same.
+/// kept the tree from an earlier opening). As with the spanning tree, only references between
+/// objects the tree reaches (`idom` not [`UNREACHABLE`]) count, so the maps are the same.
+///
+/// No reversed references: one sweep over the references notes the group of each object's
+/// first referrer, which is all most objects have; a referrer of another group is listed as
+/// an (object, group) pair, and those pairs are sorted and counted once each. Memory: a `u32`
+/// per object, and 8 bytes per reference from a group other than its target's first.
 pub fn points_to_reached(g: &HeapGraph, idom: &[u32], group_count: usize) -> Vec<BTreeMap<u32, u64>> {
-    let n = g.object_count();
     let reached = |o: u32| idom[o as usize] != UNREACHABLE;
-    let sources = || (0..n as u32).filter(move |&s| reached(s));
-    // `start[t]` counts the references to `t`, then ends its run, then (filled back to front)
-    // starts it.
-    let mut start = Table::filled(n + 1, 0u32);
-    for s in sources() {
-        for &t in g.referents(s).iter().filter(|&&t| reached(t)) {
-            start[t as usize] += 1;
-        }
-    }
-    for t in 1..n {
-        start[t] += start[t - 1];
-    }
-    start[n] = if n == 0 { 0 } else { start[n - 1] };
-    let mut list = Table::filled(start[n] as usize, 0u32);
-    for s in sources() {
-        for &t in g.referents(s).iter().filter(|&&t| reached(t)) {
-            start[t as usize] -= 1;
-            list[start[t as usize] as usize] = s;
-        }
-    }
     let mut points_to = vec![BTreeMap::new(); group_count];
-    let mut seen = vec![u32::MAX; group_count];
-    for t in 0..n {
-        let b = g.group[t];
-        for &r in &list[start[t] as usize..start[t + 1] as usize] {
-            let a = g.group[r as usize];
-            if seen[a as usize] != t as u32 {
-                seen[a as usize] = t as u32;
-                *points_to[a as usize].entry(b).or_insert(0) += 1;
+    let mut count = |a: u32, t: u32| *points_to[a as usize].entry(g.group[t as usize]).or_insert(0) += 1;
+    let mut first = Table::filled(g.object_count(), NO_GROUP);
+    let mut others: Table<u64> = Table::default();
+    for s in (0..g.object_count() as u32).filter(|&s| reached(s)) {
+        let a = g.group[s as usize];
+        for &t in g.referents(s).iter().filter(|&&t| reached(t)) {
+            match first[t as usize] {
+                NO_GROUP => {
+                    first[t as usize] = a;
+                    count(a, t);
+                }
+                seen if seen == a => {}
+                _ => others.push(u64::from(t) << 32 | u64::from(a)),
             }
         }
     }
+    drop(first);
+    others.sort_unstable();
+    let mut last = None;
+    for &pair in others.iter() {
+        if last != Some(pair) {
+            count(pair as u32, (pair >> 32) as u32);
+            last = Some(pair);
+        }
+    }
     points_to
+}
+
+/// Not a group yet: no referrer met.
+const NO_GROUP: u32 = u32::MAX;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dominators::{dominators, tests::random_graphs};
+
+    /// From the references alone, the same points-to maps as from the spanning tree's
+    /// referrers, on random graphs (unreachable objects, several referrers of several groups,
+    /// several references from one object to another).
+    #[test]
+    fn points_to_from_the_references_is_points_to_from_the_referrers() {
+        for g in random_graphs() {
+            let groups = g.group.iter().max().map_or(0, |&m| m as usize + 1);
+            let spanning = Spanning::new(&g);
+            let expected = points_to(&g.group, groups, &spanning.vertex, &spanning.referrers);
+            assert_eq!(points_to_reached(&g, &dominators(&g).idom, groups), expected, "{g:?}");
+        }
+    }
 }
