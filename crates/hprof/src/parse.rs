@@ -210,6 +210,9 @@ fn add_bodies(
             take += 1;
         }
         let (batch, later) = rest.split_at(take);
+        // An object's record takes at least 18 bytes, its offset and id 16: the batch's tables
+        // are held against the budget at most at the batch's size, while they live.
+        let _held = memcity_heapgraph::table::Held::new(bytes as u64);
         let read: Vec<body::Body> =
             batch.par_iter().map(|range| body::read(data, range.clone(), dump.id_size)).collect();
         for body in read {

@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use memcity_heapgraph::{RootKind, Table};
+use memcity_heapgraph::RootKind;
 
 use super::{
     CLASS_DUMP, INSTANCE_DUMP, OBJ_ARRAY_DUMP, OBJECT, PRIM_ARRAY_DUMP, PRIM_ARRAY_NODATA, RawClass,
@@ -18,9 +18,10 @@ const HEAP_DUMP_INFO: u8 = 0xFE;
 /// What one body holds, in file order.
 #[derive(Default)]
 pub struct Body {
-    /// Offsets of its object sub-records (at their tag), and their object ids.
-    pub objects: Table<usize>,
-    pub ids: Table<u64>,
+    /// Offsets of its object sub-records (at their tag), and their object ids. Plain vectors:
+    /// a batch of bodies is small, and the reader holds room for them against the budget.
+    pub objects: Vec<usize>,
+    pub ids: Vec<u64>,
     pub roots: Vec<(u64, RootKind)>,
     pub classes: Vec<RawClass>,
     /// Where the body is malformed, if it is; everything above comes before that offset.
