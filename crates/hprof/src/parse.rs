@@ -189,9 +189,9 @@ fn walk<'a>(
     Ok(open_segments)
 }
 
-/// Dump bytes of heap dump bodies read at once: their objects' tables are held until they
-/// are added to the dump's.
-const BATCH: usize = 64 << 20;
+/// Dump bytes of heap dump bodies read at once: their objects' offsets and ids (16 bytes for
+/// a record of at least 18) are held in plain vectors until they are added to the dump's tables.
+const BATCH: usize = 32 << 20;
 
 /// Reads the heap dump bodies at `bodies`, a batch at a time in parallel (at least one body per
 /// thread), and adds each to `dump` in file order.
@@ -210,9 +210,6 @@ fn add_bodies(
             take += 1;
         }
         let (batch, later) = rest.split_at(take);
-        // An object's record takes at least 18 bytes, its offset and id 16: the batch's tables
-        // are held against the budget at most at the batch's size, while they live.
-        let _held = memcity_heapgraph::table::Held::new(bytes as u64);
         let read: Vec<body::Body> =
             batch.par_iter().map(|range| body::read(data, range.clone(), dump.id_size)).collect();
         for body in read {
@@ -241,8 +238,12 @@ fn add_body(dump: &mut RawDump<'_>, body: body::Body) -> Result<(), Fault> {
     if let Some(first) = faults.into_iter().min_by_key(|f| f.offset) {
         return Err(first);
     }
-    dump.objects.extend_from_slice(&body.objects);
-    dump.object_ids.extend_from_slice(&body.ids);
+    // One at a time, as a scan in order adds them: the tables then grow, and move to work files
+    // past the budget, at the same points, so the tables made after them are placed the same.
+    for (&offset, &id) in body.objects.iter().zip(&body.ids) {
+        dump.objects.push(offset);
+        dump.object_ids.push(id);
+    }
     dump.roots.extend(body.roots);
     Ok(())
 }

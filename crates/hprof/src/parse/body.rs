@@ -19,7 +19,7 @@ const HEAP_DUMP_INFO: u8 = 0xFE;
 #[derive(Default)]
 pub struct Body {
     /// Offsets of its object sub-records (at their tag), and their object ids. Plain vectors:
-    /// a batch of bodies is small, and the reader holds room for them against the budget.
+    /// a batch of bodies is small.
     pub objects: Vec<usize>,
     pub ids: Vec<u64>,
     pub roots: Vec<(u64, RootKind)>,
