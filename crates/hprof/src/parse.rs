@@ -123,17 +123,30 @@ pub fn value_size(ty: u8, id_size: usize) -> Option<usize> {
 
 /// Scans the whole dump. `progress(bytes)` is called now and then with the bytes read so far.
 pub fn scan<'a>(data: &'a [u8], progress: &dyn Fn(u64)) -> Result<RawDump<'a>, Fault> {
+    scan_in_batches(data, progress, BATCH)
+}
+
+/// [`scan`], reading the heap dump bodies in batches of about `batch` bytes.
+fn scan_in_batches<'a>(data: &'a [u8], progress: &dyn Fn(u64), batch: usize) -> Result<RawDump<'a>, Fault> {
     let mut c = Cursor::new(data, 0);
     let mut dump = read_header(&mut c)?;
-    let mut bodies = Vec::new();
-    let walked = walk(data, &mut c, &mut dump, &mut bodies);
-    // The bodies before a fault of the walk come first in the file, and so do their faults.
-    add_bodies(data, &bodies, &mut dump, progress)?;
-    let open_segments = walked?;
-    if bodies.is_empty() {
+    let mut walk = Walk { batch_bytes: batch, ..Walk::default() };
+    // A batch of bodies is walked to and then read, so the pages the walk touched are read
+    // again soon (a dump larger than memory is not walked to its end first).
+    loop {
+        let walked = walk.next_batch(data, &mut c, &mut dump);
+        // The bodies before a fault of the walk come first in the file, and so do their faults.
+        add_bodies(data, &walk.batch, &mut dump)?;
+        walk.batch.clear();
+        progress(c.pos as u64);
+        if walked? {
+            break;
+        }
+    }
+    if walk.heap_dumps == 0 {
         return Err(Fault::new(data.len(), "truncated dump: it has no heap dump records"));
     }
-    if let Some(first) = open_segments {
+    if let Some(first) = walk.open_segments {
         return Err(Fault::new(
             data.len(),
             format!(
@@ -149,76 +162,74 @@ pub fn scan<'a>(data: &'a [u8], progress: &dyn Fn(u64)) -> Result<RawDump<'a>, F
     Ok(dump)
 }
 
-/// The top-level records in order: names and classes are kept, the heap dump bodies' ranges
-/// gathered in `bodies`. Returns the offset of the first HEAP_DUMP_SEGMENT not yet closed by a
-/// HEAP_DUMP_END (a dump cut off at a record boundary is recognised by the missing end).
-fn walk<'a>(
-    data: &'a [u8],
-    c: &mut Cursor<'a>,
-    dump: &mut RawDump<'a>,
-    bodies: &mut Vec<Range<usize>>,
-) -> Result<Option<usize>, Fault> {
-    let mut open_segments = None;
-    while !c.at_end() {
-        let start = c.pos;
-        let tag = c.u1("record tag")?;
-        c.u4("record time")?;
-        let length = c.u4("record length")? as usize;
-        let body = c.bytes(length, "record body").map_err(|f| Fault { offset: start as u64, ..f })?;
-        let body_start = c.pos - length;
-        match tag {
-            UTF8 => read_utf8(&mut Cursor::new(&data[..c.pos], body_start), dump)?,
-            LOAD_CLASS => read_load_class(&mut Cursor::new(&data[..c.pos], body_start), dump)?,
-            HEAP_DUMP | HEAP_DUMP_SEGMENT => {
-                if tag == HEAP_DUMP_SEGMENT {
-                    open_segments.get_or_insert(start);
-                }
-                bodies.push(body_start..c.pos);
-            }
-            HEAP_DUMP_END => open_segments = None,
-            CONTROL_SETTINGS | START_THREAD => dump.agent = true,
-            t if SKIPPED.contains(&t) => {}
-            t => {
-                return Err(Fault::new(
-                    start,
-                    format!("unknown record tag 0x{t:02X} (body of {} bytes)", body.len()),
-                ));
-            }
-        }
-    }
-    Ok(open_segments)
-}
-
 /// Dump bytes of heap dump bodies read at once: their objects' offsets and ids (16 bytes for
 /// a record of at least 18) are held in plain vectors until they are added to the dump's tables.
 const BATCH: usize = 32 << 20;
 
-/// Reads the heap dump bodies at `bodies`, a batch at a time in parallel (at least one body per
-/// thread), and adds each to `dump` in file order.
-fn add_bodies(
-    data: &[u8],
-    bodies: &[Range<usize>],
-    dump: &mut RawDump<'_>,
-    progress: &dyn Fn(u64),
-) -> Result<(), Fault> {
-    let threads = rayon::current_num_threads();
-    let mut rest = bodies;
-    while !rest.is_empty() {
-        let (mut take, mut bytes) = (0, 0);
-        while take < rest.len() && (take < threads || bytes < BATCH) {
-            bytes += rest[take].len();
-            take += 1;
+/// The walk over the top-level records, in order.
+#[derive(Default)]
+struct Walk {
+    /// The heap dump bodies met and not read yet, and how many bytes of them make a batch.
+    batch: Vec<Range<usize>>,
+    batch_bytes: usize,
+    heap_dumps: usize,
+    /// Offset of the first HEAP_DUMP_SEGMENT not yet closed by a HEAP_DUMP_END: a dump cut off
+    /// at a record boundary is recognised by the missing end.
+    open_segments: Option<usize>,
+}
+
+impl Walk {
+    /// Walks on until the batch holds at least one body per thread and its bytes, keeping
+    /// names and classes on the way; true at the end of the dump.
+    fn next_batch<'a>(
+        &mut self,
+        data: &'a [u8],
+        c: &mut Cursor<'a>,
+        dump: &mut RawDump<'a>,
+    ) -> Result<bool, Fault> {
+        let threads = rayon::current_num_threads();
+        let mut bytes: usize = self.batch.iter().map(|b| b.len()).sum();
+        while !c.at_end() {
+            if self.batch.len() >= threads && bytes >= self.batch_bytes {
+                return Ok(false);
+            }
+            let start = c.pos;
+            let tag = c.u1("record tag")?;
+            c.u4("record time")?;
+            let length = c.u4("record length")? as usize;
+            let body = c.bytes(length, "record body").map_err(|f| Fault { offset: start as u64, ..f })?;
+            let body_start = c.pos - length;
+            match tag {
+                UTF8 => read_utf8(&mut Cursor::new(&data[..c.pos], body_start), dump)?,
+                LOAD_CLASS => read_load_class(&mut Cursor::new(&data[..c.pos], body_start), dump)?,
+                HEAP_DUMP | HEAP_DUMP_SEGMENT => {
+                    self.heap_dumps += 1;
+                    if tag == HEAP_DUMP_SEGMENT {
+                        self.open_segments.get_or_insert(start);
+                    }
+                    self.batch.push(body_start..c.pos);
+                    bytes += length;
+                }
+                HEAP_DUMP_END => self.open_segments = None,
+                CONTROL_SETTINGS | START_THREAD => dump.agent = true,
+                t if SKIPPED.contains(&t) => {}
+                t => {
+                    return Err(Fault::new(
+                        start,
+                        format!("unknown record tag 0x{t:02X} (body of {} bytes)", body.len()),
+                    ));
+                }
+            }
         }
-        let (batch, later) = rest.split_at(take);
-        let read: Vec<body::Body> =
-            batch.par_iter().map(|range| body::read(data, range.clone(), dump.id_size)).collect();
-        for body in read {
-            add_body(dump, body)?;
-        }
-        progress(batch[take - 1].end as u64);
-        rest = later;
+        Ok(true)
     }
-    Ok(())
+}
+
+/// Reads the heap dump bodies at `bodies` in parallel and adds each to `dump` in file order.
+fn add_bodies(data: &[u8], bodies: &[Range<usize>], dump: &mut RawDump<'_>) -> Result<(), Fault> {
+    let read: Vec<body::Body> =
+        bodies.par_iter().map(|range| body::read(data, range.clone(), dump.id_size)).collect();
+    read.into_iter().try_for_each(|body| add_body(dump, body))
 }
 
 /// Adds one body's records to the dump, as a sequential scan would meet them: the first fault
@@ -327,4 +338,33 @@ fn add_class(dump: &mut RawDump<'_>, class: RawClass) -> Result<(), Fault> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a scan keeps, to compare two scans: objects, ids, roots and classes, printed.
+    fn kept(dump: &RawDump<'_>) -> String {
+        format!("{:?} {:?} {:?} {:?}", dump.objects, dump.object_ids, dump.roots, dump.classes)
+    }
+
+    /// A generated dump of many small segments read in batches of one segment per thread and
+    /// in one batch: the same objects, roots and classes; cut off anywhere, the same fault.
+    #[test]
+    fn batches_of_any_size_read_the_same() {
+        let spec =
+            crate::generate::Spec { segment_bytes: 16 << 10, ..crate::generate::Spec::for_objects(60_000) };
+        let mut bytes = Vec::new();
+        let summary = crate::generate::write(&mut bytes, &spec).unwrap();
+        assert!(summary.segments > 50, "{} segments", summary.segments);
+        let whole = scan_in_batches(&bytes, &|_| {}, usize::MAX).unwrap();
+        let small = scan_in_batches(&bytes, &|_| {}, 1).unwrap();
+        assert_eq!(kept(&small), kept(&whole));
+        assert_eq!(small.objects.len() as u64, summary.objects);
+        for cut in [bytes.len() / 3, bytes.len() / 2 + 7, bytes.len() - 100] {
+            let fault = |batch| scan_in_batches(&bytes[..cut], &|_| {}, batch).map(|_| ()).unwrap_err();
+            assert_eq!(fault(1), fault(usize::MAX), "cut at {cut}");
+        }
+    }
 }
