@@ -147,17 +147,19 @@ fn a_node_snapshot_larger_than_its_cgroup_allows_imports_the_same() {
     );
 }
 
-/// The Python probe's 87 MB heap file of a real program (1.6 M objects) in a 160 MB cgroup:
+/// The Python probe's 87 MB heap file of a real program (1.6 M objects) in a 192 MB cgroup:
 /// the file is mapped, not copied, and its columns are budgeted tables (before, it was read
 /// into memory whole and the kernel killed the import at once). The cgroup leaves room for the
-/// test binary's code, which is larger than a release build's; at this size the import with
-/// everything in memory is near the limit too, so it is not run.
+/// test binary's code, which is larger than a release build's: at 160 MB the debug build peaked
+/// at the limit (165–170 MB charged, the mapped file's pages reclaimed meanwhile) and was killed
+/// in some runs on a machine whose page cache was full. With everything in memory the import is
+/// near this limit too, so that is not run.
 #[test]
 fn a_probe_heap_file_larger_than_its_cgroup_allows_imports_the_same() {
     if !common::tools_present(&["python3"], "--version", "MEMCITY_REQUIRE_PYTHON") {
         return;
     }
-    let Some(group) = cgroup(&format!("memcity-test-py-{}", std::process::id()), 160 << 20) else { return };
+    let Some(group) = cgroup(&format!("memcity-test-py-{}", std::process::id()), 192 << 20) else { return };
     let dir = scratch("probe");
     let program = dir.join("orders.py");
     std::fs::write(
@@ -179,7 +181,7 @@ fn a_probe_heap_file_larger_than_its_cgroup_allows_imports_the_same() {
         &dir,
         &file,
         &[],
-        "memory budget 80.0 MiB (half of the 160.0 MiB limit of cgroup",
+        "memory budget 96.0 MiB (half of the 192.0 MiB limit of cgroup",
         // All in memory it fits here or not by a few MB (the mapped file's pages can be
         // dropped): whether it is killed then says nothing.
         false,
