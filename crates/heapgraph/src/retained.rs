@@ -14,14 +14,7 @@ use crate::{HeapGraph, mark};
 /// B twice). Linear time: one pass down the preorder, keeping the open dominator-tree path with
 /// a count per group of the objects on it.
 pub fn dominated_sizes(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> Vec<(u64, u64)> {
-    let mut sizes = vec![(0, 0); group_count];
-    down_the_tree(g, tree, group_count, |o, group, nested| {
-        if !nested {
-            sizes[group].0 += u64::from(tree.subtree[o]);
-            sizes[group].1 += tree.retained[o];
-        }
-    });
-    sizes
+    dominated(g, tree, group_count).sizes
 }
 
 /// The groups' dominated sizes, and which objects they leave out.
@@ -41,29 +34,12 @@ impl Dominated {
     }
 }
 
-/// [`dominated_sizes`] and the nested objects, in the same pass.
+/// [`dominated_sizes`] and the nested objects, in one pass down the preorder that keeps the
+/// open dominator-tree path with a count per group of the objects on it: an object is nested
+/// where its group's count is not 0.
 pub fn dominated(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> Dominated {
     let mut sizes = vec![(0, 0); group_count];
     let mut nested = Table::filled(g.object_count().div_ceil(64), 0u64);
-    down_the_tree(g, tree, group_count, |o, group, inside| {
-        if inside {
-            nested[o / 64] |= 1 << (o % 64);
-        } else {
-            sizes[group].0 += u64::from(tree.subtree[o]);
-            sizes[group].1 += tree.retained[o];
-        }
-    });
-    Dominated { sizes, nested }
-}
-
-/// Visits the reachable objects in preorder, each with its group and whether a dominator of it
-/// is in that group (`visit(object, group, nested)`).
-fn down_the_tree(
-    g: &HeapGraph,
-    tree: &DominatorTree,
-    group_count: usize,
-    mut visit: impl FnMut(usize, usize, bool),
-) {
     let mut open = vec![0u32; group_count];
     let mut path: Vec<u32> = Vec::new();
     for &o in &tree.preorder {
@@ -77,11 +53,17 @@ fn down_the_tree(
             path.pop();
         }
         debug_assert!(d == VIRTUAL_ROOT || path.last() == Some(&d));
-        let group = g.group[o as usize] as usize;
-        visit(o as usize, group, open[group] > 0);
+        let (group, o) = (g.group[o as usize] as usize, o as usize);
+        if open[group] > 0 {
+            nested[o / 64] |= 1 << (o % 64);
+        } else {
+            sizes[group].0 += u64::from(tree.subtree[o]);
+            sizes[group].1 += tree.retained[o];
+        }
         open[group] += 1;
-        path.push(o);
+        path.push(o as u32);
     }
+    Dominated { sizes, nested }
 }
 
 /// The exact GC closure of one group: (objects, bytes) of live objects unreachable if every

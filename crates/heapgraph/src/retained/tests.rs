@@ -33,7 +33,6 @@ fn a_member_below_another_group_below_a_member_counts_once() {
     let sizes = dominated_sizes(&g, &dominators(&g), 4);
     assert_eq!(sizes, vec![(4, 1111), (3, 1110), (1, 1000), (0, 0)]);
     let both = dominated(&g, &dominators(&g), 4);
-    assert_eq!(both.sizes, sizes);
     assert_eq!(
         (0..4).map(|o| both.is_nested(o)).collect::<Vec<_>>(),
         [false, false, true, false],
@@ -46,7 +45,6 @@ fn nested_objects_are_those_with_a_dominator_in_their_group() {
     for g in random_graphs() {
         let tree = dominators(&g);
         let both = dominated(&g, &tree, group_count(&g));
-        assert_eq!(both.sizes, dominated_sizes(&g, &tree, group_count(&g)));
         for o in 0..g.object_count() {
             let mut d = tree.idom[o];
             let mut nested = false;
