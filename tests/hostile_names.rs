@@ -21,15 +21,17 @@ fn temp(name: &str) -> PathBuf {
     dir.join(name)
 }
 
-/// A V8 heap snapshot: the GC roots hold a `TERMINAL` object that holds two `MARKUP` objects.
-fn snapshot() -> PathBuf {
+/// A V8 heap snapshot named `name`: the GC roots hold a `TERMINAL` object that holds two
+/// `MARKUP` objects. Each test writes its own, since the tests of this file run side by side in
+/// one process and a rewrite truncates the file another test's memcity may be reading.
+fn snapshot(name: &str) -> PathBuf {
     let meta = r#"{"meta":{"node_fields":["type","name","id","self_size","edge_count","trace_node_id","detachedness"],"node_types":[["hidden","array","string","object","code","closure","regexp","number","native","synthetic","concatenated string","sliced string","symbol","bigint","object shape"],"string","number","number","number","number","number"],"edge_fields":["type","name_or_index","to_node"],"edge_types":[["context","element","property","internal","hidden","shortcut","weak"],"string_or_number","node"]},"node_count":5,"edge_count":4}"#;
     // root → (GC roots) → holder → 2 × item; fields: type, name, id, size, edges, trace, detached.
     let nodes = "9,0,1,0,1,0,0, 9,1,3,0,1,0,0, 3,2,5,32,2,0,0, 3,3,7,40,0,0,0, 3,3,9,40,0,0,0";
     let edges = "1,1,7, 1,1,14, 2,4,21, 2,4,28";
     let strings = serde_json::to_string(&["", "(GC roots)", TERMINAL, MARKUP, "items"]).unwrap();
     let text = format!(r#"{{"snapshot":{meta},"nodes":[{nodes}],"edges":[{edges}],"strings":{strings}}}"#);
-    let path = temp("hostile.heapsnapshot");
+    let path = temp(name);
     std::fs::write(&path, text).unwrap();
     path
 }
@@ -49,7 +51,7 @@ fn assert_clean(what: &str, out: &Output) {
 
 #[test]
 fn hostile_names_are_escaped_in_every_output() {
-    let snapshot = snapshot();
+    let snapshot = snapshot("hostile.heapsnapshot");
     let history_file = temp("hostile.json");
     let out = memcity(&["import", snapshot.to_str().unwrap(), "--out", history_file.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -111,7 +113,7 @@ fn hostile_names_are_escaped_in_every_output() {
 
 #[test]
 fn tree_exports_show_hostile_names_as_text() {
-    let snapshot = snapshot();
+    let snapshot = snapshot("tree.heapsnapshot");
     let (svg, html) = (temp("tree.svg"), temp("tree.html"));
     for out in [&svg, &html] {
         let run = memcity(&["tree", snapshot.to_str().unwrap(), "--out", out.to_str().unwrap()]);
