@@ -6,17 +6,17 @@ mod term;
 
 #[cfg(feature = "app")]
 mod app;
+#[cfg(target_os = "linux")]
+mod big_blocks;
 mod cli;
 mod clock;
 mod follow;
-#[cfg(target_os = "linux")]
-mod huge_pages;
 mod input;
 mod progress;
 
 #[cfg(target_os = "linux")]
 #[global_allocator]
-static ALLOCATOR: huge_pages::HugePages = huge_pages::HugePages;
+static ALLOCATOR: big_blocks::BigBlocks = big_blocks::BigBlocks;
 
 fn main() -> std::process::ExitCode {
     cli::main()

@@ -232,6 +232,7 @@ pub fn within_budget<'a, T>(
 ) -> Result<T> {
     let budget = layout.budget()?;
     memcity_heapgraph::table::spill_to(budget.bytes, Some(layout.work_dir()?));
+    super::keep_freed_blocks(budget.bytes);
     announce_budget(&budget, needs);
     let result = import();
     if let Some(note) = memcity_heapgraph::table::spill_note() {

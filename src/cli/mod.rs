@@ -117,6 +117,7 @@ pub fn main() -> ExitCode {
     // app's import apply --memory and --work-dir over this.
     let budget = memcity_heapgraph::budget::default_budget().bytes;
     memcity_heapgraph::table::spill_to(budget, import::default_work_dir().ok());
+    keep_freed_blocks(budget);
     crate::input::use_index(cli.index.dir());
     let result = match cli.command {
         Some(Command::Layout(args)) => layout::run(args),
@@ -166,4 +167,13 @@ pub fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Freed big blocks are kept for reuse up to a quarter of the memory budget: beside the tables
+/// the budget holds, so a process inside a memory limit keeps room for the pages it reads.
+pub fn keep_freed_blocks(budget: u64) {
+    #[cfg(target_os = "linux")]
+    crate::big_blocks::keep_at_most(budget / 4);
+    #[cfg(not(target_os = "linux"))]
+    let _ = budget;
 }

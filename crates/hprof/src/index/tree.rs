@@ -102,12 +102,17 @@ fn read_blocks(mut blocks: Blocks<'_>, shallow: &[u64]) -> Result<KeptTree, Stri
 ///
 /// One walk down the preorder with a stack of the subtrees open there: each object's
 /// dominator must be the innermost of them, and its subtree must end inside its dominator's;
-/// a subtree closes where its run ends, with its bytes added up. So the memory is a bit per
-/// object and the stack (as deep as the tree), and the tables are read, never written.
+/// a subtree closes where its run ends, with its bytes added up. A bit per object marks the
+/// objects walked, and one sweep in object order then finds them to be the reachable ones, so
+/// the dominators are read at random once (by the walk) rather than twice. The memory is the
+/// bits and the stack (as deep as the tree); the tables are read, never written.
 fn check(tree: &DominatorTree, shallow: &[u64]) -> Result<(), String> {
     let n = shallow.len();
     let mut seen = Table::filled(n.div_ceil(64), 0u64);
-    for &o in tree.preorder.iter() {
+    // The open subtrees, outermost first: [object << 32 | where its run ends, its bytes so far].
+    let mut open: Table<[u64; 2]> = Table::default();
+    let len = tree.preorder.len() as u64;
+    for (p, &o) in tree.preorder.iter().enumerate() {
         let o = o as usize;
         if o >= n {
             return Err("an object in the preorder beyond the objects".into());
@@ -117,33 +122,15 @@ fn check(tree: &DominatorTree, shallow: &[u64]) -> Result<(), String> {
             return Err("an object twice in the preorder".into());
         }
         *word |= bit;
-        if tree.idom[o] == UNREACHABLE {
+        let d = tree.idom[o];
+        if d == UNREACHABLE {
             return Err(DISAGREE.into());
         }
-    }
-    drop(seen);
-    // The preorder holds distinct reachable objects; it must hold all of them.
-    let mut reachable = 0;
-    for o in 0..n {
-        if tree.idom[o] != UNREACHABLE {
-            reachable += 1;
-        } else if tree.subtree[o] != 0 || tree.retained[o] != 0 {
-            return Err("an unreachable object with a subtree".into());
-        }
-    }
-    if reachable != tree.preorder.len() {
-        return Err(DISAGREE.into());
-    }
-    // The open subtrees, outermost first: [object << 32 | where its run ends, its bytes so far].
-    let mut open: Table<[u64; 2]> = Table::default();
-    let len = tree.preorder.len() as u64;
-    for (p, &o) in tree.preorder.iter().enumerate() {
         close(&mut open, p as u64, tree)?;
-        let end = p as u64 + u64::from(tree.subtree[o as usize]);
-        if tree.subtree[o as usize] == 0 || end > len {
+        let end = p as u64 + u64::from(tree.subtree[o]);
+        if tree.subtree[o] == 0 || end > len {
             return Err("a subtree beyond the preorder".into());
         }
-        let d = tree.idom[o as usize];
         let inside = match open.last() {
             None => d == VIRTUAL_ROOT,
             Some(&[top, _]) => u64::from(d) == top >> 32 && end <= top & u64::from(u32::MAX),
@@ -151,9 +138,20 @@ fn check(tree: &DominatorTree, shallow: &[u64]) -> Result<(), String> {
         if !inside {
             return Err("an object outside its dominator's subtree".into());
         }
-        open.push([u64::from(o) << 32 | end, shallow[o as usize]]);
+        open.push([(o as u64) << 32 | end, shallow[o]]);
     }
-    close(&mut open, len, tree)
+    close(&mut open, len, tree)?;
+    // The walked objects are distinct and reachable; every reachable one must be among them.
+    for o in 0..n {
+        let walked = seen[o / 64] & 1 << (o % 64) != 0;
+        if walked != (tree.idom[o] != UNREACHABLE) {
+            return Err(DISAGREE.into());
+        }
+        if !walked && (tree.subtree[o] != 0 || tree.retained[o] != 0) {
+            return Err("an unreachable object with a subtree".into());
+        }
+    }
+    Ok(())
 }
 
 const DISAGREE: &str = "the preorder and the dominators disagree on what is reachable";
