@@ -57,7 +57,7 @@ pub struct RetainerPath {
 /// its own objects. A step's objects are kept in object order and everything it needs about
 /// them is read in that order, then sorted locally (by exit, by preorder position): past the
 /// budget the per-object tables are mapped files, and reads in object order sweep them once
-/// instead of faulting a page per object. Memory: 4 `u32`s per object (exit, top-most holder,
+/// instead of faulting a page per object. Memory: 3 `u32`s per object (exit or top-most holder,
 /// preorder position, members by group) and, per worker, 44 bytes per object of the largest
 /// step it climbs (objects, weights, and pairs sorted through a buffer).
 pub fn retainer_paths(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> Vec<Option<RetainerPath>> {
@@ -138,11 +138,11 @@ struct Climb<'a> {
     tree: &'a DominatorTree,
     /// Which objects lie below another of their group.
     dominated: &'a Dominated,
-    /// The nearest dominator in another group, or VIRTUAL_ROOT.
-    exit: Table<u32>,
-    /// Where the exit is VIRTUAL_ROOT: the top-most dominator in the object's own group (or
-    /// the object itself), the one hanging below the virtual root.
-    top: Table<u32>,
+    /// The object's exit, the nearest dominator in another group; where there is none (the
+    /// exit is the virtual root), the top-most dominator in its own group (or the object
+    /// itself), the one hanging below the virtual root. Which of the two it holds is told by
+    /// its group: one table where an exit and a top would take two ([`Climb::exit`]).
+    holder: Table<u32>,
     pos: Table<u32>,
     represent: bool,
     /// Bits of the largest object index (and preorder position): what the sorts sort by.
@@ -231,25 +231,31 @@ impl<'a> Climb<'a> {
         represent: bool,
     ) -> Climb<'a> {
         debug_assert!(g.group.iter().all(|&h| (h as usize) < dominated.sizes.len()));
-        let mut exit = Table::filled(g.object_count(), VIRTUAL_ROOT);
-        let mut top = Table::from_fn(g.object_count(), |o| o as u32);
+        // Only reachable objects are read, and each is written before its dominated ones.
+        let mut holder = Table::filled(g.object_count(), 0u32);
         for &o in &tree.preorder {
             let (o, d) = (o as usize, tree.idom[o as usize] as usize);
-            if d == VIRTUAL_ROOT as usize {
-                continue;
-            }
-            if g.group[d] == g.group[o] {
-                (exit[o], top[o]) = (exit[d], top[d]);
-            } else {
-                exit[o] = d as u32;
-            }
+            holder[o] = match d {
+                d if d == VIRTUAL_ROOT as usize => o as u32,
+                d if g.group[d] == g.group[o] => holder[d],
+                d => d as u32,
+            };
         }
         let mut pos = Table::filled(g.object_count(), u32::MAX);
         for (p, &o) in tree.preorder.iter().enumerate() {
             pos[o as usize] = p as u32;
         }
         let bits = u32::BITS - (g.object_count() as u32).leading_zeros();
-        Climb { g, tree, dominated, exit, top, pos, represent, bits }
+        Climb { g, tree, dominated, holder, pos, represent, bits }
+    }
+
+    /// The nearest dominator of `o` in another group, or VIRTUAL_ROOT.
+    fn exit(&self, o: u32) -> u32 {
+        let h = self.holder[o as usize];
+        match self.g.group[h as usize] == self.g.group[o as usize] {
+            true => VIRTUAL_ROOT,
+            false => h,
+        }
     }
 
     /// `members` in object order, `retained` the bytes of the union of their subtrees.
@@ -353,7 +359,7 @@ impl<'a> Climb<'a> {
         let exits = prefix(pairs, objects.len());
         let mut held = 0;
         for (&o, &w) in objects.iter().zip(weights) {
-            let x = self.exit[o as usize];
+            let x = self.exit(o);
             if x == VIRTUAL_ROOT {
                 root = (root.0 + w, root.1 + 1);
                 continue;
@@ -385,8 +391,8 @@ impl<'a> Climb<'a> {
     fn rooted(&self, objects: &[u32]) -> Vec<u32> {
         let mut tops: Vec<[u32; 2]> = objects
             .iter()
-            .filter(|&&o| self.exit[o as usize] == VIRTUAL_ROOT)
-            .map(|&o| [self.top[o as usize], self.pos[o as usize]])
+            .filter(|&&o| self.exit(o) == VIRTUAL_ROOT)
+            .map(|&o| [self.holder[o as usize], self.pos[o as usize]])
             .collect();
         tops.sort_unstable();
         tops.dedup_by_key(|&mut [top, _]| top);
