@@ -45,6 +45,13 @@ pub fn keep_at_most(bytes: u64) {
     released.iter().for_each(unmap);
 }
 
+/// Releases every kept block: a long-lived process (the app) does so once an import is done,
+/// so that the memory of the import's freed tables goes back to the system.
+pub fn release_kept() {
+    let released = pool().drain();
+    released.iter().for_each(unmap);
+}
+
 fn is_big(layout: &Layout) -> bool {
     layout.size() >= BIG && layout.align() <= HUGE_PAGE
 }
@@ -198,6 +205,18 @@ mod tests {
             REUSED.load(std::sync::atomic::Ordering::Relaxed) >= before + (64 << 20)
         });
         assert!(reused, "the freed block was not taken again");
+    }
+
+    #[test]
+    fn released_blocks_are_not_taken_again() {
+        let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+        keep_at_most(1 << 30);
+        drop(vec![7u64; 8 << 20]);
+        release_kept();
+        let before = REUSED.load(std::sync::atomic::Ordering::Relaxed);
+        let fresh = vec![0u64; 8 << 20];
+        assert!(fresh.iter().all(|&x| x == 0));
+        assert_eq!(REUSED.load(std::sync::atomic::Ordering::Relaxed), before, "mapped afresh");
     }
 
     #[test]

@@ -43,6 +43,12 @@ pub fn load(spec: &str) -> Result<History> {
 /// [`load`], telling `progress` how far a heap dump or snapshot import is: its bytes, then its
 /// phases (other inputs load in one go and report nothing).
 pub fn load_with_progress(spec: &str, progress: &dyn memcity_heapgraph::Progress) -> Result<History> {
+    let history = load_one(spec, progress);
+    crate::cli::release_freed_blocks();
+    history
+}
+
+fn load_one(spec: &str, progress: &dyn memcity_heapgraph::Progress) -> Result<History> {
     if let Some(name) = spec.strip_prefix("scenario:") {
         return scenario(name);
     }
@@ -124,6 +130,12 @@ fn read_trace_file_into(path: &Path, binary: bool, sink: &mut impl OpSink) -> Re
 /// Several inputs at once: one of any kind, or any number of heap dumps, V8 heap snapshots or
 /// the probe's heap files and folders of them (one snapshot per file).
 pub fn load_all(specs: &[String], progress: &dyn memcity_heapgraph::Progress) -> Result<History> {
+    let history = load_series(specs, progress);
+    crate::cli::release_freed_blocks();
+    history
+}
+
+fn load_series(specs: &[String], progress: &dyn memcity_heapgraph::Progress) -> Result<History> {
     match specs {
         [one] => load_with_progress(one, progress),
         // The probe's heap files (or folders of them), named one by one.

@@ -100,7 +100,8 @@ impl Pool {
         block
     }
 
-    fn drain(&mut self) -> Released {
+    /// Everything kept, to be released.
+    pub fn drain(&mut self) -> Released {
         let released = Released { blocks: self.blocks, count: self.count };
         (self.count, self.bytes) = (0, 0);
         released

@@ -177,3 +177,10 @@ pub fn keep_freed_blocks(budget: u64) {
     #[cfg(not(target_os = "linux"))]
     let _ = budget;
 }
+
+/// Gives the freed big blocks kept during an import back to the system (the app lives on
+/// after its imports; the next one keeps blocks again).
+pub fn release_freed_blocks() {
+    #[cfg(target_os = "linux")]
+    crate::big_blocks::release_kept();
+}
