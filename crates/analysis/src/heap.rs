@@ -54,18 +54,10 @@ impl SlotMap {
     }
 }
 
-/// Asks the CPU to start loading `items[index]` (if there is one) into the cache. Only a hint:
-/// it never faults, so a stale index costs nothing but the wasted load.
+/// [`memcity_heapgraph::prefetch`] by a trace's 64-bit index (an index past the end is no hint).
 #[inline(always)]
 fn prefetch<T>(items: &[T], index: u64) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(item) = items.get(index as usize) {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        // SAFETY: SSE is part of x86_64, and a prefetch reads nothing the program sees.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>((item as *const T).cast()) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (items, index);
+    memcity_heapgraph::prefetch(items, usize::try_from(index).unwrap_or(usize::MAX));
 }
 
 /// The objects, one entry per slot in each vector; a slot is reused after its object is freed.

@@ -11,6 +11,7 @@ pub mod group;
 pub mod maps;
 pub mod objects;
 pub mod pipeline;
+mod prefetch;
 pub mod progress;
 mod radix;
 pub mod retained;
@@ -33,6 +34,7 @@ pub use pipeline::{
     TreeSource, group_heap, group_heap_inspected, group_heap_labelled, group_heap_named, group_heap_owned,
     group_heap_owned_labelled, group_heap_owned_with_tree,
 };
+pub use prefetch::{PREORDER_AHEAD, prefetch};
 pub use progress::{InSeries, Phase, Progress, Silent};
 pub use root_path::{PathStep, RootPaths};
 pub use roots::{RootKind, RootSet, root_sets};

@@ -6,7 +6,7 @@
 
 use crate::dominators::{DominatorTree, VIRTUAL_ROOT};
 use crate::table::Table;
-use crate::{HeapGraph, mark};
+use crate::{HeapGraph, PREORDER_AHEAD, mark, prefetch};
 
 /// Per group (`g.group[o]` is the group of `o`; groups `0..group_count`): (objects, bytes) of the union
 /// of the dominator subtrees of its members — i.e. the sum over members that have NO dominator-tree
@@ -42,7 +42,15 @@ pub fn dominated(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> Dom
     let mut nested = Table::filled(g.object_count().div_ceil(64), 0u64);
     let mut open = vec![0u32; group_count];
     let mut path: Vec<u32> = Vec::new();
-    for &o in &tree.preorder {
+    for (p, &o) in tree.preorder.iter().enumerate() {
+        // The objects come in preorder, at random in the tables: their reads are started early.
+        if let Some(&next) = tree.preorder.get(p + PREORDER_AHEAD) {
+            let next = next as usize;
+            prefetch(&tree.idom, next);
+            prefetch(&g.group, next);
+            prefetch(&tree.subtree, next);
+            prefetch(&tree.retained, next);
+        }
         let d = tree.idom[o as usize];
         // Leave the subtrees that end before `o`: its dominator is the top of the path then.
         while let Some(&top) = path.last() {

@@ -12,6 +12,7 @@ use crate::dominators::{DominatorTree, VIRTUAL_ROOT};
 use crate::radix::sort_by_bits;
 use crate::retained::{Dominated, dominated};
 use crate::table::{Plain, Table};
+use crate::{PREORDER_AHEAD, prefetch};
 
 /// The most steps of a path; groups may repeat (String → Person → String), but a path cannot be
 /// longer than the dominator tree is deep.
@@ -233,17 +234,22 @@ impl<'a> Climb<'a> {
         debug_assert!(g.group.iter().all(|&h| (h as usize) < dominated.sizes.len()));
         // Only reachable objects are read, and each is written before its dominated ones.
         let mut holder = Table::filled(g.object_count(), 0u32);
-        for &o in &tree.preorder {
+        let mut pos = Table::filled(g.object_count(), u32::MAX);
+        for (p, &o) in tree.preorder.iter().enumerate() {
+            if let Some(&next) = tree.preorder.get(p + PREORDER_AHEAD) {
+                let next = next as usize;
+                prefetch(&tree.idom, next);
+                prefetch(&g.group, next);
+                prefetch(&holder, next);
+                prefetch(&pos, next);
+            }
+            pos[o as usize] = p as u32;
             let (o, d) = (o as usize, tree.idom[o as usize] as usize);
             holder[o] = match d {
                 d if d == VIRTUAL_ROOT as usize => o as u32,
                 d if g.group[d] == g.group[o] => holder[d],
                 d => d as u32,
             };
-        }
-        let mut pos = Table::filled(g.object_count(), u32::MAX);
-        for (p, &o) in tree.preorder.iter().enumerate() {
-            pos[o as usize] = p as u32;
         }
         let bits = u32::BITS - (g.object_count() as u32).leading_zeros();
         Climb { g, tree, dominated, holder, pos, represent, bits }

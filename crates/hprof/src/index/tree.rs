@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use memcity_heapgraph::{DominatorTree, Table, UNREACHABLE, VIRTUAL_ROOT};
+use memcity_heapgraph::{DominatorTree, PREORDER_AHEAD, Table, UNREACHABLE, VIRTUAL_ROOT, prefetch};
 
 use super::format::{self, Blocks, TREE, Unusable};
 use super::key::Key;
@@ -113,6 +113,14 @@ fn check(tree: &DominatorTree, shallow: &[u64]) -> Result<(), String> {
     let mut open: Table<[u64; 2]> = Table::default();
     let len = tree.preorder.len() as u64;
     for (p, &o) in tree.preorder.iter().enumerate() {
+        // The objects come in preorder, at random in the tables: their reads are started early.
+        if let Some(&next) = tree.preorder.get(p + PREORDER_AHEAD) {
+            let next = next as usize;
+            prefetch(&tree.idom, next);
+            prefetch(&tree.subtree, next);
+            prefetch(&tree.retained, next);
+            prefetch(shallow, next);
+        }
         let o = o as usize;
         if o >= n {
             return Err("an object in the preorder beyond the objects".into());
