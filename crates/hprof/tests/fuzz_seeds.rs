@@ -19,7 +19,7 @@ fn read_index() {
     for name in ["linked-8.index", "linked-4-shared.index", "agent-repeats.index", "android-art.index"] {
         assert!(accepted(name), "{name}");
     }
-    for name in ["no-header.index", "cut-blocks.index", "version-2.index"] {
+    for name in ["no-header.index", "cut-blocks.index", "version-9.index"] {
         assert!(!accepted(name), "{name}");
     }
 }

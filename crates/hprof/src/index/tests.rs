@@ -570,3 +570,35 @@ fn the_indexes_of_the_least_recently_opened_dumps_beyond_the_bound_go_with_their
             > long_ago + std::time::Duration::from_secs(1000)
     );
 }
+
+/// The checksum is one over the words whatever pieces they come in (the writer adds each
+/// block's length and bytes, the reader the whole body), and a word on another lane changes it.
+#[test]
+fn the_checksum_is_the_same_in_any_pieces_and_sees_words_move() {
+    let bytes: Vec<u8> = (0..1003u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+    let whole = |bytes: &[u8]| {
+        let mut sum = format::Checksum::default();
+        sum.words(bytes);
+        sum.value()
+    };
+    let expected = whole(&bytes);
+    for cut in (0..bytes.len()).step_by(8) {
+        let mut sum = format::Checksum::default();
+        sum.words(&bytes[..cut]);
+        sum.words(&bytes[cut..]);
+        assert_eq!(sum.value(), expected, "cut at {cut}");
+    }
+    let mut pieces = format::Checksum::default();
+    bytes.chunks(24).for_each(|piece| pieces.words(piece));
+    assert_eq!(pieces.value(), expected);
+    // Two words swapped (lanes 0 and 1, then 0 and 4 on one lane), a word dropped.
+    for (a, b) in [(0, 8), (0, 32), (40, 64)] {
+        let mut swapped = bytes.clone();
+        for i in 0..8 {
+            swapped.swap(a + i, b + i);
+        }
+        assert_ne!(whole(&swapped), expected, "words {a} and {b} swapped");
+    }
+    assert_ne!(whole(&bytes[8..]), expected);
+    assert_ne!(whole(&[0u8; 64]), whole(&[0u8; 72]), "zero words count");
+}

@@ -73,7 +73,7 @@ pub fn write_blocks(
         Writer { out: BufWriter::with_capacity(1 << 20, &mut file), written: 0, sum: Checksum::default() };
     w.out.write_all(&[0u8; HEADER])?;
     blocks(&mut w)?;
-    let (body, sum) = (w.written, w.sum.0);
+    let (body, sum) = (w.written, w.sum.value());
     w.out.flush()?;
     drop(w);
     file.seek(SeekFrom::Start(0))?;
