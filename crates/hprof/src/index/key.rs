@@ -70,12 +70,17 @@ fn layout_hash(layout: &Layout) -> u64 {
 }
 
 /// The index's file name for the dump at `path` read with `layout`: a hash of the dump's full
-/// path and the layout, so each dump has one index that a rebuild replaces.
+/// path, the layout and the formats' versions, so each dump has one index that a rebuild
+/// replaces, and a memcity of another format version keeps its own beside it (neither rebuilds
+/// the other's; the older is evicted in time).
 pub fn file_name(path: &Path, layout: &Layout) -> String {
     let full = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let mut hash = Fnv::default();
     hash.write(full.as_os_str().as_encoded_bytes());
     hash.write(&layout_hash(layout).to_le_bytes());
+    for kind in [super::format::INDEX, super::format::TREE] {
+        hash.write(&kind.version.to_le_bytes());
+    }
     format!("{:016x}.hprof-index", hash.0)
 }
 
