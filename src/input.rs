@@ -137,7 +137,7 @@ pub fn load_all(specs: &[String], progress: &dyn memcity_heapgraph::Progress) ->
 
 fn load_series(specs: &[String], progress: &dyn memcity_heapgraph::Progress) -> Result<History> {
     match specs {
-        [one] => load_with_progress(one, progress),
+        [one] => load_one(one, progress),
         // The probe's heap files (or folders of them), named one by one.
         _ if specs.iter().all(|s| is_heap_files(Path::new(s))) => {
             let paths: Vec<std::path::PathBuf> = specs.iter().map(std::path::PathBuf::from).collect();
