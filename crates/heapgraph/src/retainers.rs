@@ -59,8 +59,9 @@ pub struct RetainerPath {
 /// them is read in that order, then sorted locally (by exit, by preorder position): past the
 /// budget the per-object tables are mapped files, and reads in object order sweep them once
 /// instead of faulting a page per object. Memory: 3 `u32`s per object (exit or top-most holder,
-/// preorder position, members by group) and, per worker, 44 bytes per object of the largest
-/// step it climbs (objects, weights, and pairs sorted through a buffer).
+/// preorder position, members by group) and, per worker, 32 bytes per object of the largest
+/// step it climbs: its objects with their weights, and their exits, which are sorted through
+/// the objects' table (no longer needed by then) and become the next step's objects.
 pub fn retainer_paths(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> Vec<Option<RetainerPath>> {
     retainer_paths_beside(g, tree, &dominated(g, tree, group_count), false)
 }
@@ -156,13 +157,15 @@ struct Climb<'a> {
 /// tables, made anew for each step ([`prefix`]).
 struct Scratch {
     tally: Tally,
-    objects: Table<u32>,
-    /// The bytes of the path's group that lead to each of `objects`.
-    weights: Table<u64>,
-    /// A step's exits, or its objects' subtrees.
-    pairs: Table<[u64; 2]>,
-    /// What the sorts of `pairs` move them through.
-    buffer: Table<[u64; 2]>,
+    /// A step's objects in object order, as `[object << 32 | preorder position of the first
+    /// object below leading to it, the bytes of the path's group that lead to it]`.
+    objects: Table<[u64; 2]>,
+    /// Their exits, filtered and sorted into the next step's objects (the two tables then
+    /// trade places), or a step's subtrees.
+    exits: Table<[u64; 2]>,
+    /// What the sorts of a step's subtrees move them through (only for steps whose objects
+    /// nest; the exits' sort moves through `objects`, no longer needed then).
+    spare: Table<[u64; 2]>,
 }
 
 impl Scratch {
@@ -170,9 +173,8 @@ impl Scratch {
         Scratch {
             tally: Tally::new(group_count),
             objects: Table::default(),
-            weights: Table::default(),
-            pairs: Table::default(),
-            buffer: Table::default(),
+            exits: Table::default(),
+            spare: Table::default(),
         }
     }
 }
@@ -266,77 +268,67 @@ impl<'a> Climb<'a> {
 
     /// `members` in object order, `retained` the bytes of the union of their subtrees.
     fn path(&self, group: u32, members: &[u32], retained: u64, scratch: &mut Scratch) -> RetainerPath {
-        let Scratch { tally, objects, weights, pairs, buffer } = scratch;
-        let objects = prefix(objects, members.len());
-        let weights = prefix(weights, members.len());
-        objects.copy_from_slice(members);
-        for (w, &o) in weights.iter_mut().zip(members) {
-            *w = self.g.shallow[o as usize];
+        let Scratch { tally, objects, exits, spare } = scratch;
+        let mut bytes = 0;
+        for (item, &o) in prefix(objects, members.len()).iter_mut().zip(members) {
+            let weight = self.g.shallow[o as usize];
+            bytes += weight;
+            *item = [u64::from(o) << 32, weight];
         }
-        let bytes = weights.iter().sum();
         let mut steps =
             vec![RetainerStep { group, objects: members.len() as u64, bytes, retained_bytes: retained }];
         let mut len = members.len();
         // Per step above the first, each object with its child below, sorted by object.
         let mut children: Vec<Table<[u32; 2]>> = Vec::new();
         while steps.len() < MAX_STEPS {
-            let (exits, root) = self.exits(&objects[..len], &weights[..len], pairs, buffer, tally);
+            let (held, root) = self.exits(&objects[..len], exits, tally);
             let Some(next) = tally.heaviest(root) else {
                 break;
             };
-            // The exits in `next` become the step's objects (never more than it had).
-            let exits = &mut pairs[..exits];
-            len = 0;
-            for i in 0..exits.len() {
-                let [key, weight] = exits[i];
-                if self.g.group[(key >> 32) as usize] == next {
-                    (objects[len], weights[len], exits[len]) = ((key >> 32) as u32, weight, exits[i]);
-                    len += 1;
-                }
-            }
+            len = self.next_objects(next, &mut exits[..held], objects);
+            std::mem::swap(objects, exits);
+            let step_objects = &objects[..len];
             if self.represent {
                 let first =
                     |[key, _]: [u64; 2]| [(key >> 32) as u32, self.tree.preorder[key as u32 as usize]];
-                children.push(exits[..len].iter().map(|&exit| first(exit)).collect());
+                children.push(step_objects.iter().map(|&item| first(item)).collect());
             }
-            steps.push(self.step(next, &objects[..len], pairs, buffer));
+            steps.push(self.step(next, step_objects, exits, spare));
         }
-        let (objects, weights) = (&objects[..len], &weights[..len]);
-        let representatives = if !self.represent {
-            Vec::new()
-        } else {
-            representatives(objects, weights, &children, &self.pos)
-        };
-        RetainerPath { steps, rooted: self.rooted(objects), representatives }
+        let last = &objects[..len];
+        let representatives =
+            if !self.represent { Vec::new() } else { representatives(last, &children, &self.pos) };
+        RetainerPath { steps, rooted: self.rooted(last), representatives }
     }
 
-    /// The step's figures; `objects` in object order. Where none of them lies below another of
-    /// their group, their subtrees are disjoint and their retained bytes add up; else the union
-    /// of their subtrees is one sweep in preorder: each object's position, subtree size and
-    /// retained bytes are read in object order and then sorted by position, so nested subtrees
-    /// are skipped.
+    /// The step's figures; `objects` in object order (`[object << 32 | …, …]`). Where none of
+    /// them lies below another of their group, their subtrees are disjoint and their retained
+    /// bytes add up; else the union of their subtrees is one sweep in preorder: each object's
+    /// position, subtree size and retained bytes are read in object order into `spans` and then
+    /// sorted by position (through `spare`), so nested subtrees are skipped.
     fn step(
         &self,
         group: u32,
-        objects: &[u32],
-        pairs: &mut Table<[u64; 2]>,
-        buffer: &mut Table<[u64; 2]>,
+        objects: &[[u64; 2]],
+        spans: &mut Table<[u64; 2]>,
+        spare: &mut Table<[u64; 2]>,
     ) -> RetainerStep {
+        let object = |&[key, _]: &[u64; 2]| (key >> 32) as u32;
         let mut step = RetainerStep { group, objects: objects.len() as u64, bytes: 0, retained_bytes: 0 };
-        if !objects.iter().any(|&o| self.dominated.is_nested(o)) {
-            for &o in objects {
+        if !objects.iter().any(|item| self.dominated.is_nested(object(item))) {
+            for o in objects.iter().map(object) {
                 step.bytes += self.g.shallow[o as usize];
                 step.retained_bytes += self.tree.retained[o as usize];
             }
             return step;
         }
-        let spans = prefix(pairs, objects.len());
-        for (span, &o) in spans.iter_mut().zip(objects) {
+        let spans = prefix(spans, objects.len());
+        for (span, o) in spans.iter_mut().zip(objects.iter().map(object)) {
             let o = o as usize;
             step.bytes += self.g.shallow[o];
             *span = [u64::from(self.pos[o]) << 32 | u64::from(self.tree.subtree[o]), self.tree.retained[o]];
         }
-        sort_by_bits(spans, buffer, 32, self.bits);
+        sort_by_bits(spans, spare, 32, self.bits);
         let mut end = 0;
         for &[at, retained] in spans.iter() {
             let (pos, subtree) = ((at >> 32) as u32, at as u32);
@@ -348,34 +340,48 @@ impl<'a> Climb<'a> {
         step
     }
 
-    /// The distinct exits of `objects`, sorted, at the start of `pairs`: `[exit << 32 |
-    /// preorder position of the first object leading to it, the weight reaching it]` (the
-    /// position only when representatives are asked). Returns how many, and what reaches the
-    /// virtual root (the path ends there unless a group receives more); the weights are
-    /// tallied by the exits' groups.
+    /// The exits of `objects` (`[object << 32 | …, weight]`), one per object, at the start of
+    /// `exits` as `[exit << 32 | preorder position of the object, its weight]` (the position
+    /// only when representatives are asked), their weights and objects tallied by the exits'
+    /// groups. Returns how many, and what reaches the virtual root (the path ends there unless
+    /// a group receives more).
     fn exits(
         &self,
-        objects: &[u32],
-        weights: &[u64],
-        pairs: &mut Table<[u64; 2]>,
-        buffer: &mut Table<[u64; 2]>,
+        objects: &[[u64; 2]],
+        exits: &mut Table<[u64; 2]>,
         tally: &mut Tally,
     ) -> (usize, (u64, u64)) {
         let mut root = (0, 0);
-        let exits = prefix(pairs, objects.len());
+        let exits = prefix(exits, objects.len());
         let mut held = 0;
-        for (&o, &w) in objects.iter().zip(weights) {
+        for &[key, weight] in objects {
+            let o = (key >> 32) as u32;
             let x = self.exit(o);
             if x == VIRTUAL_ROOT {
-                root = (root.0 + w, root.1 + 1);
+                root = (root.0 + weight, root.1 + 1);
                 continue;
             }
+            tally.add(self.g.group[x as usize], weight, 1);
             let first = if self.represent { self.pos[o as usize] } else { 0 };
-            exits[held] = [u64::from(x) << 32 | u64::from(first), w];
+            exits[held] = [u64::from(x) << 32 | u64::from(first), weight];
             held += 1;
         }
-        let exits = &mut exits[..held];
-        sort_by_bits(exits, buffer, 32, self.bits);
+        (held, root)
+    }
+
+    /// The distinct `exits` in group `next`, sorted (moved through `through`), each with the
+    /// weight reaching it and the first position leading to it, at the start of `exits`;
+    /// returns how many.
+    fn next_objects(&self, next: u32, exits: &mut [[u64; 2]], through: &mut Table<[u64; 2]>) -> usize {
+        let mut kept = 0;
+        for i in 0..exits.len() {
+            if self.g.group[(exits[i][0] >> 32) as usize] == next {
+                exits[kept] = exits[i];
+                kept += 1;
+            }
+        }
+        let exits = &mut exits[..kept];
+        sort_by_bits(exits, through, 32, self.bits);
         let (mut distinct, mut i) = (0, 0);
         while i < exits.len() {
             let [mut key, mut weight] = exits[i];
@@ -385,20 +391,20 @@ impl<'a> Climb<'a> {
                 weight += exits[j][1];
                 j += 1;
             }
-            tally.add(self.g.group[(key >> 32) as usize], weight, (j - i) as u64);
             exits[distinct] = [key, weight];
             (distinct, i) = (distinct + 1, j);
         }
-        (distinct, root)
+        distinct
     }
 
     /// The top-most same-group holders, directly below the virtual root, of the objects whose
     /// exit is the virtual root (each once, in preorder of the first object leading to it).
-    fn rooted(&self, objects: &[u32]) -> Vec<u32> {
+    fn rooted(&self, objects: &[[u64; 2]]) -> Vec<u32> {
         let mut tops: Vec<[u32; 2]> = objects
             .iter()
-            .filter(|&&o| self.exit(o) == VIRTUAL_ROOT)
-            .map(|&o| [self.holder[o as usize], self.pos[o as usize]])
+            .map(|&[key, _]| (key >> 32) as u32)
+            .filter(|&o| self.exit(o) == VIRTUAL_ROOT)
+            .map(|o| [self.holder[o as usize], self.pos[o as usize]])
             .collect();
         tops.sort_unstable();
         tops.dedup_by_key(|&mut [top, _]| top);
@@ -407,12 +413,14 @@ impl<'a> Climb<'a> {
     }
 }
 
-/// The representative of each step, from the last step's objects (and their weights) down
-/// through each step's children, step 0 first. Of equally heavy last objects, the first in
+/// The representative of each step, from the last step's objects (`[object << 32 | …, weight]`)
+/// down through each step's children, step 0 first. Of equally heavy last objects, the first in
 /// preorder.
-fn representatives(last: &[u32], weights: &[u64], children: &[Table<[u32; 2]>], pos: &[u32]) -> Vec<u32> {
-    let heaviest = (0..last.len()).max_by_key(|&i| (weights[i], std::cmp::Reverse(pos[last[i] as usize])));
-    let Some(top) = heaviest.map(|i| last[i]) else { return Vec::new() };
+fn representatives(last: &[[u64; 2]], children: &[Table<[u32; 2]>], pos: &[u32]) -> Vec<u32> {
+    let object = |key: u64| (key >> 32) as u32;
+    let heaviest =
+        last.iter().max_by_key(|&&[key, weight]| (weight, std::cmp::Reverse(pos[object(key) as usize])));
+    let Some(top) = heaviest.map(|&[key, _]| object(key)) else { return Vec::new() };
     let mut chain = vec![top];
     for step in children.iter().rev() {
         let at = *chain.last().expect("the top");
