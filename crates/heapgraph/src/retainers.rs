@@ -212,8 +212,8 @@ impl Tally {
     }
 
     /// The group receiving the most weight, then the most objects, then the smallest id, if it
-    /// beats `root` (what the virtual root receives); the tally is left empty.
-    fn heaviest(&mut self, root: (u64, u64)) -> Option<u32> {
+    /// beats `root` (what the virtual root receives), with its tally; the tally is left empty.
+    fn heaviest(&mut self, root: (u64, u64)) -> Option<(u32, (u64, u64))> {
         let mut best: Option<(u32, (u64, u64))> = None;
         for group in self.touched.drain(..) {
             let tally = std::mem::take(&mut self.by_group[group as usize]);
@@ -222,7 +222,7 @@ impl Tally {
                 best = Some((group, tally));
             }
         }
-        best.filter(|&(_, tally)| tally > root).map(|(group, _)| group)
+        best.filter(|&(_, tally)| tally > root)
     }
 }
 
@@ -282,10 +282,13 @@ impl<'a> Climb<'a> {
         let mut children: Vec<Table<[u32; 2]>> = Vec::new();
         while steps.len() < MAX_STEPS {
             let (held, root) = self.exits(&objects[..len], exits, tally);
-            let Some(next) = tally.heaviest(root) else {
+            let Some((next, (_, reaching))) = tally.heaviest(root) else {
                 break;
             };
-            len = self.next_objects(next, &mut exits[..held], objects);
+            // Where every exit is in `next` (a String's byte[] has one kind of holder), none
+            // is left out.
+            let only_next = reaching == held as u64;
+            len = self.next_objects(next, &mut exits[..held], only_next, objects);
             std::mem::swap(objects, exits);
             let step_objects = &objects[..len];
             if self.represent {
@@ -369,15 +372,24 @@ impl<'a> Climb<'a> {
         (held, root)
     }
 
-    /// The distinct `exits` in group `next`, sorted (moved through `through`), each with the
-    /// weight reaching it and the first position leading to it, at the start of `exits`;
-    /// returns how many.
-    fn next_objects(&self, next: u32, exits: &mut [[u64; 2]], through: &mut Table<[u64; 2]>) -> usize {
-        let mut kept = 0;
-        for i in 0..exits.len() {
-            if self.g.group[(exits[i][0] >> 32) as usize] == next {
-                exits[kept] = exits[i];
-                kept += 1;
+    /// The distinct `exits` in group `next` (all of them: `only_next`), sorted (moved through
+    /// `through`), each with the weight reaching it and the first position leading to it, at
+    /// the start of `exits`; returns how many.
+    fn next_objects(
+        &self,
+        next: u32,
+        exits: &mut [[u64; 2]],
+        only_next: bool,
+        through: &mut Table<[u64; 2]>,
+    ) -> usize {
+        let mut kept = exits.len();
+        if !only_next {
+            kept = 0;
+            for i in 0..exits.len() {
+                if self.g.group[(exits[i][0] >> 32) as usize] == next {
+                    exits[kept] = exits[i];
+                    kept += 1;
+                }
             }
         }
         let exits = &mut exits[..kept];
