@@ -12,7 +12,8 @@
 //! block this process freed and took again — zeroing was 45 % of a reopening's CPU time. An
 //! analysis frees per-object tables and makes others of the same sizes phase after phase, so
 //! freed big blocks are kept ([`pool`]), up to a share of the memory budget
-//! ([`keep_at_most`]), for the next allocation they fit.
+//! ([`keep_at_most`]), for the next allocation they fit; an allocation none fits has them
+//! moved into its region (mremap: their pages, not copies), so that only the rest is fresh.
 
 mod pool;
 
@@ -123,11 +124,42 @@ fn big(size: usize, zeroed: bool) -> *mut u8 {
             }
             block.at as *mut u8
         }
-        Taken::Missed { release } => {
+        Taken::Missed { gather, release } => {
             release.iter().for_each(unmap);
-            map(length(size))
+            let region = map(length(size));
+            for (block, offset) in gather.iter() {
+                if region.is_null() || !move_to(block, region as usize + offset) {
+                    unmap(block);
+                    continue;
+                }
+                REUSED.fetch_add(block.len as u64, std::sync::atomic::Ordering::Relaxed);
+                if zeroed {
+                    // SAFETY: the block's pages now lie at this offset of the region, this
+                    // process's, mapped read-write and in no one's use.
+                    unsafe { std::ptr::write_bytes((region as usize + offset) as *mut u8, 0, block.len) };
+                }
+            }
+            region
         }
     }
+}
+
+/// Moves `block`'s pages to `to` (in the page tables: no copy, and nothing faulted or zeroed
+/// anew), replacing what was mapped there. False where the kernel refuses: a block made of
+/// pieces moved together earlier spans several mappings, which mremap does not take at once.
+fn move_to(block: Block, to: usize) -> bool {
+    // SAFETY: `block` is a whole region of this allocator's in no one's use, and `to` lies in a
+    // region of its own just mapped for it, which the move may replace.
+    let moved = unsafe {
+        libc::mremap(
+            block.at as *mut libc::c_void,
+            block.len,
+            block.len,
+            libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED,
+            to as *mut libc::c_void,
+        )
+    };
+    moved != libc::MAP_FAILED
 }
 
 fn free(block: Block) {
@@ -170,10 +202,18 @@ fn remap(block: Block, len: usize) -> *mut u8 {
     }
     // SAFETY: `block` is a whole mapping of this allocator's, in no one else's use.
     let moved = unsafe { libc::mremap(block.at as *mut libc::c_void, block.len, len, libc::MREMAP_MAYMOVE) };
-    match moved == libc::MAP_FAILED {
-        true => std::ptr::null_mut(),
-        false => moved as *mut u8,
+    if moved != libc::MAP_FAILED {
+        return moved as *mut u8;
     }
+    // A region gathered from kept blocks spans several mappings, which mremap does not resize:
+    // copied into a region of the new length instead.
+    let copy = big(len, false);
+    if !copy.is_null() {
+        // SAFETY: both regions hold at least the smaller length and do not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(block.at as *const u8, copy, block.len.min(len)) };
+        free(block);
+    }
+    copy
 }
 
 fn unmap(block: Block) {
@@ -205,6 +245,30 @@ mod tests {
             REUSED.load(std::sync::atomic::Ordering::Relaxed) >= before + (64 << 20)
         });
         assert!(reused, "the freed block was not taken again");
+    }
+
+    #[test]
+    fn a_larger_table_is_made_of_kept_blocks_pages_and_grows_whole() {
+        let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+        keep_at_most(1 << 30);
+        release_kept();
+        // Another test's thread may take the block in between; it comes back on a later try.
+        let gathered = (0..3).find_map(|_| {
+            drop(vec![7u64; 8 << 20]);
+            let before = REUSED.load(std::sync::atomic::Ordering::Relaxed);
+            let larger = vec![0u64; 24 << 20];
+            let moved = REUSED.load(std::sync::atomic::Ordering::Relaxed) >= before + (64 << 20);
+            moved.then_some(larger)
+        });
+        let mut larger = gathered.expect("the kept block was not moved into the larger table");
+        assert!(larger.iter().all(|&x| x == 0), "zeroed where asked, the moved pages too");
+        // Its region is two mappings now (the moved pages and the fresh rest): growing it
+        // copies instead of resizing in place, and nothing is lost.
+        larger.iter_mut().enumerate().for_each(|(i, x)| *x = i as u64);
+        larger.extend(std::iter::repeat_n(1u64, 24 << 20));
+        assert_eq!(larger.len(), 48 << 20);
+        assert!(larger[..24 << 20].iter().enumerate().all(|(i, &x)| x == i as u64));
+        assert!(larger[24 << 20..].iter().all(|&x| x == 1));
     }
 
     #[test]

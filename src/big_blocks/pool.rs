@@ -3,8 +3,9 @@
 //!
 //! Memory in use plus memory kept never passes what it would reach without keeping anything:
 //! a block is kept when it is freed, taken (best fit) by a later allocation of no more than
-//! its size, and on an allocation no kept block fits, everything kept is released before new
-//! memory is mapped.
+//! its size, and on an allocation no kept block fits, the kept blocks are gathered into the new
+//! region as far as they fill it (their pages moved there, largest first) and the rest is
+//! released: only what they cannot fill is fresh memory.
 
 /// A region of whole pages: `len` bytes from `at`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -32,8 +33,23 @@ pub enum Taken {
     /// A kept block of exactly that length (its tail, if it was longer, stays kept or is in
     /// `release`).
     Reused { block: Block, release: Option<Block> },
-    /// No kept block fits: these are to be released, then new memory mapped.
-    Missed { release: Released },
+    /// No kept block fits: new memory is to be mapped, these kept blocks moved into it (each
+    /// at its offset, together no more than the length) and the others released.
+    Missed { gather: Gathered, release: Released },
+}
+
+/// Kept blocks to be moved into a new region: each with its offset there, one after another
+/// from the region's start.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Gathered {
+    pieces: [(Block, usize); SLOTS],
+    count: usize,
+}
+
+impl Gathered {
+    pub fn iter(&self) -> impl Iterator<Item = (Block, usize)> + '_ {
+        self.pieces[..self.count].iter().copied()
+    }
 }
 
 /// Blocks to be released, in no particular order.
@@ -70,7 +86,7 @@ impl Pool {
     /// A block of `len` bytes (whole pages, at least `min` bytes for a tail to stay kept).
     pub fn take(&mut self, len: usize, min: usize) -> Taken {
         let best = (0..self.count).filter(|&i| self.blocks[i].len >= len).min_by_key(|&i| self.blocks[i].len);
-        let Some(i) = best else { return Taken::Missed { release: self.drain() } };
+        let Some(i) = best else { return self.gather(len) };
         let block = self.remove(i);
         let tail = Block { at: block.at + len, len: block.len - len };
         let release = match tail.len {
@@ -79,6 +95,30 @@ impl Pool {
             _ => Some(tail),
         };
         Taken::Reused { block: Block { at: block.at, len }, release }
+    }
+
+    /// A miss for `len` bytes: the kept blocks, largest first, fill the new region from its
+    /// start; the first that does not fit whole gives its head, and its tail and the blocks
+    /// after it are released (kept, they would pass what not keeping would use).
+    fn gather(&mut self, len: usize) -> Taken {
+        let mut kept = self.drain();
+        kept.blocks[..kept.count].sort_unstable_by_key(|b| std::cmp::Reverse(b.len));
+        let mut gather = Gathered { pieces: [(Block::default(), 0); SLOTS], count: 0 };
+        let mut release = Released { blocks: [Block::default(); SLOTS], count: 0 };
+        let mut filled = 0;
+        for block in kept.iter() {
+            let head = block.len.min(len - filled);
+            if head > 0 {
+                gather.pieces[gather.count] = (Block { at: block.at, len: head }, filled);
+                gather.count += 1;
+                filled += head;
+            }
+            if head < block.len {
+                release.blocks[release.count] = Block { at: block.at + head, len: block.len - head };
+                release.count += 1;
+            }
+        }
+        Taken::Missed { gather, release }
     }
 
     /// Keeps a freed block when there is room for it; else it comes back, to be released.
@@ -154,14 +194,33 @@ mod tests {
     }
 
     #[test]
-    fn a_miss_releases_everything_kept() {
+    fn a_miss_gathers_what_is_kept_into_the_new_region_largest_first() {
         let mut pool = pool(1024);
-        pool.keep(block(0, 64));
         pool.keep(block(100, 32));
-        let Taken::Missed { release } = pool.take(128 * MIB, 32 * MIB) else { panic!("nothing fits") };
+        pool.keep(block(0, 64));
+        let Taken::Missed { gather, release } = pool.take(128 * MIB, 32 * MIB) else {
+            panic!("nothing fits")
+        };
+        let gathered: Vec<(Block, usize)> = gather.iter().collect();
+        assert_eq!(gathered, vec![(block(0, 64), 0), (block(100, 32), 64 * MIB)]);
+        assert_eq!(release.iter().count(), 0);
+        assert_eq!(pool.bytes(), 0, "nothing stays kept");
+    }
+
+    #[test]
+    fn a_miss_takes_a_head_where_the_kept_blocks_pass_the_length_and_releases_the_rest() {
+        let mut pool = pool(1024);
+        for (at, len) in [(0, 60), (100, 50), (200, 40), (300, 10)] {
+            pool.keep(block(at, len));
+        }
+        let Taken::Missed { gather, release } = pool.take(80 * MIB, 32 * MIB) else { panic!("nothing fits") };
+        let gathered: Vec<(Block, usize)> = gather.iter().collect();
+        assert_eq!(gathered, vec![(block(0, 60), 0), (block(100, 20), 60 * MIB)]);
         let mut released: Vec<Block> = release.iter().collect();
         released.sort_by_key(|b| b.at);
-        assert_eq!(released, vec![block(0, 64), block(100, 32)]);
+        assert_eq!(released, vec![block(120, 30), block(200, 40), block(300, 10)]);
+        let moved: usize = gathered.iter().map(|(b, _)| b.len).sum();
+        assert!(moved <= 80 * MIB, "never more than the region");
         assert_eq!(pool.bytes(), 0);
     }
 
