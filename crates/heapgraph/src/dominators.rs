@@ -33,16 +33,23 @@ pub struct DominatorTree {
     /// The number of objects in each object's dominator subtree (itself included; 0 if
     /// unreachable): its subtree is `subtree[o]` entries of the preorder from `o` on.
     pub subtree: Table<u32>,
+    /// The position of each object in the preorder ([`UNPLACED`] if unreachable): written as
+    /// the preorder is, so the analyses that sort by it need not scatter a table of their own.
+    pub position: Table<u32>,
 }
 
+/// In [`DominatorTree::position`]: not in the preorder (unreachable).
+pub const UNPLACED: u32 = u32::MAX;
+
 impl DominatorTree {
-    /// The position of each reachable object in [`Self::preorder`] (unreachable: `u32::MAX`).
-    pub fn positions(&self) -> Vec<u32> {
-        let mut pos = vec![u32::MAX; self.idom.len()];
-        for (p, &o) in self.preorder.iter().enumerate() {
-            pos[o as usize] = p as u32;
+    /// The positions of `preorder`'s objects among `objects` objects (the others [`UNPLACED`]),
+    /// for a tree whose preorder was made elsewhere.
+    pub fn positions_of(preorder: &[u32], objects: usize) -> Table<u32> {
+        let mut position = Table::filled(objects, UNPLACED);
+        for (p, &o) in preorder.iter().enumerate() {
+            position[o as usize] = p as u32;
         }
-        pos
+        position
     }
 }
 
@@ -146,7 +153,8 @@ fn eval(v: u32, linked: u32, forest: &mut [Link], path: &mut Vec<u32>) -> Link {
 }
 
 /// Retained sizes and subtree sizes bottom-up (a dominator's number is below its children's),
-/// then preorder positions top-down: each child takes the next free slot of its dominator's range.
+/// then preorder positions top-down: each child takes the next free slot of its dominator's range
+/// (and the preorder and the positions are written together, the one the other's inverse).
 pub(crate) fn assemble(shallow: &[u64], vertex: &[u32], idom: &[u32]) -> DominatorTree {
     let count = vertex.len();
     let mut size = Table::filled(count, 1u32);
@@ -163,6 +171,7 @@ pub(crate) fn assemble(shallow: &[u64], vertex: &[u32], idom: &[u32]) -> Dominat
         retained: Table::filled(n, 0),
         preorder: Table::filled(count - 1, 0),
         subtree: Table::filled(n, 0),
+        position: Table::filled(n, UNPLACED),
     };
     // `next[v]`: the next free position in the subtree of `v` (the virtual root owns none).
     // Until `v` is placed it still holds the subtree size of `v`, which its dominator reserves.
@@ -175,6 +184,7 @@ pub(crate) fn assemble(shallow: &[u64], vertex: &[u32], idom: &[u32]) -> Dominat
         next[d] += next[v];
         next[v] = at + 1;
         tree.preorder[at as usize] = o as u32;
+        tree.position[o] = at;
         tree.idom[o] = if d == 0 { VIRTUAL_ROOT } else { vertex[d] };
         tree.retained[o] = bytes[v];
     }

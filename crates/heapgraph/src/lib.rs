@@ -45,7 +45,7 @@ pub use values::{Contents, EqualBy, FieldValue, Primitives, References, Value, V
 
 use rayon::prelude::*;
 
-pub use dominators::{DominatorTree, UNREACHABLE, VIRTUAL_ROOT, dominators};
+pub use dominators::{DominatorTree, UNPLACED, UNREACHABLE, VIRTUAL_ROOT, dominators};
 pub use retained::{Dominated, closure_size, dominated, dominated_sizes};
 pub use retainers::{
     RetainerPath, RetainerStep, retainer_paths, retainer_paths_beside, retainer_paths_represented,

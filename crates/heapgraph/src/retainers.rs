@@ -87,7 +87,7 @@ pub fn retainer_paths_beside(
 ) -> Vec<Option<RetainerPath>> {
     let group_count = dominated.sizes.len();
     let climb = Climb::new(g, tree, dominated, represent);
-    let (start, members) = members_by_group(g, &climb.pos, group_count);
+    let (start, members) = members_by_group(g, climb.pos, group_count);
     let members_of = |group: usize| &members[start[group]..start[group + 1]];
     // Groups are independent: each worker takes the next group, largest first, with tables of
     // its own.
@@ -145,7 +145,8 @@ struct Climb<'a> {
     /// itself), the one hanging below the virtual root. Which of the two it holds is told by
     /// its group: one table where an exit and a top would take two ([`Climb::exit`]).
     holder: Table<u32>,
-    pos: Table<u32>,
+    /// The tree's preorder positions.
+    pos: &'a [u32],
     represent: bool,
     /// Bits of the largest object index (and preorder position): what the sorts sort by.
     bits: u32,
@@ -236,16 +237,13 @@ impl<'a> Climb<'a> {
         debug_assert!(g.group.iter().all(|&h| (h as usize) < dominated.sizes.len()));
         // Only reachable objects are read, and each is written before its dominated ones.
         let mut holder = Table::filled(g.object_count(), 0u32);
-        let mut pos = Table::filled(g.object_count(), u32::MAX);
         for (p, &o) in tree.preorder.iter().enumerate() {
             if let Some(&next) = tree.preorder.get(p + PREORDER_AHEAD) {
                 let next = next as usize;
                 prefetch(&tree.idom, next);
                 prefetch(&g.group, next);
                 prefetch(&holder, next);
-                prefetch(&pos, next);
             }
-            pos[o as usize] = p as u32;
             let (o, d) = (o as usize, tree.idom[o as usize] as usize);
             holder[o] = match d {
                 d if d == VIRTUAL_ROOT as usize => o as u32,
@@ -254,7 +252,7 @@ impl<'a> Climb<'a> {
             };
         }
         let bits = u32::BITS - (g.object_count() as u32).leading_zeros();
-        Climb { g, tree, dominated, holder, pos, represent, bits }
+        Climb { g, tree, dominated, holder, pos: &tree.position, represent, bits }
     }
 
     /// The nearest dominator of `o` in another group, or VIRTUAL_ROOT.
@@ -300,7 +298,7 @@ impl<'a> Climb<'a> {
         }
         let last = &objects[..len];
         let representatives =
-            if !self.represent { Vec::new() } else { representatives(last, &children, &self.pos) };
+            if !self.represent { Vec::new() } else { representatives(last, &children, self.pos) };
         RetainerPath { steps, rooted: self.rooted(last), representatives }
     }
 

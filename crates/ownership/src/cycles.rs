@@ -49,7 +49,7 @@ fn class_edges(
     node_count: usize,
 ) -> (Vec<(u32, u32)>, Vec<bool>) {
     let (g, type_of) = (&heap.graph, &heap.objects.type_of);
-    let position = tree.positions();
+    let position = &tree.position;
     // `c` dominates `o` when `o` lies in the preorder range of `c`'s dominator subtree.
     let dominates = |c: u32, o: u32| {
         let (pc, po) = (position[c as usize], position[o as usize]);

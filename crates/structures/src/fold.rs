@@ -22,7 +22,7 @@ pub fn dominated_inside(
 ) -> Vec<(u64, u64)> {
     let total = dominated_sizes(g, tree, group_count);
     let mut inside = vec![0u64; group_count];
-    let positions = tree.positions();
+    let positions = &tree.position;
     let Some(&start) = positions.get(head as usize).filter(|&&p| p != u32::MAX) else {
         return total.into_iter().map(|(_, bytes)| (bytes, 0)).collect();
     };

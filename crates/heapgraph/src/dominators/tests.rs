@@ -137,7 +137,12 @@ fn preorder_lists_each_reachable_object_once_with_contiguous_subtrees() {
         let tree = dominators(&g);
         let reachable = reachable_without(&g, None);
         assert_eq!(tree.preorder.len(), reachable.iter().filter(|&&r| r).count());
-        let pos = tree.positions();
+        let pos = &tree.position;
+        assert_eq!(
+            *pos,
+            DominatorTree::positions_of(&tree.preorder, g.object_count()),
+            "the preorder's inverse"
+        );
         let size = &tree.subtree;
         for v in 0..g.object_count() {
             if !reachable[v] {

@@ -306,7 +306,7 @@ fn the_representative_is_the_exit_most_bytes_reach_whatever_order_exits_are_met_
 /// each step's objects to their weights, exits found by walking up the dominators.
 fn plain_climb(g: &HeapGraph, tree: &DominatorTree, groups: usize) -> Vec<Option<RetainerPath>> {
     use std::collections::BTreeMap;
-    let pos = tree.positions();
+    let pos = &tree.position;
     let group = |o: u32| g.group[o as usize];
     let idom = |o: u32| tree.idom[o as usize];
     let exit = |o: u32| {

@@ -18,7 +18,7 @@ pub struct Kind {
 }
 
 pub const INDEX: Kind = Kind { magic: *b"MCIDXHP\0", version: 2, what: "memcity index" };
-pub const TREE: Kind = Kind { magic: *b"MCIDXDT\0", version: 2, what: "memcity dominator tree" };
+pub const TREE: Kind = Kind { magic: *b"MCIDXDT\0", version: 3, what: "memcity dominator tree" };
 pub const HEADER: usize = 72;
 
 /// The header's fields.

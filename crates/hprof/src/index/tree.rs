@@ -11,7 +11,9 @@
 
 use std::path::{Path, PathBuf};
 
-use memcity_heapgraph::{DominatorTree, PREORDER_AHEAD, Table, UNREACHABLE, VIRTUAL_ROOT, prefetch};
+use memcity_heapgraph::{
+    DominatorTree, PREORDER_AHEAD, Table, UNPLACED, UNREACHABLE, VIRTUAL_ROOT, prefetch,
+};
 
 use super::format::{self, Blocks, TREE, Unusable};
 use super::key::Key;
@@ -48,7 +50,8 @@ pub fn keep(place: &TreePlace, kept: &KeptTree) -> std::io::Result<()> {
             w.values(&tree.idom)?;
             w.values(&tree.retained)?;
             w.values(&tree.preorder)?;
-            w.values(&tree.subtree)
+            w.values(&tree.subtree)?;
+            w.values(&tree.position)
         })
     })
 }
@@ -85,6 +88,7 @@ fn read_blocks(mut blocks: Blocks<'_>, shallow: &[u64]) -> Result<KeptTree, Stri
         retained: blocks.table("retained sizes", objects)?,
         preorder: blocks.table("preorder", reached)?,
         subtree: blocks.table("subtree sizes", objects)?,
+        position: blocks.table("preorder positions", objects)?,
     };
     if !blocks.finished() {
         return Err("bytes after the last block".into());
@@ -102,13 +106,13 @@ fn read_blocks(mut blocks: Blocks<'_>, shallow: &[u64]) -> Result<KeptTree, Stri
 ///
 /// One walk down the preorder with a stack of the subtrees open there: each object's
 /// dominator must be the innermost of them, and its subtree must end inside its dominator's;
-/// a subtree closes where its run ends, with its bytes added up. A bit per object marks the
-/// objects walked, and one sweep in object order then finds them to be the reachable ones, so
-/// the dominators are read at random once (by the walk) rather than twice. The memory is the
-/// bits and the stack (as deep as the tree); the tables are read, never written.
+/// a subtree closes where its run ends, with its bytes added up. Each object walked must have
+/// its own position (so none is walked twice), and one sweep in object order then finds as
+/// many placed objects as walked, all of them reachable, so the dominators are read at random
+/// once (by the walk) rather than twice. The memory is the stack (as deep as the tree); the
+/// tables are read, never written.
 fn check(tree: &DominatorTree, shallow: &[u64]) -> Result<(), String> {
     let n = shallow.len();
-    let mut seen = Table::filled(n.div_ceil(64), 0u64);
     // The open subtrees, outermost first: [object << 32 | where its run ends, its bytes so far].
     let mut open: Table<[u64; 2]> = Table::default();
     let len = tree.preorder.len() as u64;
@@ -119,17 +123,17 @@ fn check(tree: &DominatorTree, shallow: &[u64]) -> Result<(), String> {
             prefetch(&tree.idom, next);
             prefetch(&tree.subtree, next);
             prefetch(&tree.retained, next);
+            prefetch(&tree.position, next);
             prefetch(shallow, next);
         }
         let o = o as usize;
         if o >= n {
             return Err("an object in the preorder beyond the objects".into());
         }
-        let (word, bit) = (&mut seen[o / 64], 1 << (o % 64));
-        if *word & bit != 0 {
-            return Err("an object twice in the preorder".into());
+        if tree.position[o] != p as u32 {
+            // Each position names one object: an object listed twice has the other's.
+            return Err("an object twice in the preorder, or its position elsewhere".into());
         }
-        *word |= bit;
         let d = tree.idom[o];
         if d == UNREACHABLE {
             return Err(DISAGREE.into());
@@ -149,15 +153,21 @@ fn check(tree: &DominatorTree, shallow: &[u64]) -> Result<(), String> {
         open.push([(o as u64) << 32 | end, shallow[o]]);
     }
     close(&mut open, len, tree)?;
-    // The walked objects are distinct and reachable; every reachable one must be among them.
+    // The walked objects are distinct, reachable and placed where they were walked; no other
+    // object may be placed, and every reachable one must have been walked.
+    let mut placed = 0u64;
     for o in 0..n {
-        let walked = seen[o / 64] & 1 << (o % 64) != 0;
-        if walked != (tree.idom[o] != UNREACHABLE) {
+        let is_placed = tree.position[o] != UNPLACED;
+        placed += u64::from(is_placed);
+        if is_placed != (tree.idom[o] != UNREACHABLE) {
             return Err(DISAGREE.into());
         }
-        if !walked && (tree.subtree[o] != 0 || tree.retained[o] != 0) {
+        if !is_placed && (tree.subtree[o] != 0 || tree.retained[o] != 0) {
             return Err("an unreachable object with a subtree".into());
         }
+    }
+    if placed != len {
+        return Err("a position that the preorder does not list".into());
     }
     Ok(())
 }

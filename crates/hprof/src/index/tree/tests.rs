@@ -119,6 +119,7 @@ fn a_tree_of_the_wrong_shape_is_refused() {
         retained: vec![100, 50, 30, 40, 0].into(),
         preorder: vec![0, 1, 2, 3].into(),
         subtree: vec![4, 2, 1, 1, 0].into(),
+        position: vec![0, 1, 2, 3, UNPLACED].into(),
     };
     let body = |tree: &DominatorTree, held: &[u32], objects: u64| {
         let mut w = format::Writer { out: Vec::new(), written: 0, sum: format::Checksum::default() };
@@ -128,6 +129,7 @@ fn a_tree_of_the_wrong_shape_is_refused() {
         w.values(&tree.retained).unwrap();
         w.values(&tree.preorder).unwrap();
         w.values(&tree.subtree).unwrap();
+        w.values(&tree.position).unwrap();
         w.out
     };
     let kept = read(&body(&good, &[3], 5), &shallow).unwrap();
@@ -137,7 +139,7 @@ fn a_tree_of_the_wrong_shape_is_refused() {
         change(&mut tree);
         read(&body(&tree, &[], 5), &shallow).unwrap_err()
     };
-    let cases: [(&Change, &str); 11] = [
+    let cases: [(&Change, &str); 13] = [
         // Object 3's dominator is 0, but 1's subtree would hold it.
         (&|t| t.subtree[1] = 3, "outside its dominator's subtree"),
         (&|t| t.idom[3] = UNREACHABLE, "disagree on what is reachable"),
@@ -146,6 +148,8 @@ fn a_tree_of_the_wrong_shape_is_refused() {
         (&|t| t.preorder[2] = 9, "beyond the objects"),
         (&|t| t.preorder[3] = 1, "twice in the preorder"),
         (&|t| t.idom[4] = 0, "disagree on what is reachable"),
+        (&|t| t.position[3] = 2, "its position elsewhere"),
+        (&|t| (t.idom[4], t.position[4]) = (0, 1), "a position that the preorder does not list"),
         (&|t| t.subtree[4] = 1, "an unreachable object with a subtree"),
         (&|t| t.subtree[3] = 3, "a subtree beyond the preorder"),
         (&|t| t.retained[2] = 31, "do not add up"),
@@ -210,6 +214,7 @@ fn a_chain_as_deep_as_the_heap_is_checked() {
         retained: retained.into(),
         preorder: (0..n as u32).collect::<Vec<_>>().into(),
         subtree: (0..n as u32).map(|o| n as u32 - o).collect::<Vec<_>>().into(),
+        position: (0..n as u32).collect::<Vec<_>>().into(),
     };
     assert_eq!(check(&tree, &shallow), Ok(()));
     let mut wrong = tree.clone();
