@@ -41,18 +41,6 @@ pub struct DominatorTree {
 /// In [`DominatorTree::position`]: not in the preorder (unreachable).
 pub const UNPLACED: u32 = u32::MAX;
 
-impl DominatorTree {
-    /// The positions of `preorder`'s objects among `objects` objects (the others [`UNPLACED`]),
-    /// for a tree whose preorder was made elsewhere.
-    pub fn positions_of(preorder: &[u32], objects: usize) -> Table<u32> {
-        let mut position = Table::filled(objects, UNPLACED);
-        for (p, &o) in preorder.iter().enumerate() {
-            position[o as usize] = p as u32;
-        }
-        position
-    }
-}
-
 /// The dominator tree of what is reachable from `g.roots`, with a virtual root above the roots.
 /// Time O(m log n) for m references and n objects, whatever the shape. Memory: about 9 `u32`s
 /// per object plus one per reference, besides the result.

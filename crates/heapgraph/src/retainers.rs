@@ -8,7 +8,7 @@
 use rayon::prelude::*;
 
 use crate::HeapGraph;
-use crate::dominators::{DominatorTree, VIRTUAL_ROOT};
+use crate::dominators::{DominatorTree, UNPLACED, VIRTUAL_ROOT};
 use crate::radix::sort_by_bits;
 use crate::retained::{Dominated, dominated};
 use crate::table::{Plain, Table};
@@ -116,7 +116,7 @@ pub fn retainer_paths_beside(
 
 /// The reachable objects of each group in object order (a counting sort in one sweep).
 fn members_by_group(g: &HeapGraph, pos: &[u32], group_count: usize) -> (Vec<usize>, Table<u32>) {
-    let reachable = |o: usize| pos[o] != u32::MAX;
+    let reachable = |o: usize| pos[o] != UNPLACED;
     let mut start = vec![0usize; group_count + 1];
     for o in (0..g.object_count()).filter(|&o| reachable(o)) {
         start[g.group[o] as usize + 1] += 1;

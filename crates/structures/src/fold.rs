@@ -3,7 +3,7 @@
 //! growth (the bytes its objects dominate) is set against the part of it that lies inside the
 //! structure's retained set; where that part is most of it, the structure is what grows.
 
-use memcity_heapgraph::{DominatorTree, HeapGraph, VIRTUAL_ROOT, dominated_sizes};
+use memcity_heapgraph::{DominatorTree, HeapGraph, UNPLACED, VIRTUAL_ROOT, dominated_sizes};
 
 /// The share of a group's growth (in percent) a structure must retain to fold it.
 pub const FOLD_PERCENT: i64 = 80;
@@ -23,7 +23,7 @@ pub fn dominated_inside(
     let total = dominated_sizes(g, tree, group_count);
     let mut inside = vec![0u64; group_count];
     let positions = &tree.position;
-    let Some(&start) = positions.get(head as usize).filter(|&&p| p != u32::MAX) else {
+    let Some(&start) = positions.get(head as usize).filter(|&&p| p != UNPLACED) else {
         return total.into_iter().map(|(_, bytes)| (bytes, 0)).collect();
     };
     let end = start as usize + tree.subtree[head as usize] as usize;

@@ -138,11 +138,7 @@ fn preorder_lists_each_reachable_object_once_with_contiguous_subtrees() {
         let reachable = reachable_without(&g, None);
         assert_eq!(tree.preorder.len(), reachable.iter().filter(|&&r| r).count());
         let pos = &tree.position;
-        assert_eq!(
-            *pos,
-            DominatorTree::positions_of(&tree.preorder, g.object_count()),
-            "the preorder's inverse"
-        );
+        assert_eq!(*pos, positions_of(&tree.preorder, g.object_count()), "the preorder's inverse");
         let size = &tree.subtree;
         for v in 0..g.object_count() {
             if !reachable[v] {
@@ -233,4 +229,13 @@ fn objects_below_a_deep_list_and_indexed_from_a_root_hang_below_the_virtual_root
     assert!((1..=array).all(|i| tree.idom[i as usize] == i - 1));
     assert!((array + 1..index).all(|x| tree.idom[x as usize] == VIRTUAL_ROOT));
     assert_eq!((tree.retained[0], tree.retained[array as usize]), (length as u64 + 1, 1));
+}
+
+/// The positions of `preorder`'s objects among `objects` objects (the others UNPLACED).
+fn positions_of(preorder: &[u32], objects: usize) -> Table<u32> {
+    let mut position = Table::filled(objects, UNPLACED);
+    for (p, &o) in preorder.iter().enumerate() {
+        position[o as usize] = p as u32;
+    }
+    position
 }
