@@ -48,7 +48,7 @@ use rayon::prelude::*;
 pub use dominators::{DominatorTree, UNPLACED, UNREACHABLE, VIRTUAL_ROOT, dominators};
 pub use retained::{Dominated, closure_size, dominated, dominated_sizes};
 pub use retainers::{
-    RetainerPath, RetainerStep, retainer_paths, retainer_paths_beside, retainer_paths_represented,
+    RetainerPath, RetainerStep, dominated_and_paths, retainer_paths, retainer_paths_represented,
 };
 
 /// A heap as a graph in compressed sparse row form; objects are `0..n`. The per-object and

@@ -18,7 +18,7 @@ use crate::maps::{PointerMaps, pointed_from, pointer_maps, points_to, points_to_
 use crate::objects::EdgeLabels;
 use crate::progress::{Phase, Progress, Silent};
 use crate::retained::dominated;
-use crate::retainers::retainer_paths_beside;
+use crate::retainers::dominated_and_paths;
 use crate::roots::RootKind;
 use crate::roots::RootSet;
 use crate::spanning::Spanning;
@@ -303,43 +303,37 @@ fn analyse(
     let g = graph.get();
     // The caller's tables count against the budget of the tables made here.
     let _held = crate::table::Held::new((live.len() + roots.len() * 2) as u64);
-    let mut counts = vec![GroupCounts::default(); group_count];
-    let mut reachable_bytes = 0;
-    for o in (0..g.object_count()).filter(|&o| live[o]) {
-        let c = &mut counts[g.group[o] as usize];
-        c.objects += 1;
-        c.bytes += g.shallow[o];
-        reachable_bytes += g.shallow[o];
-    }
-    if options.retained == Retained::Closure {
-        for (c, (_, bytes)) in counts.iter_mut().zip(retained_sizes(g, group_count, live)) {
-            c.closure = (c.objects > 0).then_some(bytes);
-        }
-    }
+    let counts_of = || group_counts(g, group_count, live, options.retained);
     let want_retained = options.retained != Retained::None;
     if !want_retained && !options.retainer_paths && !object_retained {
+        let (counts, reachable_bytes) = counts_of();
         let maps = options.pointer_maps.then(|| pointer_maps(g, group_count, live));
         let heap = GroupedHeap { counts, maps, paths: vec![None; group_count], reachable_bytes };
         return (heap, Vec::new(), None);
     }
     let keep = matches!(source, TreeSource::BuildAndKeep);
-    let (maps, tree) = match source {
+    let ((mut counts, reachable_bytes), maps, tree) = match source {
         TreeSource::Known(tree) => {
             if options.pointer_maps {
                 progress.phase(Phase::PointerMaps);
             }
-            let maps = options.pointer_maps.then(|| {
-                let (pointed_from, points_to) = rayon::join(
-                    || pointed_from(g, group_count, live),
-                    || points_to_reached(g, &tree.idom, group_count),
-                );
-                PointerMaps { points_to, pointed_from }
-            });
-            (maps, tree)
+            // Three sweeps over the objects, on two workers: the counts and the pointed-from
+            // maps together take about as long as the points-to maps.
+            let wanted = options.pointer_maps;
+            let ((counts, pointed_from), points_to) = rayon::join(
+                || (counts_of(), wanted.then(|| pointed_from(g, group_count, live))),
+                || wanted.then(|| points_to_reached(g, &tree.idom, group_count)),
+            );
+            let maps = pointed_from
+                .zip(points_to)
+                .map(|(pointed_from, points_to)| PointerMaps { points_to, pointed_from });
+            (counts, maps, tree)
         }
         TreeSource::Build | TreeSource::BuildAndKeep => {
+            let counts = counts_of();
             progress.phase(Phase::Dominators);
-            build_tree(&mut graph, group_count, live, names, options)
+            let (maps, tree) = build_tree(&mut graph, group_count, live, names, options);
+            (counts, maps, tree)
         }
     };
     if !matches!(names, PathNames::Edges(_)) {
@@ -351,18 +345,18 @@ fn analyse(
         progress.phase(Phase::RetainedAndPaths);
     }
     // The dominated sizes are also the paths' first steps.
-    let dominated = (want_retained || options.retainer_paths).then(|| dominated(g, &tree, group_count));
-    let (paths, via) = match &dominated {
-        Some(dominated) if options.retainer_paths => {
-            let paths = retainer_paths_beside(g, &tree, dominated, named);
-            let via = if named {
-                paths.iter().map(|p| p.as_ref().map(|p| name_steps(g, &tree, p, names))).collect()
-            } else {
-                Vec::new()
-            };
-            (Some(paths), via)
+    let (dominated, paths) = match options.retainer_paths {
+        true => {
+            let (dominated, paths) = dominated_and_paths(g, &tree, group_count, named);
+            (Some(dominated), Some(paths))
         }
-        _ => (None, Vec::new()),
+        false => (want_retained.then(|| dominated(g, &tree, group_count)), None),
+    };
+    let via = match &paths {
+        Some(paths) if named => {
+            paths.iter().map(|p| p.as_ref().map(|p| name_steps(g, &tree, p, names))).collect()
+        }
+        _ => Vec::new(),
     };
     let dominated = dominated.filter(|_| want_retained).map(|d| d.sizes);
     let per_object = if object_retained { tree.retained.to_vec() } else { Vec::new() };
@@ -389,6 +383,30 @@ fn analyse(
         None => vec![None; group_count],
     };
     (GroupedHeap { counts, maps, paths, reachable_bytes }, per_object, keep.then_some(tree))
+}
+
+/// Each group's live objects and their bytes (and, with [`Retained::Closure`], its exact GC
+/// closure), and the bytes of all live objects.
+fn group_counts(
+    g: &HeapGraph,
+    group_count: usize,
+    live: &[bool],
+    retained: Retained,
+) -> (Vec<GroupCounts>, u64) {
+    let mut counts = vec![GroupCounts::default(); group_count];
+    let mut reachable_bytes = 0;
+    for o in (0..g.object_count()).filter(|&o| live[o]) {
+        let c = &mut counts[g.group[o] as usize];
+        c.objects += 1;
+        c.bytes += g.shallow[o];
+        reachable_bytes += g.shallow[o];
+    }
+    if retained == Retained::Closure {
+        for (c, (_, bytes)) in counts.iter_mut().zip(retained_sizes(g, group_count, live)) {
+            c.closure = (c.objects > 0).then_some(bytes);
+        }
+    }
+    (counts, reachable_bytes)
 }
 
 /// The dominator tree, and the pointer maps beside it: the references are followed forward

@@ -63,7 +63,7 @@ pub struct RetainerPath {
 /// step it climbs: its objects with their weights, and their exits, which are sorted through
 /// the objects' table (no longer needed by then) and become the next step's objects.
 pub fn retainer_paths(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> Vec<Option<RetainerPath>> {
-    retainer_paths_beside(g, tree, &dominated(g, tree, group_count), false)
+    dominated_and_paths(g, tree, group_count, false).1
 }
 
 /// [`retainer_paths`] with a representative object per step ([`RetainerPath::representatives`]),
@@ -73,21 +73,25 @@ pub fn retainer_paths_represented(
     tree: &DominatorTree,
     group_count: usize,
 ) -> Vec<Option<RetainerPath>> {
-    retainer_paths_beside(g, tree, &dominated(g, tree, group_count), true)
+    dominated_and_paths(g, tree, group_count, true).1
 }
 
-/// [`retainer_paths`] (or [`retainer_paths_represented`]) beside the groups' dominated sizes
-/// ([`dominated`]), which are the first steps' retained bytes: a caller that has them saves a
-/// pass.
-pub fn retainer_paths_beside(
+/// The groups' dominated sizes ([`dominated`]), which are also the paths' first steps' retained
+/// bytes, and [`retainer_paths`] (or [`retainer_paths_represented`]) beside them. The three
+/// sweeps every path needs run side by side: the dominated sizes and then the exits down the
+/// preorder on one worker, the members by group in object order on the other (each is a
+/// sequential pass over the per-object tables).
+pub fn dominated_and_paths(
     g: &HeapGraph,
     tree: &DominatorTree,
-    dominated: &Dominated,
+    group_count: usize,
     represent: bool,
-) -> Vec<Option<RetainerPath>> {
-    let group_count = dominated.sizes.len();
-    let climb = Climb::new(g, tree, dominated, represent);
-    let (start, members) = members_by_group(g, climb.pos, group_count);
+) -> (Dominated, Vec<Option<RetainerPath>>) {
+    let ((dominated, holder), (start, members)) = rayon::join(
+        || (dominated(g, tree, group_count), holders(g, tree)),
+        || members_by_group(g, &tree.position, group_count),
+    );
+    let climb = Climb::new(g, tree, &dominated, holder, represent);
     let members_of = |group: usize| &members[start[group]..start[group + 1]];
     // Groups are independent: each worker takes the next group, largest first, with tables of
     // its own.
@@ -111,7 +115,7 @@ pub fn retainer_paths_beside(
     for (group, path) in found.into_iter().flatten() {
         paths[group] = Some(path);
     }
-    paths
+    (dominated, paths)
 }
 
 /// The reachable objects of each group in object order (a counting sort in one sweep).
@@ -132,6 +136,27 @@ fn members_by_group(g: &HeapGraph, pos: &[u32], group_count: usize) -> (Vec<usiz
         fill[group] += 1;
     }
     (start, members)
+}
+
+/// Each object's [`Climb::holder`], in one pass down the preorder: only reachable objects are
+/// read, and each is written before those it dominates.
+fn holders(g: &HeapGraph, tree: &DominatorTree) -> Table<u32> {
+    let mut holder = Table::filled(g.object_count(), 0u32);
+    for (p, &o) in tree.preorder.iter().enumerate() {
+        if let Some(&next) = tree.preorder.get(p + PREORDER_AHEAD) {
+            let next = next as usize;
+            prefetch(&tree.idom, next);
+            prefetch(&g.group, next);
+            prefetch(&holder, next);
+        }
+        let (o, d) = (o as usize, tree.idom[o as usize] as usize);
+        holder[o] = match d {
+            d if d == VIRTUAL_ROOT as usize => o as u32,
+            d if g.group[d] == g.group[o] => holder[d],
+            d => d as u32,
+        };
+    }
+    holder
 }
 
 /// What every path needs about every object, computed once.
@@ -159,13 +184,16 @@ struct Climb<'a> {
 struct Scratch {
     tally: Tally,
     /// A step's objects in object order, as `[object << 32 | preorder position of the first
-    /// object below leading to it, the bytes of the path's group that lead to it]`.
+    /// object below leading to it, the bytes of the path's group that lead to it]`; each
+    /// becomes its exit in place ([`Climb::exit_in_place`]), and the exits are filtered and
+    /// sorted into the next step's objects.
     objects: Table<[u64; 2]>,
-    /// Their exits, filtered and sorted into the next step's objects (the two tables then
-    /// trade places), or a step's subtrees.
-    exits: Table<[u64; 2]>,
+    /// What the exits' sort moves them through, or a step's subtrees (only where the exits
+    /// come out of order, or the step's objects nest: a table a step's size is fresh memory,
+    /// which costs more than the sweeps that fill it).
+    through: Table<[u64; 2]>,
     /// What the sorts of a step's subtrees move them through (only for steps whose objects
-    /// nest; the exits' sort moves through `objects`, no longer needed then).
+    /// nest).
     spare: Table<[u64; 2]>,
 }
 
@@ -174,7 +202,7 @@ impl Scratch {
         Scratch {
             tally: Tally::new(group_count),
             objects: Table::default(),
-            exits: Table::default(),
+            through: Table::default(),
             spare: Table::default(),
         }
     }
@@ -232,25 +260,10 @@ impl<'a> Climb<'a> {
         g: &'a HeapGraph,
         tree: &'a DominatorTree,
         dominated: &'a Dominated,
+        holder: Table<u32>,
         represent: bool,
     ) -> Climb<'a> {
         debug_assert!(g.group.iter().all(|&h| (h as usize) < dominated.sizes.len()));
-        // Only reachable objects are read, and each is written before its dominated ones.
-        let mut holder = Table::filled(g.object_count(), 0u32);
-        for (p, &o) in tree.preorder.iter().enumerate() {
-            if let Some(&next) = tree.preorder.get(p + PREORDER_AHEAD) {
-                let next = next as usize;
-                prefetch(&tree.idom, next);
-                prefetch(&g.group, next);
-                prefetch(&holder, next);
-            }
-            let (o, d) = (o as usize, tree.idom[o as usize] as usize);
-            holder[o] = match d {
-                d if d == VIRTUAL_ROOT as usize => o as u32,
-                d if g.group[d] == g.group[o] => holder[d],
-                d => d as u32,
-            };
-        }
         let bits = u32::BITS - (g.object_count() as u32).leading_zeros();
         Climb { g, tree, dominated, holder, pos: &tree.position, represent, bits }
     }
@@ -266,7 +279,7 @@ impl<'a> Climb<'a> {
 
     /// `members` in object order, `retained` the bytes of the union of their subtrees.
     fn path(&self, group: u32, members: &[u32], retained: u64, scratch: &mut Scratch) -> RetainerPath {
-        let Scratch { tally, objects, exits, spare } = scratch;
+        let Scratch { tally, objects, through, spare } = scratch;
         let mut bytes = 0;
         for (item, &o) in prefix(objects, members.len()).iter_mut().zip(members) {
             let weight = self.g.shallow[o as usize];
@@ -278,28 +291,33 @@ impl<'a> Climb<'a> {
         let mut len = members.len();
         // Per step above the first, each object with its child below, sorted by object.
         let mut children: Vec<Table<[u32; 2]>> = Vec::new();
+        // Whether the last step's objects have become their exits.
+        let mut exited = false;
         while steps.len() < MAX_STEPS {
-            let (held, root) = self.exits(&objects[..len], exits, tally);
+            let (held, root) = self.exit_in_place(&mut objects[..len], tally);
+            exited = true;
             let Some((next, (_, reaching))) = tally.heaviest(root) else {
                 break;
             };
-            // Where every exit is in `next` (a String's byte[] has one kind of holder), none
-            // is left out.
+            // Where every exit is in `next` (a String's byte[] has one kind of holder), only
+            // the rooted objects are left out.
             let only_next = reaching == held as u64;
-            len = self.next_objects(next, &mut exits[..held], only_next, objects);
-            std::mem::swap(objects, exits);
+            len = self.next_objects(next, &mut objects[..len], only_next, through);
+            exited = false;
             let step_objects = &objects[..len];
             if self.represent {
                 let first =
                     |[key, _]: [u64; 2]| [(key >> 32) as u32, self.tree.preorder[key as u32 as usize]];
                 children.push(step_objects.iter().map(|&item| first(item)).collect());
             }
-            steps.push(self.step(next, step_objects, exits, spare));
+            steps.push(self.step(next, step_objects, through, spare));
         }
         let last = &objects[..len];
-        let representatives =
-            if !self.represent { Vec::new() } else { representatives(last, &children, self.pos) };
-        RetainerPath { steps, rooted: self.rooted(last), representatives }
+        let representatives = match self.represent {
+            true => representatives(last, exited, &children, &self.tree.preorder, self.pos),
+            false => Vec::new(),
+        };
+        RetainerPath { steps, rooted: self.rooted(last, exited), representatives }
     }
 
     /// The step's figures; `objects` in object order (`[object << 32 | …, …]`). Where none of
@@ -341,38 +359,36 @@ impl<'a> Climb<'a> {
         step
     }
 
-    /// The exits of `objects` (`[object << 32 | …, weight]`), one per object, at the start of
-    /// `exits` as `[exit << 32 | preorder position of the object, its weight]` (the position
-    /// only when representatives are asked), their weights and objects tallied by the exits'
-    /// groups. Returns how many, and what reaches the virtual root (the path ends there unless
-    /// a group receives more).
-    fn exits(
-        &self,
-        objects: &[[u64; 2]],
-        exits: &mut Table<[u64; 2]>,
-        tally: &mut Tally,
-    ) -> (usize, (u64, u64)) {
+    /// Each of `objects` (`[object << 32 | …, weight]`) replaced by its exit, in place, as
+    /// `[exit << 32 | preorder position of the object, its weight]` (the position only when
+    /// representatives are asked), or as `[ROOTED << 32 | object, its weight]` where the exit
+    /// is the virtual root; the weights and objects are tallied by the exits' groups. Returns
+    /// how many have an exit, and what reaches the virtual root (the path ends there unless a
+    /// group receives more).
+    fn exit_in_place(&self, objects: &mut [[u64; 2]], tally: &mut Tally) -> (usize, (u64, u64)) {
         let mut root = (0, 0);
-        let exits = prefix(exits, objects.len());
         let mut held = 0;
-        for &[key, weight] in objects {
+        for item in objects.iter_mut() {
+            let [key, weight] = *item;
             let o = (key >> 32) as u32;
             let x = self.exit(o);
             if x == VIRTUAL_ROOT {
                 root = (root.0 + weight, root.1 + 1);
+                *item = [ROOTED << 32 | u64::from(o), weight];
                 continue;
             }
             tally.add(self.g.group[x as usize], weight, 1);
             let first = if self.represent { self.pos[o as usize] } else { 0 };
-            exits[held] = [u64::from(x) << 32 | u64::from(first), weight];
+            *item = [u64::from(x) << 32 | u64::from(first), weight];
             held += 1;
         }
         (held, root)
     }
 
-    /// The distinct `exits` in group `next` (all of them: `only_next`), sorted (moved through
-    /// `through`), each with the weight reaching it and the first position leading to it, at
-    /// the start of `exits`; returns how many.
+    /// The distinct exits in group `next` of `exits` ([`Climb::exit_in_place`]; all that are
+    /// not rooted: `only_next`), sorted (moved through `through` where they are out of order),
+    /// each with the weight reaching it and the first position leading to it, at the start of
+    /// `exits`; returns how many.
     fn next_objects(
         &self,
         next: u32,
@@ -380,14 +396,12 @@ impl<'a> Climb<'a> {
         only_next: bool,
         through: &mut Table<[u64; 2]>,
     ) -> usize {
-        let mut kept = exits.len();
-        if !only_next {
-            kept = 0;
-            for i in 0..exits.len() {
-                if self.g.group[(exits[i][0] >> 32) as usize] == next {
-                    exits[kept] = exits[i];
-                    kept += 1;
-                }
+        let mut kept = 0;
+        for i in 0..exits.len() {
+            let x = exits[i][0] >> 32;
+            if x != ROOTED && (only_next || self.g.group[x as usize] == next) {
+                exits[kept] = exits[i];
+                kept += 1;
             }
         }
         let exits = &mut exits[..kept];
@@ -408,12 +422,16 @@ impl<'a> Climb<'a> {
     }
 
     /// The top-most same-group holders, directly below the virtual root, of the objects whose
-    /// exit is the virtual root (each once, in preorder of the first object leading to it).
-    fn rooted(&self, objects: &[[u64; 2]]) -> Vec<u32> {
+    /// exit is the virtual root (each once, in preorder of the first object leading to it), of
+    /// a step's objects, or of what they became (`exited`: [`Climb::exit_in_place`]).
+    fn rooted(&self, objects: &[[u64; 2]], exited: bool) -> Vec<u32> {
+        let rooted = |&[key, _]: &[u64; 2]| match exited {
+            true => (key >> 32 == ROOTED).then_some(key as u32),
+            false => Some((key >> 32) as u32).filter(|&o| self.exit(o) == VIRTUAL_ROOT),
+        };
         let mut tops: Vec<[u32; 2]> = objects
             .iter()
-            .map(|&[key, _]| (key >> 32) as u32)
-            .filter(|&o| self.exit(o) == VIRTUAL_ROOT)
+            .filter_map(rooted)
             .map(|o| [self.holder[o as usize], self.pos[o as usize]])
             .collect();
         tops.sort_unstable();
@@ -423,11 +441,25 @@ impl<'a> Climb<'a> {
     }
 }
 
-/// The representative of each step, from the last step's objects (`[object << 32 | …, weight]`)
-/// down through each step's children, step 0 first. Of equally heavy last objects, the first in
-/// preorder.
-fn representatives(last: &[[u64; 2]], children: &[Table<[u32; 2]>], pos: &[u32]) -> Vec<u32> {
-    let object = |key: u64| (key >> 32) as u32;
+/// What an object whose exit is the virtual root becomes in [`Climb::exit_in_place`]: no
+/// object has this number.
+const ROOTED: u64 = u32::MAX as u64;
+
+/// The representative of each step, from the last step's objects (`[object << 32 | …, weight]`,
+/// or what they became: `exited`, [`Climb::exit_in_place`] with positions) down through each
+/// step's children, step 0 first. Of equally heavy last objects, the first in preorder.
+fn representatives(
+    last: &[[u64; 2]],
+    exited: bool,
+    children: &[Table<[u32; 2]>],
+    preorder: &[u32],
+    pos: &[u32],
+) -> Vec<u32> {
+    let object = |key: u64| match exited {
+        true if key >> 32 == ROOTED => key as u32,
+        true => preorder[key as u32 as usize],
+        false => (key >> 32) as u32,
+    };
     let heaviest =
         last.iter().max_by_key(|&&[key, weight]| (weight, std::cmp::Reverse(pos[object(key) as usize])));
     let Some(top) = heaviest.map(|&[key, _]| object(key)) else { return Vec::new() };
