@@ -16,7 +16,9 @@ use rayon::prelude::*;
 use crate::error::HprofError;
 use crate::index::KeptTree;
 use crate::layout::Layout;
-use crate::snapshot::{assign_leaves, default_grouping, group_dump_with_tree, hold_with_tree};
+use crate::snapshot::{
+    assign_leaves, assign_leaves_of, default_grouping, group_dump_with_tree, hold_with_tree,
+};
 use crate::source;
 use crate::typed::object_table;
 
@@ -158,13 +160,23 @@ fn import_one<T>(
 ) -> Result<(SeriesHeap, Option<T>), HprofError> {
     let name = file.display().to_string();
     // Reference names only where someone reads them: they cost a table as long as the edges.
-    let opened = crate::index::open_dump(file, &options.opening(), inspect.is_some(), progress)?;
-    let (mut dump, labels, kept, keep_at) = (opened.dump, opened.labels, opened.tree, opened.keep_tree);
+    let (opened, pending) =
+        crate::index::open_dump_pending(file, &options.opening(), inspect.is_some(), progress)?;
+    let (mut dump, labels) = (opened.dump, opened.labels);
     let classes = inspect.map(|_| dump.graph.group.to_vec());
-    let (mut roots, group_count) = {
-        let mut grouper = grouper.lock().unwrap_or_else(|e| e.into_inner());
-        (assign_leaves(&mut dump, &mut grouper), grouper.group_count())
-    };
+    // The objects are grouped while the kept tree (if any) is read and checked: the one writes
+    // the objects' classes, the other reads their sizes.
+    let (graph, names, root_kinds) = (&mut dump.graph, &dump.classes.names, &dump.root_kinds);
+    let ((mut roots, group_count), (kept, keep_at)) = rayon::join(
+        || {
+            let mut grouper = grouper.lock().unwrap_or_else(|e| e.into_inner());
+            (assign_leaves_of(&mut graph.group, names, root_kinds, &mut grouper), grouper.group_count())
+        },
+        || match pending {
+            Some(pending) => pending.load(&graph.shallow, progress),
+            None => (None, opened.keep_tree),
+        },
+    );
     let label = file.file_name().map_or(name.clone(), |n| n.to_string_lossy().into_owned());
     let (Some(inspect), Some(classes)) = (inspect, classes) else {
         // Groups other dumps add meanwhile have no objects here; the counts cover what exists now.

@@ -18,13 +18,25 @@ pub fn default_grouping() -> Grouping {
 /// Puts every object of the dump into its leaf group (`dump.graph.group` held class indices)
 /// and returns the objects' root kinds.
 pub fn assign_leaves(dump: &mut Dump, grouper: &mut Grouper) -> Vec<RootSet> {
-    let roots = root_sets(dump.graph.object_count(), dump.root_kinds.iter().copied());
+    assign_leaves_of(&mut dump.graph.group, &dump.classes.names, &dump.root_kinds, grouper)
+}
+
+/// [`assign_leaves`] over the parts of a dump it reads and writes (each object's class, which
+/// becomes its leaf; the class names; the root records), so that the rest of the dump can be
+/// read meanwhile.
+pub(crate) fn assign_leaves_of(
+    group: &mut [u32],
+    names: &[String],
+    root_kinds: &[(u32, RootKind)],
+    grouper: &mut Grouper,
+) -> Vec<RootSet> {
+    let roots = root_sets(group.len(), root_kinds.iter().copied());
     let uses = grouper.uses();
     let mut memo = LeafMemo::default();
-    for (node, group) in dump.graph.group.iter_mut().enumerate() {
+    for (node, group) in group.iter_mut().enumerate() {
         let class = *group;
         let rooted = if uses.roots { roots[node] } else { RootSet::NONE };
-        let name = &dump.classes.names[class as usize];
+        let name = &names[class as usize];
         *group = memo.leaf(grouper, (class, rooted), || ObjectFacts {
             type_name: name,
             roots: rooted,

@@ -87,14 +87,15 @@ pub fn body<'a>(file: &'a [u8], kind: Kind, key: &Key) -> Result<&'a [u8], Unusa
     Ok(body)
 }
 
-/// A file of this format, mapped, whose header and checksum were found good.
+/// A file of this format, mapped, whose header was found good; its body is read with
+/// [`Checked::read`], beside the check of its checksum.
 pub struct Checked {
     file: std::fs::File,
     map: memmap2::Mmap,
 }
 
 impl Checked {
-    /// The file at `path` if there is one, of `kind`, for the dump `key` describes, and whole.
+    /// The file at `path` if there is one, of `kind`, for the dump `key` describes.
     pub fn open(path: &std::path::Path, kind: Kind, key: &Key) -> Result<Option<Checked>, Unusable> {
         let file = match std::fs::File::open(path) {
             Ok(file) => file,
@@ -106,13 +107,22 @@ impl Checked {
         // against).
         let map = unsafe { memmap2::Mmap::map(&file) }
             .map_err(|e| Unusable::Corrupt(format!("cannot map it: {e}")))?;
-        check_sum(&map, body(&map, kind, key)?)?;
+        body(&map, kind, key)?;
         Ok(Some(Checked { file, map }))
     }
 
-    /// Its body's blocks, tables read in place from the file.
-    pub fn blocks(&self) -> Blocks<'_> {
-        Blocks::in_file(&self.map[HEADER..], &self.file, HEADER as u64)
+    /// The body read by `read` from its blocks (tables read in place from the file), if it is
+    /// whole. The checksum is summed on one worker while `read` runs on the other: `read`
+    /// bounds and checks whatever it reads (any bytes, as the fuzz targets give it), so it
+    /// need not wait for the sum, and its result is used only once the sum is found good.
+    pub fn read<T: Send>(
+        &self,
+        read: impl FnOnce(Blocks<'_>) -> Result<T, String> + Send,
+    ) -> Result<T, Unusable> {
+        let blocks = Blocks::in_file(&self.map[HEADER..], &self.file, HEADER as u64);
+        let (summed, read) = rayon::join(|| check_sum(&self.map, &self.map[HEADER..]), || read(blocks));
+        summed?;
+        read.map_err(Unusable::Corrupt)
     }
 }
 

@@ -64,13 +64,30 @@ pub fn open_dump(
     labelled: bool,
     progress: &dyn Progress,
 ) -> Result<Opened, HprofError> {
+    let (mut opened, pending) = open_dump_pending(path, opening, labelled, progress)?;
+    if let Some(pending) = pending {
+        (opened.tree, opened.keep_tree) = pending.load(&opened.dump.graph.shallow, progress);
+    }
+    Ok(opened)
+}
+
+/// [`open_dump`], leaving the tree kept beside a good index to be loaded by the caller
+/// ([`PendingTree::load`]), so that its checks can run beside other work on the dump (its
+/// grouping). The opened dump then has neither a tree nor a place to keep one.
+pub fn open_dump_pending(
+    path: &Path,
+    opening: &Opening,
+    labelled: bool,
+    progress: &dyn Progress,
+) -> Result<(Opened, Option<PendingTree>), HprofError> {
     let place = match lookup(path, opening, progress) {
         Lookup::Found(dump, labels, place) => {
             // Nothing of the dump is read: all of it is done at once.
             progress.read(1, 1);
-            let (tree, keep_tree) = kept_tree(path, &place, &dump, progress);
+            let pending = PendingTree { at: tree_place(path, &place), key: place.key };
             let labels = labelled.then_some(labels);
-            return Ok(Opened { dump: *dump, labels, from_index: true, tree, keep_tree });
+            let opened = Opened { dump: *dump, labels, from_index: true, tree: None, keep_tree: None };
+            return Ok((opened, Some(pending)));
         }
         Lookup::Missing(place) => place,
     };
@@ -85,7 +102,33 @@ pub fn open_dump(
     if !labelled {
         opened.labels = None;
     }
-    Ok(opened)
+    Ok((opened, None))
+}
+
+/// The tree that may be kept beside a good index, not yet read.
+pub struct PendingTree {
+    at: TreePlace,
+    key: Key,
+}
+
+impl PendingTree {
+    /// The kept tree over the dump's objects of these shallow sizes, or where to keep one; a
+    /// corrupt one is noted. A stale one (of an earlier version of the dump, whose index was
+    /// rebuilt by a command that keeps no tree) is replaced quietly.
+    pub fn load(self, shallow: &[u64], progress: &dyn Progress) -> (Option<KeptTree>, Option<TreePlace>) {
+        let at = self.at;
+        if at.path.is_file() {
+            progress.phase(Phase::OpeningTree);
+        }
+        match tree::load(&at.path, &self.key, shallow) {
+            Ok(Some(kept)) => (Some(kept), None),
+            Ok(None) | Err(Unusable::Stale) => (None, Some(at)),
+            Err(Unusable::Corrupt(why)) => {
+                note(&format!("the dominator tree {} is unusable ({why}); rebuilding it", at.path.display()));
+                (None, Some(at))
+            }
+        }
+    }
 }
 
 /// Keeps a dump's dominator tree where [`Opened::keep_tree`] says; a failure is one line (the
@@ -96,29 +139,6 @@ pub fn keep_tree(place: &TreePlace, kept: &KeptTree) {
             "cannot keep the dominator tree in {} ({e}); the next opening builds it again",
             place.path.display()
         ));
-    }
-}
-
-/// The tree kept beside a good index, or where to keep it; a corrupt one is noted. A stale one
-/// (of an earlier version of the dump, whose index was rebuilt by a command that keeps no
-/// tree) is replaced quietly.
-fn kept_tree(
-    path: &Path,
-    place: &Place,
-    dump: &Dump,
-    progress: &dyn Progress,
-) -> (Option<KeptTree>, Option<TreePlace>) {
-    let at = tree_place(path, place);
-    if at.path.is_file() {
-        progress.phase(Phase::OpeningTree);
-    }
-    match tree::load(&at.path, &place.key, &dump.graph.shallow) {
-        Ok(Some(kept)) => (Some(kept), None),
-        Ok(None) | Err(Unusable::Stale) => (None, Some(at)),
-        Err(Unusable::Corrupt(why)) => {
-            note(&format!("the dominator tree {} is unusable ({why}); rebuilding it", at.path.display()));
-            (None, Some(at))
-        }
     }
 }
 
@@ -211,7 +231,7 @@ pub(crate) fn store(path: &Path, place: &Place, dump: &Dump, labels: &EdgeLabels
 /// The index at `index` if there is one and it is of the dump `key` describes.
 pub fn open_index(index: &Path, key: &Key) -> Result<Option<(Dump, EdgeLabels)>, Unusable> {
     let Some(checked) = format::Checked::open(index, format::INDEX, key)? else { return Ok(None) };
-    read::read_blocks(checked.blocks()).map(Some).map_err(Unusable::Corrupt)
+    checked.read(read::read_blocks).map(Some)
 }
 
 /// An index's bytes, whatever dump they are of and whatever their checksum (the fuzz target

@@ -4,6 +4,7 @@
 //! corrupt or hostile index is refused in one line, never a panic.
 
 use memcity_heapgraph::{EdgeLabels, HeapGraph, Label, LabelKind, RootKind};
+use rayon::prelude::*;
 
 use super::format::Blocks;
 use crate::classes::{ClassTable, InstanceLayout};
@@ -131,24 +132,28 @@ fn instances(blocks: &mut Blocks<'_>, classes: usize) -> Result<Vec<InstanceLayo
 }
 
 /// Every class a class, every reference's target an object, the reference starts in order.
+/// Each is a sweep over a table of the graph, split among the workers.
 fn check_graph(graph: &HeapGraph, classes: usize) -> Result<(), String> {
     let nodes = graph.group.len();
-    if graph.group.iter().any(|&c| c as usize >= classes) {
+    if nodes > crate::parse::MAX_OBJECTS {
+        return Err(format!("{nodes} objects, more than memcity reads"));
+    }
+    if graph.group.par_iter().any(|&c| c as usize >= classes) {
         return Err("an object of a class beyond the classes".into());
     }
     let starts = &graph.edge_start;
-    if starts[0] != 0 || starts[nodes] != graph.edges.len() || starts.windows(2).any(|w| w[0] > w[1]) {
+    let ordered = || starts.par_windows(2).all(|w| w[0] <= w[1]);
+    if starts[0] != 0 || starts[nodes] != graph.edges.len() || !ordered() {
         return Err("the reference starts are out of order".into());
     }
-    if graph.edges.iter().any(|&t| t as usize >= nodes) || graph.roots.iter().any(|&r| r as usize >= nodes) {
+    let beyond = |&t: &u32| t as usize >= nodes;
+    if graph.edges.par_iter().any(beyond) || graph.roots.par_iter().any(beyond) {
         return Err("a reference or root beyond the objects".into());
     }
     // Sums of sizes (a group's, a retained set's) cannot overflow.
-    if graph.shallow.iter().try_fold(0u64, |sum, &s| sum.checked_add(s)).is_none() {
+    let sum = graph.shallow.par_iter().try_fold(|| 0u64, |sum, &s| sum.checked_add(s));
+    if sum.try_reduce(|| 0, u64::checked_add).is_none() {
         return Err("the shallow sizes add up to more than 2^64 bytes".into());
-    }
-    if nodes > crate::parse::MAX_OBJECTS {
-        return Err(format!("{nodes} objects, more than memcity reads"));
     }
     Ok(())
 }
@@ -160,7 +165,7 @@ fn check_labels(labels: &EdgeLabels) -> Result<(), String> {
         Some(LabelKind::Field(name) | LabelKind::Key(name)) => known(name),
         _ => true,
     };
-    match labels.of_edge.iter().all(named) {
+    match labels.of_edge.par_iter().all(named) {
         true => Ok(()),
         false => Err("a reference named beyond the names".into()),
     }

@@ -60,7 +60,7 @@ pub fn keep(place: &TreePlace, kept: &KeptTree) -> std::io::Result<()> {
 /// `shallow`; `Ok(None)` when there is none.
 pub fn load(path: &Path, key: &Key, shallow: &[u64]) -> Result<Option<KeptTree>, Unusable> {
     let Some(checked) = format::Checked::open(path, TREE, key)? else { return Ok(None) };
-    read_blocks(checked.blocks(), shallow).map(Some).map_err(Unusable::Corrupt)
+    checked.read(|blocks| read_blocks(blocks, shallow)).map(Some)
 }
 
 /// A tree file's body, checked against the dump's objects.
@@ -107,11 +107,20 @@ fn read_blocks(mut blocks: Blocks<'_>, shallow: &[u64]) -> Result<KeptTree, Stri
 /// One walk down the preorder with a stack of the subtrees open there: each object's
 /// dominator must be the innermost of them, and its subtree must end inside its dominator's;
 /// a subtree closes where its run ends, with its bytes added up. Each object walked must have
-/// its own position (so none is walked twice), and one sweep in object order then finds as
-/// many placed objects as walked, all of them reachable, so the dominators are read at random
-/// once (by the walk) rather than twice. The memory is the stack (as deep as the tree); the
-/// tables are read, never written.
+/// its own position (so none is walked twice), and one sweep in object order, beside the walk,
+/// finds as many placed objects as walked, all of them reachable, so the dominators are read at
+/// random once (by the walk) rather than twice. The memory is the stack (as deep as the tree);
+/// the tables are read, never written.
 fn check(tree: &DominatorTree, shallow: &[u64]) -> Result<(), String> {
+    let (walked, placed) = rayon::join(|| walk(tree, shallow), || placed(tree, shallow.len()));
+    if walked? != placed? {
+        return Err("a position that the preorder does not list".into());
+    }
+    Ok(())
+}
+
+/// The walk down the preorder ([`check`]); returns how many objects it walked.
+fn walk(tree: &DominatorTree, shallow: &[u64]) -> Result<u64, String> {
     let n = shallow.len();
     // The open subtrees, outermost first: [object << 32 | where its run ends, its bytes so far].
     let mut open: Table<[u64; 2]> = Table::default();
@@ -153,8 +162,12 @@ fn check(tree: &DominatorTree, shallow: &[u64]) -> Result<(), String> {
         open.push([(o as u64) << 32 | end, shallow[o]]);
     }
     close(&mut open, len, tree)?;
-    // The walked objects are distinct, reachable and placed where they were walked; no other
-    // object may be placed, and every reachable one must have been walked.
+    Ok(len)
+}
+
+/// The sweep in object order ([`check`]): the placed objects must be the reachable ones, and
+/// the others have no subtree. Returns how many are placed.
+fn placed(tree: &DominatorTree, n: usize) -> Result<u64, String> {
     let mut placed = 0u64;
     for o in 0..n {
         let is_placed = tree.position[o] != UNPLACED;
@@ -166,10 +179,7 @@ fn check(tree: &DominatorTree, shallow: &[u64]) -> Result<(), String> {
             return Err("an unreachable object with a subtree".into());
         }
     }
-    if placed != len {
-        return Err("a position that the preorder does not list".into());
-    }
-    Ok(())
+    Ok(placed)
 }
 
 const DISAGREE: &str = "the preorder and the dominators disagree on what is reachable";
