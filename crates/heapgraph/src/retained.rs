@@ -38,10 +38,34 @@ impl Dominated {
 /// open dominator-tree path with a count per group of the objects on it: an object is nested
 /// where its group's count is not 0.
 pub fn dominated(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> Dominated {
+    dominated_pass(g, tree, group_count, None)
+}
+
+/// [`dominated`], and each object's holder from the same pass: its nearest dominator in another
+/// group, or where there is none (the virtual root), the top-most dominator in its own group
+/// (or the object itself), the one hanging below the virtual root. The holders are what the
+/// retainer paths climb; the path open above each object has them, so they cost a write each.
+pub fn dominated_and_holders(
+    g: &HeapGraph,
+    tree: &DominatorTree,
+    group_count: usize,
+) -> (Dominated, Table<u32>) {
+    let mut holder = Table::filled(g.object_count(), 0u32);
+    let dominated = dominated_pass(g, tree, group_count, Some(&mut holder));
+    (dominated, holder)
+}
+
+fn dominated_pass(
+    g: &HeapGraph,
+    tree: &DominatorTree,
+    group_count: usize,
+    mut holders: Option<&mut [u32]>,
+) -> Dominated {
     let mut sizes = vec![(0, 0); group_count];
     let mut nested = Table::filled(g.object_count().div_ceil(64), 0u64);
     let mut open = vec![0u32; group_count];
-    let mut path: Vec<u32> = Vec::new();
+    // The open path: [object, its group, its holder].
+    let mut path: Vec<[u32; 3]> = Vec::new();
     for (p, &o) in tree.preorder.iter().enumerate() {
         // The objects come in preorder, at random in the tables: their reads are started early.
         if let Some(&next) = tree.preorder.get(p + PREORDER_AHEAD) {
@@ -53,15 +77,24 @@ pub fn dominated(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> Dom
         }
         let d = tree.idom[o as usize];
         // Leave the subtrees that end before `o`: its dominator is the top of the path then.
-        while let Some(&top) = path.last() {
+        while let Some(&[top, top_group, _]) = path.last() {
             if top == d {
                 break;
             }
-            open[g.group[top as usize] as usize] -= 1;
+            open[top_group as usize] -= 1;
             path.pop();
         }
-        debug_assert!(d == VIRTUAL_ROOT || path.last() == Some(&d));
-        let (group, o) = (g.group[o as usize] as usize, o as usize);
+        debug_assert!(d == VIRTUAL_ROOT || path.last().map(|&[top, ..]| top) == Some(d));
+        let group = g.group[o as usize];
+        let holder = match path.last() {
+            None => o,
+            Some(&[_, d_group, d_holder]) if d_group == group => d_holder,
+            Some(_) => d,
+        };
+        let (group, o) = (group as usize, o as usize);
+        if let Some(holders) = holders.as_deref_mut() {
+            holders[o] = holder;
+        }
         if open[group] > 0 {
             nested[o / 64] |= 1 << (o % 64);
         } else {
@@ -69,7 +102,7 @@ pub fn dominated(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> Dom
             sizes[group].1 += tree.retained[o];
         }
         open[group] += 1;
-        path.push(o as u32);
+        path.push([o as u32, group as u32, holder]);
     }
     Dominated { sizes, nested }
 }

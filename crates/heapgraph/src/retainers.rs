@@ -10,9 +10,8 @@ use rayon::prelude::*;
 use crate::HeapGraph;
 use crate::dominators::{DominatorTree, UNPLACED, VIRTUAL_ROOT};
 use crate::radix::sort_by_bits;
-use crate::retained::{Dominated, dominated};
+use crate::retained::{Dominated, dominated_and_holders};
 use crate::table::{Plain, Table};
-use crate::{PREORDER_AHEAD, prefetch};
 
 /// The most steps of a path; groups may repeat (String → Person → String), but a path cannot be
 /// longer than the dominator tree is deep.
@@ -88,7 +87,7 @@ pub fn dominated_and_paths(
     represent: bool,
 ) -> (Dominated, Vec<Option<RetainerPath>>) {
     let ((dominated, holder), (start, members)) = rayon::join(
-        || (dominated(g, tree, group_count), holders(g, tree)),
+        || dominated_and_holders(g, tree, group_count),
         || members_by_group(g, &tree.position, group_count),
     );
     let climb = Climb::new(g, tree, &dominated, holder, represent);
@@ -136,27 +135,6 @@ fn members_by_group(g: &HeapGraph, pos: &[u32], group_count: usize) -> (Vec<usiz
         fill[group] += 1;
     }
     (start, members)
-}
-
-/// Each object's [`Climb::holder`], in one pass down the preorder: only reachable objects are
-/// read, and each is written before those it dominates.
-fn holders(g: &HeapGraph, tree: &DominatorTree) -> Table<u32> {
-    let mut holder = Table::filled(g.object_count(), 0u32);
-    for (p, &o) in tree.preorder.iter().enumerate() {
-        if let Some(&next) = tree.preorder.get(p + PREORDER_AHEAD) {
-            let next = next as usize;
-            prefetch(&tree.idom, next);
-            prefetch(&g.group, next);
-            prefetch(&holder, next);
-        }
-        let (o, d) = (o as usize, tree.idom[o as usize] as usize);
-        holder[o] = match d {
-            d if d == VIRTUAL_ROOT as usize => o as u32,
-            d if g.group[d] == g.group[o] => holder[d],
-            d => d as u32,
-        };
-    }
-    holder
 }
 
 /// What every path needs about every object, computed once.

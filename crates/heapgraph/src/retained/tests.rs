@@ -88,3 +88,29 @@ fn closure_counts_what_the_group_holds_jointly() {
     assert_eq!(closure_size(&g, &live, 0), (3, 60));
     assert_eq!(dominated_sizes(&g, &dominators(&g), 2)[0], (2, 30));
 }
+
+/// The holders of the shared pass are found by climbing the dominators one by one: the first
+/// dominator in another group, else the top-most of the object's own group below the virtual
+/// root; and the sizes are [`dominated`]'s.
+#[test]
+fn the_holders_are_the_first_dominators_in_another_group() {
+    for g in random_graphs() {
+        let tree = dominators(&g);
+        let (both, holders) = dominated_and_holders(&g, &tree, group_count(&g));
+        assert_eq!(both.sizes, dominated(&g, &tree, group_count(&g)).sizes, "{g:?}");
+        for &o in tree.preorder.iter() {
+            let mut at = o;
+            let expected = loop {
+                let d = tree.idom[at as usize];
+                if d == VIRTUAL_ROOT {
+                    break at;
+                }
+                if g.group[d as usize] != g.group[o as usize] {
+                    break d;
+                }
+                at = d;
+            };
+            assert_eq!(holders[o as usize], expected, "object {o} of {g:?}");
+        }
+    }
+}
