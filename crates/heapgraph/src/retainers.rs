@@ -58,9 +58,10 @@ pub struct RetainerPath {
 /// them is read in that order, then sorted locally (by exit, by preorder position): past the
 /// budget the per-object tables are mapped files, and reads in object order sweep them once
 /// instead of faulting a page per object. Memory: 3 `u32`s per object (exit or top-most holder,
-/// preorder position, members by group) and, per worker, 32 bytes per object of the largest
-/// step it climbs: its objects with their weights, and their exits, which are sorted through
-/// the objects' table (no longer needed by then) and become the next step's objects.
+/// preorder position, members by group) and, per worker, 16 bytes per object of the largest
+/// step it climbs: its objects with their weights, each replaced by its exit in place, which
+/// are filtered and become the next step's objects; 16 more only where the exits come out of
+/// order (their sort's second table) or a step's objects nest (its subtrees).
 pub fn retainer_paths(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> Vec<Option<RetainerPath>> {
     dominated_and_paths(g, tree, group_count, false).1
 }
