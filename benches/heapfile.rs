@@ -55,7 +55,7 @@ fn synthetic(n: usize) -> HeapFile {
     file.address = (0..count as u64).map(|o| 0x7f00_0000_0000 + 64 * o).collect();
     file.edge_start = std::iter::once(0)
         .chain(edges.iter().scan(0, |sum, e| {
-            *sum += e.len();
+            *sum += e.len() as u32;
             Some(*sum)
         }))
         .collect();

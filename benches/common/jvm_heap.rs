@@ -129,7 +129,7 @@ impl Heap {
 
     fn into_graph(self) -> HeapGraph {
         let n = self.group.len();
-        let mut edge_start = vec![0usize; n + 1];
+        let mut edge_start = vec![0u32; n + 1];
         for &(s, _) in &self.refs {
             edge_start[s as usize + 1] += 1;
         }
@@ -139,7 +139,7 @@ impl Heap {
         let mut fill = edge_start.clone();
         let mut edges = vec![0u32; self.refs.len()];
         for &(s, t) in &self.refs {
-            edges[fill[s as usize]] = t;
+            edges[fill[s as usize] as usize] = t;
             fill[s as usize] += 1;
         }
         HeapGraph {

@@ -390,7 +390,7 @@ impl Heap {
         edge_start.push(0);
         for &first in &self.objects.first_ref {
             edges.extend(self.references.targets(first));
-            edge_start.push(edges.len());
+            edge_start.push(edges.len() as u32);
         }
         let mut roots: Vec<u32> = self.roots.keys().map(|&(slot, _)| slot).collect();
         roots.sort_unstable();

@@ -96,7 +96,7 @@ pub struct HeapFile {
     /// Per object: its address (identity) in the program.
     pub address: Table<u64>,
     /// `edges[edge_start[o]..edge_start[o + 1]]` are the objects `o` references.
-    pub edge_start: Table<usize>,
+    pub edge_start: Table<u32>,
     pub edges: Table<u32>,
     /// Objects held directly by GC roots, with the kind of root.
     pub roots: Vec<(u32, RootKind)>,
@@ -136,7 +136,7 @@ impl HeapFile {
         self.address.iter().for_each(|v| objs.extend_from_slice(&v.to_le_bytes()));
         self.edge_start
             .windows(2)
-            .for_each(|w| objs.extend_from_slice(&((w[1] - w[0]) as u32).to_le_bytes()));
+            .for_each(|w| objs.extend_from_slice(&(w[1] - w[0]).to_le_bytes()));
         let mut edge = (self.edges.len() as u64).to_le_bytes().to_vec();
         self.edges.iter().for_each(|v| edge.extend_from_slice(&v.to_le_bytes()));
         let mut name = (self.edges.len() as u64).to_le_bytes().to_vec();

@@ -254,11 +254,17 @@ fn objects(mut s: Section, strings: usize, sites: usize) -> Result<HeapFile, Fau
     let address = s.u64s(n, "the addresses")?;
     let (at, counts) = s.u32s(n, "the edge counts")?;
     let mut edge_start = Table::with_capacity(n + 1);
-    edge_start.push(0usize);
+    edge_start.push(0u32);
     let mut sum = 0usize;
+    let most = memcity_heapgraph::most_references(n);
     for (i, &c) in counts.iter().enumerate() {
-        sum = sum.checked_add(c as usize).ok_or_else(|| Fault::new(at + 4 * i, "edge counts overflow"))?;
-        edge_start.push(sum);
+        sum += c as usize;
+        if sum > most {
+            let line =
+                format!("the edge counts add up to more than {most}: memcity counts edges with 32 bits");
+            return Err(Fault::new(at + 4 * i, line));
+        }
+        edge_start.push(sum as u32);
     }
     s.finish("OBJS")?;
     Ok(HeapFile { types, site, size, address, edge_start, ..HeapFile::default() })
@@ -267,7 +273,7 @@ fn objects(mut s: Section, strings: usize, sites: usize) -> Result<HeapFile, Fau
 fn edges(mut s: Section, file: &mut HeapFile) -> Result<(), Fault> {
     let at = s.at();
     let m = u64::from_le_bytes(s.take(Some(8), "the edge count")?.try_into().expect("8 bytes"));
-    let expected = file.edge_start.last().copied().unwrap_or(0);
+    let expected = file.edge_start.last().map_or(0, |&e| e as usize);
     if m != expected as u64 {
         return Err(Fault::new(at, format!("{m} edges, but the objects' edge counts add up to {expected}")));
     }

@@ -42,7 +42,7 @@ pub(crate) fn sample(sessions: u32, time_ms: u64) -> HeapFile {
     }
     let mut edge_start = vec![0];
     for e in &edges {
-        edge_start.push(edge_start.last().unwrap() + e.len());
+        edge_start.push(edge_start.last().unwrap() + e.len() as u32);
     }
     let n = types.len();
     HeapFile {
@@ -267,6 +267,25 @@ fn the_typed_heap_names_references_and_roots() {
 }
 
 /// Sets the payload of `tag` in `bytes` to `payload`, with its length and CRC-32.
+/// Edge offsets are 32 bits: counts that add up past them are one line naming the place, not a
+/// wrapped offset or a panic later in the pipeline.
+#[test]
+fn edge_counts_beyond_32_bits_are_refused() {
+    let bytes = sample(1, 1).to_bytes();
+    let at = bytes.windows(4).position(|w| w == b"OBJS").unwrap();
+    let len = usize::try_from(u64::from_le_bytes(bytes[at + 8..at + 16].try_into().unwrap())).unwrap();
+    let mut objs = bytes[at + 16..at + 16 + len].to_vec();
+    let n = u32::from_le_bytes(objs[..4].try_into().unwrap()) as usize;
+    // The count, then types, sites, sizes, addresses, and the edge counts last.
+    let counts = 4 + 24 * n;
+    for c in 0..2 {
+        objs[counts + 4 * c..counts + 4 * c + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    }
+    let error = parse(&replace_section(&bytes, b"OBJS", &objs), "e.mcheap").unwrap_err().to_string();
+    assert!(error.contains("memcity counts edges with 32 bits"), "{error}");
+    assert!(error.contains("e.mcheap") && !error.contains('\n'), "{error}");
+}
+
 pub(crate) fn replace_section(bytes: &[u8], tag: &[u8; 4], payload: &[u8]) -> Vec<u8> {
     let at = bytes.windows(4).position(|w| w == tag).unwrap();
     let len = usize::try_from(u64::from_le_bytes(bytes[at + 8..at + 16].try_into().unwrap())).unwrap();

@@ -60,7 +60,8 @@ pub struct HeapGraph {
     /// The shallow size of each object in bytes.
     pub shallow: Table<u64>,
     /// `edges[edge_start[o]..edge_start[o + 1]]` are the objects `o` references; length `n + 1`.
-    pub edge_start: Table<usize>,
+    /// Four bytes an object: a heap has at most [`most_references`].
+    pub edge_start: Table<u32>,
     pub edges: Table<u32>,
     /// The GC roots (duplicates allowed).
     pub roots: Vec<u32>,
@@ -72,9 +73,22 @@ impl HeapGraph {
     }
 
     pub fn referents(&self, o: u32) -> &[u32] {
-        let o = o as usize;
-        &self.edges[self.edge_start[o]..self.edge_start[o + 1]]
+        &self.edges[self.edge_range(o)]
     }
+
+    /// Where `o`'s references lie in [`Self::edges`].
+    pub fn edge_range(&self, o: u32) -> std::ops::Range<usize> {
+        let o = o as usize;
+        self.edge_start[o] as usize..self.edge_start[o + 1] as usize
+    }
+}
+
+/// The most references a heap of `objects` objects may have (GC roots count among the objects:
+/// they are at most one each): edge offsets are `u32`, and the depth-first search numbers objects
+/// and references together below [`VIRTUAL_ROOT`]. A reader refuses a larger heap with one line
+/// rather than widening every offset to eight bytes.
+pub fn most_references(objects: usize) -> usize {
+    (VIRTUAL_ROOT as usize - 1).saturating_sub(objects)
 }
 
 /// Marks every object reachable from the roots (iteratively: heaps have long chains).

@@ -466,7 +466,7 @@ fn name_steps(
         let named = match names {
             PathNames::None => None,
             PathNames::Edges(labels) => {
-                let start = g.edge_start.get(from as usize).copied().unwrap_or(0);
+                let start = g.edge_start.get(from as usize).map_or(0, |&s| s as usize);
                 let referents = if g.edges.is_empty() { &[][..] } else { g.referents(from) };
                 referents.iter().position(|&t| t == to).and_then(|i| labels.text(start + i))
             }

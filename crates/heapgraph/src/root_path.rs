@@ -22,7 +22,7 @@ pub struct RootPaths<'g> {
     /// memory budget, a work file.)
     up: Table<[u32; 2]>,
     /// The graph's, where each object's references start.
-    edge_start: &'g [usize],
+    edge_start: &'g [u32],
 }
 
 /// One object on a root path and the edge that leads to it from the object before it.
@@ -89,7 +89,7 @@ impl<'g> RootPaths<'g> {
         if via == NONE || via == ROOT {
             return None;
         }
-        Some((parent, self.edge_start[parent as usize] + via as usize))
+        Some((parent, self.edge_start[parent as usize] as usize + via as usize))
     }
 
     /// The path from a root to `o`, root first; empty when `o` is not reachable.
@@ -101,7 +101,7 @@ impl<'g> RootPaths<'g> {
         let mut at = o;
         loop {
             let [parent, via] = self.up[at as usize];
-            let edge = (via != ROOT).then(|| self.edge_start[parent as usize] + via as usize);
+            let edge = (via != ROOT).then(|| self.edge_start[parent as usize] as usize + via as usize);
             steps.push(PathStep { object: at, edge });
             match parent {
                 NONE => break,

@@ -91,7 +91,10 @@ impl Search {
         search.parent.push(0);
         // Frames: (number, next reference, end of references) in `g.edges`.
         let mut stack: Vec<(u32, usize, usize)> = Vec::new();
-        let frame = |v: u32, o: u32| (v, g.edge_start[o as usize], g.edge_start[o as usize + 1]);
+        let frame = |v: u32, o: u32| {
+            let edges = g.edge_range(o);
+            (v, edges.start, edges.end)
+        };
         for &root in &g.roots {
             if let Some(v) = search.visit(root, 0) {
                 stack.push(frame(v, root));

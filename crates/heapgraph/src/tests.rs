@@ -27,7 +27,7 @@ pub(crate) fn random_heap(rng: &mut Rng, n: usize, groups: u32) -> HeapGraph {
         for _ in 0..rng.below(4) {
             edges.push(rng.below(n as u64) as u32);
         }
-        edge_start.push(edges.len());
+        edge_start.push(edges.len() as u32);
     }
     HeapGraph {
         group: (0..n).map(|_| rng.below(groups as u64) as u32).collect::<Vec<_>>().into(),
@@ -79,7 +79,7 @@ fn reachable_follows_a_long_chain_without_recursion() {
     let g = HeapGraph {
         group: vec![0; n].into(),
         shallow: vec![1; n].into(),
-        edge_start: (0..=n).map(|i| i.min(n - 1)).collect::<Vec<_>>().into(),
+        edge_start: (0..=n as u32).map(|i| i.min(n as u32 - 1)).collect::<Vec<_>>().into(),
         edges: (1..n as u32).collect::<Vec<_>>().into(),
         roots: vec![0],
     };

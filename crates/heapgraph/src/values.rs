@@ -155,7 +155,9 @@ impl Values for References<'_> {
     fn contents(&self, o: u32, _: usize) -> Option<Contents> {
         let g = &self.heap.graph;
         let objects = &self.heap.objects;
-        let edges = |o: u32| Some(*g.edge_start.get(o as usize)?..*g.edge_start.get(o as usize + 1)?);
+        let edges = |o: u32| {
+            Some(*g.edge_start.get(o as usize)? as usize..*g.edge_start.get(o as usize + 1)? as usize)
+        };
         let mut fields = Vec::new();
         for e in edges(o)? {
             let r = g.edges[e];

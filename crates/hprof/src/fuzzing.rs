@@ -31,7 +31,7 @@ pub fn read_tree(data: &[u8]) -> bool {
     let shallow = vec![8u64; n];
     let Ok(kept) = crate::index::read_tree_bytes(data, &shallow) else { return false };
     let edges: Vec<u32> = (1..n as u32).collect();
-    let edge_start: Vec<usize> = (0..=n).map(|o| o.min(n.saturating_sub(1))).collect();
+    let edge_start: Vec<u32> = (0..=n as u32).map(|o| o.min((n as u32).saturating_sub(1))).collect();
     let mut roots: Vec<u32> = if n > 0 { vec![0] } else { Vec::new() };
     roots.extend(&kept.held_by_vm);
     let graph = memcity_heapgraph::HeapGraph {

@@ -107,21 +107,23 @@ pub fn resolve_labelled(
                 };
                 for (i, &offset) in offsets.iter().enumerate() {
                     (group[i], shallow[i]) = read_object(data, offset, ids_size, &index, layout, &mut out)?;
-                    edge_end[i] = out.edges.len();
+                    // Within the chunk; the whole count is checked before the chunk's base is added.
+                    edge_end[i] = u32::try_from(out.edges.len())
+                        .map_err(|_| too_many_references(out.edges.len(), nodes, offset))?;
                 }
                 Ok((out.edges, out.labels))
             })
             .collect::<Result<_, Fault>>()?;
         let mut first = range.start + 1;
         for (chunk_edges, chunk_labels) in chunk_edges {
-            let base = edges.len();
+            check_references(edges.len() + chunk_edges.len(), nodes, data.len())?;
+            let base = edges.len() as u32;
             let last = (first + CHUNK).min(range.end + 1);
             graph.edge_start[first..last].iter_mut().for_each(|end| *end += base);
             first = last;
             edges.extend_from_slice(&chunk_edges);
             labels.extend_from_slice(&chunk_labels);
         }
-        check_references(edges.len(), nodes, data.len())?;
     }
     // The offsets are read; their room goes before the class objects' references are added.
     drop(offsets);
@@ -147,9 +149,9 @@ pub fn resolve_labelled(
                 });
             }
         }
-        graph.edge_start[objects + k + 1] = total + class_edges.len();
+        check_references(total + class_edges.len(), nodes, data.len())?;
+        graph.edge_start[objects + k + 1] = (total + class_edges.len()) as u32;
     }
-    check_references(total + class_edges.len(), nodes, data.len())?;
     edges.extend_from_slice(&class_edges);
     labels.extend_from_slice(&class_labels);
     // What a table in memory grew by doubling beyond its length is given back.
@@ -182,17 +184,20 @@ pub fn resolve_labelled(
 /// References are counted in `u32`s too (the reversed references' starts), with every object
 /// possibly a root besides.
 fn check_references(references: usize, nodes: usize, offset: usize) -> Result<(), Fault> {
-    let most = memcity_heapgraph::VIRTUAL_ROOT as usize - 1;
-    if references.saturating_add(nodes) <= most {
+    if references <= memcity_heapgraph::most_references(nodes) {
         return Ok(());
     }
-    Err(Fault::new(
+    Err(too_many_references(references, nodes, offset))
+}
+
+fn too_many_references(references: usize, nodes: usize, offset: usize) -> Fault {
+    let most = memcity_heapgraph::most_references(nodes);
+    Fault::new(
         offset,
         format!(
-            "{references} references among {nodes} objects: memcity counts references with 32 bits and reads at most {} in all",
-            most - nodes.min(most)
+            "{references} references among {nodes} objects: memcity counts references with 32 bits and reads at most {most} in all"
         ),
-    ))
+    )
 }
 
 /// The dump's strings by id.

@@ -148,17 +148,13 @@ mod tests {
         assert_eq!(heap.graph.edges.len(), o.labels.of_edge.len(), "a name per reference");
         // The static field holding the cache, named on the class object.
         let leak_app = o.root_names.iter().find(|(_, n)| n == "class LeakApp").expect("LeakApp's class").0;
-        let statics: Vec<String> = (heap.graph.edge_start[leak_app as usize]
-            ..heap.graph.edge_start[leak_app as usize + 1])
-            .filter_map(|e| o.labels.text(e))
-            .collect();
+        let statics: Vec<String> = heap.graph.edge_range(leak_app).filter_map(|e| o.labels.text(e)).collect();
         assert!(statics.contains(&".CACHE".to_string()), "{statics:?}");
         // Linked list nodes point to their items by field name, arrays by index.
         let node =
             o.type_of.iter().position(|&t| o.types[t as usize].name == "java.util.LinkedList$Node").unwrap();
-        let names: Vec<String> = (heap.graph.edge_start[node]..heap.graph.edge_start[node + 1])
-            .filter_map(|e| o.labels.text(e))
-            .collect();
+        let names: Vec<String> =
+            heap.graph.edge_range(node as u32).filter_map(|e| o.labels.text(e)).collect();
         assert!(names.contains(&".item".to_string()), "{names:?}");
         assert!(o.types.iter().any(|t| t.name == "java.lang.Object[]" && t.kind == TypeKind::ReferenceArray));
         assert!(o.types.iter().any(|t| t.name == "byte[]" && t.kind == TypeKind::PrimitiveArray));

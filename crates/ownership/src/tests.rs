@@ -45,7 +45,7 @@ impl Builder {
         let mut edges = Vec::new();
         for (_, _, r) in &self.objects {
             edges.extend(r);
-            edge_start.push(edges.len());
+            edge_start.push(edges.len() as u32);
         }
         let n = self.objects.len();
         let graph = HeapGraph {

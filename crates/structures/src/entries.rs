@@ -236,7 +236,7 @@ fn pairs(heap: &TypedHeap, o: u32, path: &[Step]) -> Vec<Entry> {
     let mut out = Vec::new();
     for slot in follow(heap, o, before) {
         let Slot::Object(array) = slot else { continue };
-        let edges = g.edge_start[array as usize]..g.edge_start[array as usize + 1];
+        let edges = g.edge_range(array);
         let mut indexed: Vec<(u32, u32)> = edges
             .filter_map(|e| match labels.of_edge.get(e).and_then(|l| l.get()) {
                 Some(LabelKind::Index(i)) => Some((i, g.edges[e])),
@@ -284,7 +284,7 @@ fn follow(heap: &TypedHeap, o: u32, path: &[Step]) -> Vec<Slot> {
         let mut next = Vec::new();
         for slot in at {
             let Slot::Object(from) = slot else { continue };
-            let edges = g.edge_start[from as usize]..g.edge_start[from as usize + 1];
+            let edges = g.edge_range(from);
             match step {
                 Step::Field(name) => {
                     let named = edges.clone().find(|&e| match labels.of_edge.get(e).and_then(|l| l.get()) {

@@ -92,7 +92,7 @@ mod tests {
         let mut flat = Vec::new();
         for e in &edges {
             flat.extend(e);
-            edge_start.push(flat.len());
+            edge_start.push(flat.len() as u32);
         }
         HeapGraph {
             group: group.into(),

@@ -31,7 +31,7 @@ pub fn gc_root_holders(heap: &RawHeap) -> Vec<(u32, RootKind, u32)> {
     let mut roots = Vec::new();
     while let Some(c) = stack.pop() {
         let kind = root_kind(&heap.strings.get(heap.name[c as usize]), c == 0);
-        for &t in &heap.edges[heap.edge_start[c as usize]..heap.edge_start[c as usize + 1]] {
+        for &t in &heap.edges[heap.edge_range(c as usize)] {
             if is_container(t) {
                 if !container[t as usize] {
                     container[t as usize] = true;
@@ -139,7 +139,7 @@ fn scripts(heap: &RawHeap) -> Table<u32> {
     let object = heap.node_types.iter().position(|t| t == "object").map(|t| t as u8);
     let code = heap.node_types.iter().position(|t| t == "code").map(|t| t as u8);
     let edge = |o: u32, names: &[u32]| -> Option<u32> {
-        let range = heap.edge_start[o as usize]..heap.edge_start[o as usize + 1];
+        let range = heap.edge_range(o as usize);
         range.clone().find(|&e| names.contains(&heap.edge_names[e])).map(|e| heap.edges[e])
     };
     let of_closure = |c: u32| -> u32 {

@@ -50,7 +50,7 @@ pub struct RawHeap {
     /// `trace_node_id` per node when traces are kept; else empty.
     pub trace_node: Table<u32>,
     /// `edges[edge_start[o]..edge_start[o + 1]]` are the node indices `o` keeps alive.
-    pub edge_start: Table<usize>,
+    pub edge_start: Table<u32>,
     pub edges: Table<u32>,
     /// Parallel to `edges` when kept: the name of an internal edge, else [`NO_NAME`].
     pub edge_names: Table<u32>,
@@ -67,6 +67,11 @@ pub struct RawHeap {
 impl RawHeap {
     pub fn node_count(&self) -> usize {
         self.node_type.len()
+    }
+
+    /// Where node `o`'s edges lie in [`Self::edges`].
+    pub fn edge_range(&self, o: usize) -> std::ops::Range<usize> {
+        self.edge_start[o] as usize..self.edge_start[o + 1] as usize
     }
 }
 
@@ -167,7 +172,14 @@ fn read_nodes(
             heap.name.push(name);
             heap.shallow.push(record[m.self_size]);
             edge_sum += count;
-            heap.edge_start.push(count as usize);
+            // Edge offsets are 32 bits; weak edges, left out later, count here too.
+            if edge_sum > memcity_heapgraph::most_references(node as usize + 1) as u64 {
+                return Err(format!(
+                    "node {node}: more than {} edges: memcity counts edges with 32 bits",
+                    memcity_heapgraph::most_references(node as usize + 1)
+                ));
+            }
+            heap.edge_start.push(count as u32);
             if let Some(f) = trace {
                 heap.trace_node.push(record[f].min(u32::MAX as u64) as u32);
             }
@@ -233,7 +245,7 @@ fn read_edges(
                 if source == n {
                     return Err(format!("edge {edge} has no source node: the nodes' edge counts add up to {total}"));
                 }
-                left = std::mem::replace(&mut starts[source], edges.len());
+                left = std::mem::replace(&mut starts[source], edges.len() as u32) as usize;
                 source += 1;
             }
             let (kind, to) = (record[m.edge_type], record[m.to_node]);
@@ -281,10 +293,11 @@ fn read_edges(
         return Err(lx.fault(format!("edges: {edge} edges, but the nodes' edge counts add up to {total}")));
     }
     // Nodes after the last one with edges have none.
+    let end = heap.edges.len() as u32;
     for start in &mut heap.edge_start[source..] {
-        *start = heap.edges.len();
+        *start = end;
     }
-    heap.edge_start.push(heap.edges.len());
+    heap.edge_start.push(end);
     Ok(())
 }
 

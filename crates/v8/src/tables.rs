@@ -80,7 +80,7 @@ pub fn renumber(raw: &RawHeap, names: &[String], of_edge: &mut [Label]) {
             continue;
         }
         let Some(kind) = Table::of(&raw.strings.get(raw.name[holder])) else { continue };
-        let edges = raw.edge_start[holder]..raw.edge_start[holder + 1];
+        let edges = raw.edge_range(holder);
         let Some(table) = edges.clone().find(|&e| named(of_edge[e], "table")).map(|e| raw.edges[e]) else {
             continue;
         };
@@ -91,7 +91,7 @@ pub fn renumber(raw: &RawHeap, names: &[String], of_edge: &mut [Label]) {
 }
 
 fn renumber_table(raw: &RawHeap, kind: Table, table: usize, of_edge: &mut [Label]) {
-    let slots = raw.edge_start[table]..raw.edge_start[table + 1];
+    let slots = raw.edge_range(table);
     let first = kind.first_entry(raw.shallow[table]);
     let renumbered: Option<Vec<(usize, u64)>> = slots
         .clone()

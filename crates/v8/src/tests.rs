@@ -194,7 +194,7 @@ fn a_typed_heap_names_every_kept_reference() {
     let (g, o) = (&typed.heap.graph, &typed.heap.objects);
     assert_eq!(o.labels.of_edge.len(), g.edges.len(), "a name per kept reference (weak ones are not kept)");
     let named = |from: usize| -> Vec<String> {
-        (g.edge_start[from]..g.edge_start[from + 1]).map(|e| o.labels.text(e).unwrap_or_default()).collect()
+        g.edge_range(from as u32).map(|e| o.labels.text(e).unwrap_or_default()).collect()
     };
     // Holder's two properties; its weak reference is left out as the import leaves it out.
     assert_eq!(named(3), [".body", ".body"]);

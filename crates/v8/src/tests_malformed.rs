@@ -78,6 +78,14 @@ fn bad_nodes_and_edges_are_named() {
     assert!(e.contains("not whole edges of 3 fields"), "{e}");
     let e = error(&text.replace("\"edges\":[1,1,0]", "\"edges\":[1,1,-7]"));
     assert!(e.contains("unsigned integer"), "{e}");
+    // Edge counts past 32-bit offsets are refused at the node that passes them, before any
+    // edge is read (two nodes of three billion edges each).
+    let text = snapshot(&[(9, 0, 0, 0, &[]), (9, 0, 0, 0, &[])], &STRINGS);
+    let huge =
+        text.replace("[9,0,1,0,0,0,0\n,9,0,3,0,0,0,0]", "[9,0,1,0,3000000000,0,0\n,9,0,3,0,3000000000,0,0]");
+    assert_ne!(huge, text);
+    let e = error(&huge);
+    assert!(e.contains("node 1: more than") && e.contains("memcity counts edges with 32 bits"), "{e}");
 }
 
 #[test]

@@ -71,7 +71,8 @@ fn value_names(raw: &RawHeap, kind: &[u8]) -> Vec<u32> {
     };
     (0..raw.node_count())
         .map(|o| match kind[o] {
-            NUMBER => (raw.edge_start[o]..raw.edge_start[o + 1])
+            NUMBER => raw
+                .edge_range(o)
                 .find(|&e| value(e) && kind.get(raw.edges[e] as usize) == Some(&TEXT))
                 .map_or(NO_VALUE, |e| raw.name[raw.edges[e] as usize]),
             _ => raw.name[o],
@@ -167,7 +168,7 @@ mod tests {
         assert_eq!(values.boxed(9), None, "a heap number without its value");
         assert_eq!(values.text(8), None);
         assert!(values.fields_known(4), "numbers are exposed");
-        let table = heap.graph.edge_start[3]..heap.graph.edge_start[4];
+        let table = heap.graph.edge_range(3);
         let slots: Vec<String> = table.map(|e| heap.objects.labels.text(e).unwrap()).collect();
         assert_eq!(slots, ["[0]", "[1]", "[2]"], "key, value of entry 0, key of entry 1");
     }
@@ -191,7 +192,7 @@ mod tests {
         let options = ReadOptions { edge_names: false, traces: true, size_hint: None, labels: true };
         let (typed, _) = with_values(read(text.as_bytes(), options, &|_| {}).unwrap()).unwrap();
         let heap = &typed.heap;
-        let table = heap.graph.edge_start[3]..heap.graph.edge_start[4];
+        let table = heap.graph.edge_range(3);
         assert!(
             table.clone().count() == 3 && table.into_iter().all(|e| heap.objects.labels.text(e).is_none())
         );

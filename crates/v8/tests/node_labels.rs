@@ -30,17 +30,17 @@ fn a_node_snapshot_names_a_property_and_an_element() {
     let registry = of_type("Registry").next().expect("the registry");
     // registry.people → an Array whose elements store holds the two people by index.
     let people = g.referents(registry).iter().position(|&t| o.type_name(t) == "Array").unwrap();
-    let start = g.edge_start[registry as usize];
+    let start = g.edge_range(registry).start;
     assert_eq!(o.labels.text(start + people).as_deref(), Some(".people"));
     let array = g.referents(registry)[people];
     let persons: Vec<u32> = of_type("Person").collect();
     assert_eq!(persons.len(), 2);
     let mut elements = Vec::new();
     for (i, &store) in g.referents(array).iter().enumerate() {
-        let store_edge = g.edge_start[array as usize] + i;
+        let store_edge = g.edge_range(array).start + i;
         for (j, &t) in g.referents(store).iter().enumerate() {
             if persons.contains(&t) {
-                elements.push((o.labels.text(store_edge), o.labels.text(g.edge_start[store as usize] + j)));
+                elements.push((o.labels.text(store_edge), o.labels.text(g.edge_range(store).start + j)));
             }
         }
     }

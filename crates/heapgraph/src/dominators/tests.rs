@@ -18,7 +18,7 @@ impl Rng {
 /// A heap graph from `(source, target)` references (kept in the order given per source).
 pub(crate) fn graph(group: Vec<u32>, shallow: Vec<u64>, refs: &[(u32, u32)], roots: Vec<u32>) -> HeapGraph {
     let n = group.len();
-    let mut edge_start = vec![0usize; n + 1];
+    let mut edge_start = vec![0u32; n + 1];
     for &(s, _) in refs {
         edge_start[s as usize + 1] += 1;
     }
@@ -28,7 +28,7 @@ pub(crate) fn graph(group: Vec<u32>, shallow: Vec<u64>, refs: &[(u32, u32)], roo
     let mut fill = edge_start.clone();
     let mut edges = vec![0; refs.len()];
     for &(s, t) in refs {
-        edges[fill[s as usize]] = t;
+        edges[fill[s as usize] as usize] = t;
         fill[s as usize] += 1;
     }
     HeapGraph {

@@ -15,7 +15,7 @@ fn heap() -> (HeapGraph, Vec<RootSet>, Grouper) {
     let mut edges = Vec::new();
     for r in refs {
         edges.extend_from_slice(r);
-        edge_start.push(edges.len());
+        edge_start.push(edges.len() as u32);
     }
     let graph = HeapGraph {
         group: group.into(),
@@ -262,7 +262,7 @@ fn paths_name_the_references_between_their_steps() {
     let edges = g.clone();
     let namer = move |from: u32, to: u32| {
         let at = edges.referents(from).iter().position(|&t| t == to)?;
-        labels.text(edges.edge_start[from as usize] + at)
+        labels.text(edges.edge_range(from).start + at)
     };
     let by_namer = group_heap_labelled(
         &g,

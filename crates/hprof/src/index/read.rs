@@ -143,7 +143,13 @@ fn check_graph(graph: &HeapGraph, classes: usize) -> Result<(), String> {
     }
     let starts = &graph.edge_start;
     let ordered = || starts.par_windows(2).all(|w| w[0] <= w[1]);
-    if starts[0] != 0 || starts[nodes] != graph.edges.len() || !ordered() {
+    if graph.edges.len() > memcity_heapgraph::most_references(nodes) {
+        return Err(format!(
+            "{} references among {nodes} objects, more than memcity reads",
+            graph.edges.len()
+        ));
+    }
+    if starts[0] != 0 || starts[nodes] as usize != graph.edges.len() || !ordered() {
         return Err("the reference starts are out of order".into());
     }
     let beyond = |&t: &u32| t as usize >= nodes;

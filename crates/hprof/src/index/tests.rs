@@ -315,7 +315,7 @@ fn an_index_pointing_outside_its_tables_is_refused() {
         (|d, _, n| d.graph.edges[0] = n, "a reference or root beyond the objects"),
         (|d, _, n| d.graph.roots.push(n + 7), "a reference or root beyond the objects"),
         (|d, _, _| d.graph.group[3] = u32::MAX, "an object of a class beyond the classes"),
-        (|d, _, _| d.graph.edge_start[2] = usize::MAX, "the reference starts are out of order"),
+        (|d, _, _| d.graph.edge_start[2] = u32::MAX, "the reference starts are out of order"),
         (
             |_, l, _| l.of_edge[0] = memcity_heapgraph::Label::field(1 << 20),
             "a reference named beyond the names",

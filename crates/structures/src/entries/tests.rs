@@ -45,7 +45,7 @@ impl Heap {
                     }
                 });
             }
-            edge_start.push(edges.len());
+            edge_start.push(edges.len() as u32);
         }
         let n = self.objects.len();
         let graph = HeapGraph {

@@ -31,7 +31,7 @@ pub fn fill(heap: &TypedHeap, values: &dyn Values, objects: &[u32], shown: &mut 
     let at: FxHashMap<u32, usize> = objects.iter().enumerate().map(|(k, &o)| (o, k)).collect();
     let g = &heap.graph;
     for from in 0..g.object_count() as u32 {
-        let start = g.edge_start[from as usize];
+        let start = g.edge_range(from).start;
         for (i, to) in g.referents(from).iter().enumerate() {
             let Some(&k) = at.get(to) else { continue };
             let s = &mut shown[k];
