@@ -134,9 +134,7 @@ impl HeapFile {
         self.site.iter().for_each(|v| objs.extend_from_slice(&v.to_le_bytes()));
         self.size.iter().for_each(|v| objs.extend_from_slice(&v.to_le_bytes()));
         self.address.iter().for_each(|v| objs.extend_from_slice(&v.to_le_bytes()));
-        self.edge_start
-            .windows(2)
-            .for_each(|w| objs.extend_from_slice(&(w[1] - w[0]).to_le_bytes()));
+        self.edge_start.windows(2).for_each(|w| objs.extend_from_slice(&(w[1] - w[0]).to_le_bytes()));
         let mut edge = (self.edges.len() as u64).to_le_bytes().to_vec();
         self.edges.iter().for_each(|v| edge.extend_from_slice(&v.to_le_bytes()));
         let mut name = (self.edges.len() as u64).to_le_bytes().to_vec();

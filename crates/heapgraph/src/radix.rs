@@ -6,7 +6,7 @@
 
 use rayon::prelude::*;
 
-use crate::table::Table;
+use crate::table::{Plain, Table};
 
 /// Bits per pass: 1,024 streams, small enough for their heads to stay cached.
 const DIGIT: u32 = 10;
@@ -15,13 +15,20 @@ const DIGIT: u32 = 10;
 /// table would cost more than it saves).
 const SMALL: usize = 1 << 16;
 
-/// Sorts `pairs` by `(first >> shift) & (2^bits - 1)` (equal keys in any order). The pairs move
+/// Sorts `pairs` by `(word(pair) >> shift) & (2^bits - 1)` (equal keys in any order): pairs of
+/// `u64`s by a field of the first, or single `u64`s by a field of their own. The pairs move
 /// through `buffer`, which grows to their length if it is shorter, while that fits in memory;
 /// past the budget they are sorted in place instead: the passes through a second work file
 /// would write it out and read it back on every pass.
-pub(crate) fn sort_by_bits(pairs: &mut [[u64; 2]], buffer: &mut Table<[u64; 2]>, shift: u32, bits: u32) {
+pub(crate) fn sort_by_bits<T: Plain + Default>(
+    pairs: &mut [T],
+    buffer: &mut Table<T>,
+    word: impl Fn(&T) -> u64 + Sync + Copy,
+    shift: u32,
+    bits: u32,
+) {
     let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
-    let key = |&[key, _]: &[u64; 2]| (key >> shift) & mask;
+    let key = |pair: &T| (word(pair) >> shift) & mask;
     // Objects made together are often numbered, held and laid out together: a step's exits or
     // positions may come in order already.
     if pairs.is_sorted_by_key(key) {
@@ -33,7 +40,7 @@ pub(crate) fn sort_by_bits(pairs: &mut [[u64; 2]], buffer: &mut Table<[u64; 2]>,
     }
     if buffer.len() < pairs.len() {
         *buffer = Table::default();
-        *buffer = Table::filled(pairs.len(), [0u64; 2]);
+        *buffer = Table::filled(pairs.len(), T::default());
     }
     if buffer.is_mapped() {
         *buffer = Table::default();
@@ -45,7 +52,7 @@ pub(crate) fn sort_by_bits(pairs: &mut [[u64; 2]], buffer: &mut Table<[u64; 2]>,
     for low in (0..bits).step_by(DIGIT as usize) {
         let width = DIGIT.min(bits - low);
         let (from, to) = if sorted_in_other { (&*other, &mut *pairs) } else { (&*pairs, &mut *other) };
-        if pass(from, to, shift + low, width) {
+        if pass(from, to, word, shift + low, width) {
             sorted_in_other = !sorted_in_other;
         }
     }
@@ -54,13 +61,13 @@ pub(crate) fn sort_by_bits(pairs: &mut [[u64; 2]], buffer: &mut Table<[u64; 2]>,
     }
 }
 
-/// One counting pass by the digit `(first >> shift) & (2^width - 1)`; false (nothing moved) when
-/// every pair has the same digit.
-fn pass(from: &[[u64; 2]], to: &mut [[u64; 2]], shift: u32, width: u32) -> bool {
-    let digit = |key: u64| ((key >> shift) & ((1 << width) - 1)) as usize;
+/// One counting pass by the digit `(word(pair) >> shift) & (2^width - 1)`; false (nothing
+/// moved) when every pair has the same digit.
+fn pass<T: Copy>(from: &[T], to: &mut [T], word: impl Fn(&T) -> u64, shift: u32, width: u32) -> bool {
+    let digit = |pair: &T| ((word(pair) >> shift) & ((1 << width) - 1)) as usize;
     let mut start = vec![0usize; (1 << width) + 1];
-    for &[key, _] in from {
-        start[digit(key) + 1] += 1;
+    for pair in from {
+        start[digit(pair) + 1] += 1;
     }
     if start.contains(&from.len()) {
         return false;
@@ -68,9 +75,9 @@ fn pass(from: &[[u64; 2]], to: &mut [[u64; 2]], shift: u32, width: u32) -> bool 
     for d in 0..1 << width {
         start[d + 1] += start[d];
     }
-    for &pair in from {
-        let at = &mut start[digit(pair[0])];
-        to[*at] = pair;
+    for pair in from {
+        let at = &mut start[digit(pair)];
+        to[*at] = *pair;
         *at += 1;
     }
     true
@@ -95,7 +102,7 @@ mod tests {
             let pairs: Vec<[u64; 2]> =
                 (0..len).map(|i| [(rng.below(spread) << shift) | rng.below(128), i as u64]).collect();
             let mut sorted = pairs.clone();
-            sort_by_bits(&mut sorted, &mut Table::default(), shift, bits);
+            sort_by_bits(&mut sorted, &mut Table::default(), |p| p[0], shift, bits);
             let mut expected = pairs;
             expected.sort_by_key(|&[key, _]| (key >> shift) & ((1 << bits) - 1));
             let keys = |pairs: &[[u64; 2]]| {
@@ -105,6 +112,23 @@ mod tests {
             sorted.sort_unstable();
             expected.sort_unstable();
             assert_eq!(sorted, expected, "the same pairs");
+        }
+    }
+
+    /// Single words sort by their own field the same way (a narrow retainer path step's
+    /// entries, by their high 32 bits).
+    #[test]
+    fn sorts_single_words_by_their_high_bits() {
+        let mut rng = crate::dominators::tests::Rng(0x9e37_79b9);
+        for len in [100, SMALL + 100, 300_000] {
+            let words: Vec<u64> = (0..len).map(|i| rng.below(1 << 20) << 32 | i as u64).collect();
+            let mut sorted = words.clone();
+            sort_by_bits(&mut sorted, &mut Table::default(), |&w| w, 32, 20);
+            assert!(sorted.is_sorted_by_key(|&w| w >> 32), "{len} words");
+            let mut expected = words;
+            expected.sort_unstable();
+            sorted.sort_unstable();
+            assert_eq!(sorted, expected, "the same words");
         }
     }
 }

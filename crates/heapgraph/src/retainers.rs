@@ -12,6 +12,9 @@ use crate::dominators::{DominatorTree, UNPLACED, VIRTUAL_ROOT};
 use crate::radix::sort_by_bits;
 use crate::retained::{Dominated, dominated_and_holders};
 use crate::table::{Plain, Table};
+use item::Item;
+
+mod item;
 
 /// The most steps of a path; groups may repeat (String → Person → String), but a path cannot be
 /// longer than the dominator tree is deep.
@@ -58,10 +61,12 @@ pub struct RetainerPath {
 /// them is read in that order, then sorted locally (by exit, by preorder position): past the
 /// budget the per-object tables are mapped files, and reads in object order sweep them once
 /// instead of faulting a page per object. Memory: 3 `u32`s per object (exit or top-most holder,
-/// preorder position, members by group) and, per worker, 16 bytes per object of the largest
-/// step it climbs: its objects with their weights, each replaced by its exit in place, which
-/// are filtered and become the next step's objects; 16 more only where the exits come out of
-/// order (their sort's second table) or a step's objects nest (its subtrees).
+/// preorder position, members by group) and, per worker, 8 bytes per object of the largest
+/// step it climbs (16 with representatives, or for a group retaining 4 GiB or more: an
+/// [`item::Item`]): its objects with their weights, each replaced by its exit in place, which
+/// are filtered and become the next step's objects; as many more only where the exits come out
+/// of order (their sort's second table), and 16 (32 for narrow entries) where a step's objects
+/// nest (its subtrees and their sort's second table).
 pub fn retainer_paths(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> Vec<Option<RetainerPath>> {
     dominated_and_paths(g, tree, group_count, false).1
 }
@@ -102,11 +107,18 @@ pub fn dominated_and_paths(
     let found: Vec<Vec<(usize, RetainerPath)>> = (0..workers)
         .into_par_iter()
         .map(|_| {
-            let mut scratch = Scratch::new(group_count);
+            let mut narrow: Scratch<u64> = Scratch::new(group_count);
+            let mut wide: Scratch<[u64; 2]> = Scratch::new(group_count);
             let mut found = Vec::new();
             while let Some(&group) = order.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
-                let first = dominated.sizes[group].1;
-                found.push((group, climb.path(group as u32, members_of(group), first, &mut scratch)));
+                let (members, first) = (members_of(group), dominated.sizes[group].1);
+                // The union of the members' subtrees holds the members: a group retaining less
+                // than 4 GiB has its weights in 32 bits.
+                let path = match represent || first > u64::from(u32::MAX) {
+                    true => climb.path(group as u32, members, first, &mut wide),
+                    false => climb.path(group as u32, members, first, &mut narrow),
+                };
+                found.push((group, path));
             }
             found
         })
@@ -160,28 +172,31 @@ struct Climb<'a> {
 /// memory: they only grow (to the largest step the worker meets), so a large step neither
 /// allocates nor zeroes fresh memory. Past the budget they are work files like the per-object
 /// tables, made anew for each step ([`prefix`]).
-struct Scratch {
+struct Scratch<I: Item> {
     tally: Tally,
-    /// A step's objects in object order, as `[object << 32 | preorder position of the first
-    /// object below leading to it, the bytes of the path's group that lead to it]`; each
-    /// becomes its exit in place ([`Climb::exit_in_place`]), and the exits are filtered and
-    /// sorted into the next step's objects.
-    objects: Table<[u64; 2]>,
-    /// What the exits' sort moves them through, or a step's subtrees (only where the exits
-    /// come out of order, or the step's objects nest: a table a step's size is fresh memory,
-    /// which costs more than the sweeps that fill it).
-    through: Table<[u64; 2]>,
+    /// A step's objects in object order, as [`Item`]s (the object, the preorder position of the
+    /// first object below leading to it where entries are wide, the bytes of the path's group
+    /// that lead to it); each becomes its exit in place ([`Climb::exit_in_place`]), and the
+    /// exits are filtered and sorted into the next step's objects.
+    objects: Table<I>,
+    /// What the exits' sort moves them through, or, for wide entries, a step's subtrees (only
+    /// where the exits come out of order, or the step's objects nest: a table a step's size is
+    /// fresh memory, which costs more than the sweeps that fill it).
+    through: Table<I>,
+    /// A step's subtrees where entries are narrow, and only for steps whose objects nest.
+    spans: Table<[u64; 2]>,
     /// What the sorts of a step's subtrees move them through (only for steps whose objects
     /// nest).
     spare: Table<[u64; 2]>,
 }
 
-impl Scratch {
-    fn new(group_count: usize) -> Scratch {
+impl<I: Item> Scratch<I> {
+    fn new(group_count: usize) -> Scratch<I> {
         Scratch {
             tally: Tally::new(group_count),
             objects: Table::default(),
             through: Table::default(),
+            spans: Table::default(),
             spare: Table::default(),
         }
     }
@@ -257,13 +272,19 @@ impl<'a> Climb<'a> {
     }
 
     /// `members` in object order, `retained` the bytes of the union of their subtrees.
-    fn path(&self, group: u32, members: &[u32], retained: u64, scratch: &mut Scratch) -> RetainerPath {
-        let Scratch { tally, objects, through, spare } = scratch;
+    fn path<I: Item>(
+        &self,
+        group: u32,
+        members: &[u32],
+        retained: u64,
+        scratch: &mut Scratch<I>,
+    ) -> RetainerPath {
+        let Scratch { tally, objects, through, spans, spare } = scratch;
         let mut bytes = 0;
         for (item, &o) in prefix(objects, members.len()).iter_mut().zip(members) {
             let weight = self.g.shallow[o as usize];
             bytes += weight;
-            *item = [u64::from(o) << 32, weight];
+            *item = I::of(o, weight);
         }
         let mut steps =
             vec![RetainerStep { group, objects: members.len() as u64, bytes, retained_bytes: retained }];
@@ -285,11 +306,11 @@ impl<'a> Climb<'a> {
             exited = false;
             let step_objects = &objects[..len];
             if self.represent {
-                let first =
-                    |[key, _]: [u64; 2]| [(key >> 32) as u32, self.tree.preorder[key as u32 as usize]];
-                children.push(step_objects.iter().map(|&item| first(item)).collect());
+                let first = |item: &I| [item.object(), self.tree.preorder[item.first() as usize]];
+                children.push(step_objects.iter().map(first).collect());
             }
-            steps.push(self.step(next, step_objects, through, spare));
+            let spans = I::as_spans(through).unwrap_or(spans);
+            steps.push(self.step(next, step_objects, spans, spare));
         }
         let last = &objects[..len];
         let representatives = match self.represent {
@@ -299,19 +320,19 @@ impl<'a> Climb<'a> {
         RetainerPath { steps, rooted: self.rooted(last, exited), representatives }
     }
 
-    /// The step's figures; `objects` in object order (`[object << 32 | …, …]`). Where none of
+    /// The step's figures; `objects` in object order. Where none of
     /// them lies below another of their group, their subtrees are disjoint and their retained
     /// bytes add up; else the union of their subtrees is one sweep in preorder: each object's
     /// position, subtree size and retained bytes are read in object order into `spans` and then
     /// sorted by position (through `spare`), so nested subtrees are skipped.
-    fn step(
+    fn step<I: Item>(
         &self,
         group: u32,
-        objects: &[[u64; 2]],
+        objects: &[I],
         spans: &mut Table<[u64; 2]>,
         spare: &mut Table<[u64; 2]>,
     ) -> RetainerStep {
-        let object = |&[key, _]: &[u64; 2]| (key >> 32) as u32;
+        let object = |item: &I| item.object();
         let mut step = RetainerStep { group, objects: objects.len() as u64, bytes: 0, retained_bytes: 0 };
         if !objects.iter().any(|item| self.dominated.is_nested(object(item))) {
             for o in objects.iter().map(object) {
@@ -326,7 +347,7 @@ impl<'a> Climb<'a> {
             step.bytes += self.g.shallow[o];
             *span = [u64::from(self.pos[o]) << 32 | u64::from(self.tree.subtree[o]), self.tree.retained[o]];
         }
-        sort_by_bits(spans, spare, 32, self.bits);
+        sort_by_bits(spans, spare, |span| span[0], 32, self.bits);
         let mut end = 0;
         for &[at, retained] in spans.iter() {
             let (pos, subtree) = ((at >> 32) as u32, at as u32);
@@ -338,27 +359,25 @@ impl<'a> Climb<'a> {
         step
     }
 
-    /// Each of `objects` (`[object << 32 | …, weight]`) replaced by its exit, in place, as
-    /// `[exit << 32 | preorder position of the object, its weight]` (the position only when
-    /// representatives are asked), or as `[ROOTED << 32 | object, its weight]` where the exit
-    /// is the virtual root; the weights and objects are tallied by the exits' groups. Returns
+    /// Each of `objects` replaced by its exit, in place ([`Item::exited`], with the preorder
+    /// position of the object only when representatives are asked), or by [`Item::rooted`]
+    /// where the exit is the virtual root; the weights and objects are tallied by the exits' groups. Returns
     /// how many have an exit, and what reaches the virtual root (the path ends there unless a
     /// group receives more).
-    fn exit_in_place(&self, objects: &mut [[u64; 2]], tally: &mut Tally) -> (usize, (u64, u64)) {
+    fn exit_in_place<I: Item>(&self, objects: &mut [I], tally: &mut Tally) -> (usize, (u64, u64)) {
         let mut root = (0, 0);
         let mut held = 0;
         for item in objects.iter_mut() {
-            let [key, weight] = *item;
-            let o = (key >> 32) as u32;
+            let (o, weight) = (item.object(), item.weight());
             let x = self.exit(o);
             if x == VIRTUAL_ROOT {
                 root = (root.0 + weight, root.1 + 1);
-                *item = [ROOTED << 32 | u64::from(o), weight];
+                *item = I::rooted(o, weight);
                 continue;
             }
             tally.add(self.g.group[x as usize], weight, 1);
             let first = if self.represent { self.pos[o as usize] } else { 0 };
-            *item = [u64::from(x) << 32 | u64::from(first), weight];
+            *item = I::exited(x, first, weight);
             held += 1;
         }
         (held, root)
@@ -368,33 +387,32 @@ impl<'a> Climb<'a> {
     /// not rooted: `only_next`), sorted (moved through `through` where they are out of order),
     /// each with the weight reaching it and the first position leading to it, at the start of
     /// `exits`; returns how many.
-    fn next_objects(
+    fn next_objects<I: Item>(
         &self,
         next: u32,
-        exits: &mut [[u64; 2]],
+        exits: &mut [I],
         only_next: bool,
-        through: &mut Table<[u64; 2]>,
+        through: &mut Table<I>,
     ) -> usize {
         let mut kept = 0;
         for i in 0..exits.len() {
-            let x = exits[i][0] >> 32;
-            if x != ROOTED && (only_next || self.g.group[x as usize] == next) {
-                exits[kept] = exits[i];
+            let x = exits[i];
+            if !x.is_rooted() && (only_next || self.g.group[x.object() as usize] == next) {
+                exits[kept] = x;
                 kept += 1;
             }
         }
         let exits = &mut exits[..kept];
-        sort_by_bits(exits, through, 32, self.bits);
+        sort_by_bits(exits, through, I::word, 32, self.bits);
         let (mut distinct, mut i) = (0, 0);
         while i < exits.len() {
-            let [mut key, mut weight] = exits[i];
+            let mut exit = exits[i];
             let mut j = i + 1;
-            while j < exits.len() && exits[j][0] >> 32 == key >> 32 {
-                key = key.min(exits[j][0]);
-                weight += exits[j][1];
+            while j < exits.len() && exits[j].object() == exit.object() {
+                exit = exit.merged(exits[j]);
                 j += 1;
             }
-            exits[distinct] = [key, weight];
+            exits[distinct] = exit;
             (distinct, i) = (distinct + 1, j);
         }
         distinct
@@ -403,10 +421,10 @@ impl<'a> Climb<'a> {
     /// The top-most same-group holders, directly below the virtual root, of the objects whose
     /// exit is the virtual root (each once, in preorder of the first object leading to it), of
     /// a step's objects, or of what they became (`exited`: [`Climb::exit_in_place`]).
-    fn rooted(&self, objects: &[[u64; 2]], exited: bool) -> Vec<u32> {
-        let rooted = |&[key, _]: &[u64; 2]| match exited {
-            true => (key >> 32 == ROOTED).then_some(key as u32),
-            false => Some((key >> 32) as u32).filter(|&o| self.exit(o) == VIRTUAL_ROOT),
+    fn rooted<I: Item>(&self, objects: &[I], exited: bool) -> Vec<u32> {
+        let rooted = |item: &I| match exited {
+            true => item.is_rooted().then(|| item.rooted_object()),
+            false => Some(item.object()).filter(|&o| self.exit(o) == VIRTUAL_ROOT),
         };
         let mut tops: Vec<[u32; 2]> = objects
             .iter()
@@ -420,28 +438,25 @@ impl<'a> Climb<'a> {
     }
 }
 
-/// What an object whose exit is the virtual root becomes in [`Climb::exit_in_place`]: no
-/// object has this number.
-const ROOTED: u64 = u32::MAX as u64;
-
-/// The representative of each step, from the last step's objects (`[object << 32 | …, weight]`,
+/// The representative of each step, from the last step's objects (wide [`Item`]s,
 /// or what they became: `exited`, [`Climb::exit_in_place`] with positions) down through each
 /// step's children, step 0 first. Of equally heavy last objects, the first in preorder.
-fn representatives(
-    last: &[[u64; 2]],
+fn representatives<I: Item>(
+    last: &[I],
     exited: bool,
     children: &[Table<[u32; 2]>],
     preorder: &[u32],
     pos: &[u32],
 ) -> Vec<u32> {
-    let object = |key: u64| match exited {
-        true if key >> 32 == ROOTED => key as u32,
-        true => preorder[key as u32 as usize],
-        false => (key >> 32) as u32,
+    debug_assert!(I::WIDE, "narrow entries carry no positions");
+    let object = |item: &I| match exited {
+        true if item.is_rooted() => item.rooted_object(),
+        true => preorder[item.first() as usize],
+        false => item.object(),
     };
     let heaviest =
-        last.iter().max_by_key(|&&[key, weight]| (weight, std::cmp::Reverse(pos[object(key) as usize])));
-    let Some(top) = heaviest.map(|&[key, _]| object(key)) else { return Vec::new() };
+        last.iter().max_by_key(|item| (item.weight(), std::cmp::Reverse(pos[object(item) as usize])));
+    let Some(top) = heaviest.map(object) else { return Vec::new() };
     let mut chain = vec![top];
     for step in children.iter().rev() {
         let at = *chain.last().expect("the top");

@@ -394,7 +394,8 @@ fn plain_climb(g: &HeapGraph, tree: &DominatorTree, groups: usize) -> Vec<Option
 
 /// The sorted, table-based climb gives the plain climb's paths, representatives included, on
 /// the random graphs and on large ones whose steps take the radix sort (more than 65,536
-/// objects), with sizes of 1 or 2 bytes so that ties are common.
+/// objects), with sizes of 1 or 2 bytes so that ties are common, and again with sizes past 32
+/// bits.
 #[test]
 fn paths_match_a_plain_climb_on_random_graphs() {
     use crate::dominators::tests::Rng;
@@ -415,6 +416,13 @@ fn paths_match_a_plain_climb_on_random_graphs() {
         let shallow = (0..n).map(|_| 1 + rng.below(2)).collect();
         graphs.push(graph(group, shallow, &refs, vec![number[0]]));
     }
+    // The same graphs with sizes of 2 or 4 GiB, so that groups retain more than 32 bits of
+    // bytes: their paths without representatives take the wide entries, the others the narrow.
+    let heavy: Vec<HeapGraph> = graphs
+        .iter()
+        .map(|g| HeapGraph { shallow: g.shallow.iter().map(|&s| s << 31).collect(), ..g.clone() })
+        .collect();
+    graphs.extend(heavy);
     for g in graphs {
         let groups = g.group.iter().max().map_or(0, |&m| m as usize + 1);
         let tree = dominators(&g);
