@@ -13,11 +13,9 @@ use crate::HeapGraph;
 use crate::spanning::{Referrers, Spanning};
 use crate::table::{Plain, Table};
 
-/// In [`DominatorTree::idom`]: dominated only by the virtual root above all GC roots (a root,
-/// or an object held through several roots).
-pub const VIRTUAL_ROOT: u32 = u32::MAX - 1;
-/// In [`DominatorTree::idom`]: not reachable from the GC roots.
-pub const UNREACHABLE: u32 = u32::MAX;
+// The depth-first numbering's markers are the tree's too: they live with the numbering, which
+// the tree is built from, so that neither file imports the other.
+pub use crate::spanning::{UNREACHABLE, VIRTUAL_ROOT};
 
 /// The dominator tree over the objects reachable from the GC roots.
 #[derive(Debug, Clone, Default, PartialEq)]

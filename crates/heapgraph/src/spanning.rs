@@ -4,8 +4,15 @@
 //! search and one pass over the references, so the heap's references are reversed only once.
 
 use crate::HeapGraph;
-use crate::dominators::{UNREACHABLE, VIRTUAL_ROOT};
 use crate::table::{Access, Table};
+
+/// The virtual root above all GC roots: number 0's object in the numbering, and in
+/// [`crate::DominatorTree::idom`] the dominator of what only it dominates (a root, or an object
+/// held through several roots).
+pub const VIRTUAL_ROOT: u32 = u32::MAX - 1;
+/// Not reached from the GC roots: an object without a number, and its entry in
+/// [`crate::DominatorTree::idom`].
+pub const UNREACHABLE: u32 = u32::MAX;
 
 /// The depth-first spanning tree of the reachable objects, and who references each of them.
 /// Number 0 is the virtual root above the GC roots; reachable objects are `1..len()` in the
