@@ -100,6 +100,28 @@ fn a_damaged_tree_is_noted_and_built_again() {
     }
 }
 
+/// A tree file whose checksum is good but whose shape is not a tree's is noted and built
+/// again, and the import is the one without it.
+#[test]
+fn a_kept_tree_of_the_wrong_shape_is_built_again_by_the_import() {
+    let setup = Setup::new("wrong-shape");
+    let plain = import(&[setup.dump()], &setup.options(), &memcity_heapgraph::Silent).unwrap();
+    let file = setup.tree_file();
+    let good = std::fs::read(&file).unwrap();
+    let key = key_of(&file);
+    let shallow = setup.opened().dump.graph.shallow.to_vec();
+    let mut kept = load(&file, &key, &shallow).unwrap().expect("kept by the first import");
+    let o = kept.tree.preorder[kept.tree.preorder.len() / 2] as usize;
+    kept.tree.retained[o] += 8;
+    keep(&TreePlace { path: file.clone(), key, mode: None }, &kept).unwrap();
+    assert_ne!(std::fs::read(&file).unwrap(), good);
+    let opened = setup.opened();
+    assert!(opened.tree.is_none() && opened.keep_tree.is_some(), "its shape is refused");
+    keep(&TreePlace { path: file.clone(), key, mode: None }, &kept).unwrap();
+    assert_eq!(import(&[setup.dump()], &setup.options(), &memcity_heapgraph::Silent).unwrap(), plain);
+    assert_eq!(std::fs::read(&file).unwrap(), good, "built again, the same");
+}
+
 /// The key in a tree file's header.
 fn key_of(file: &Path) -> Key {
     format::key_in(&std::fs::read(file).unwrap()).unwrap()
