@@ -72,6 +72,18 @@ fn import_twice_reads_the_index_the_second_time_with_the_same_history() {
         (3, 1, 1, 1),
         "{written:?}"
     );
+    // The tree is sealed with a key made in the user's cache folder, for this user alone.
+    let tree = written.iter().find(|f| f.ends_with(".hprof-tree")).unwrap();
+    let tree = std::fs::read(index.join(tree)).unwrap();
+    let (length, seal) = tree[tree.len() - 40..].split_at(8);
+    assert_eq!(length, 32u64.to_le_bytes(), "a seal in the last block");
+    assert!(seal.iter().any(|&b| b != 0));
+    let key = dir.join("cache").join("memcity").join("seal-key");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        assert_eq!(std::fs::metadata(&key).unwrap().permissions().mode() & 0o777, 0o600);
+    }
     let second = import("second.json");
     assert!(second.contains("read the history kept by an earlier import"), "{second}");
     assert!(!second.contains("from its index"), "{second}");

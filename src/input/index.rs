@@ -37,8 +37,14 @@ impl IndexArgs {
     }
 }
 
-/// Sets the run's index folder (once; later calls change nothing).
+/// Sets the run's index folder (once; later calls change nothing), and the user's cache folder
+/// as where the key that seals kept dominator trees is (memcity_hprof's `index::seal`).
 pub fn use_index(dir: Option<PathBuf>) {
+    if dir.is_some()
+        && let Ok(cache) = crate::cli::import::default_work_dir()
+    {
+        memcity_hprof::index::seal::use_seal_key(&cache);
+    }
     let _ = INDEX.set(dir);
 }
 

@@ -18,7 +18,7 @@ pub struct Kind {
 }
 
 pub const INDEX: Kind = Kind { magic: *b"MCIDXHP\0", version: 3, what: "memcity index" };
-pub const TREE: Kind = Kind { magic: *b"MCIDXDT\0", version: 3, what: "memcity dominator tree" };
+pub const TREE: Kind = Kind { magic: *b"MCIDXDT\0", version: 4, what: "memcity dominator tree" };
 pub const HEADER: usize = 72;
 
 /// The header's fields.
@@ -123,6 +123,13 @@ impl Checked {
         let (summed, read) = rayon::join(|| check_sum(&self.map, &self.map[HEADER..]), || read(blocks));
         summed?;
         read.map_err(Unusable::Corrupt)
+    }
+
+    /// The body read by `read`, given its bytes and its blocks, without its checksum: for a
+    /// reader that checks the body another way (a kept tree's seal), and otherwise gives None.
+    pub fn read_unsummed<T>(&self, read: impl FnOnce(&[u8], Blocks<'_>) -> Option<T>) -> Option<T> {
+        let body = &self.map[HEADER..];
+        read(body, Blocks::in_file(body, &self.file, HEADER as u64))
     }
 }
 
@@ -294,6 +301,11 @@ impl<'a> Blocks<'a> {
         self.bytes.len()
     }
 
+    /// Where the next block starts in the body.
+    pub fn position(&self) -> usize {
+        self.at
+    }
+
     /// Whether every block was read.
     pub fn finished(&self) -> bool {
         self.at == self.bytes.len()
@@ -332,6 +344,8 @@ pub struct Writer<W: std::io::Write> {
     pub out: W,
     pub written: u64,
     pub sum: Checksum,
+    /// The seal of the bytes written, where the file is sealed ([`super::seal`]).
+    pub sealing: Option<super::seal::Sealing>,
 }
 
 impl<W: std::io::Write> Writer<W> {
@@ -342,6 +356,11 @@ impl<W: std::io::Write> Writer<W> {
         self.out.write_all(&[0u8; 8][..pad])?;
         self.sum.words(&(bytes.len() as u64).to_le_bytes());
         self.sum.words(bytes);
+        if let Some(sealing) = &mut self.sealing {
+            sealing.add(&(bytes.len() as u64).to_le_bytes());
+            sealing.add(bytes);
+            sealing.add(&[0u8; 8][..pad]);
+        }
         self.written += 8 + (bytes.len() + pad) as u64;
         Ok(())
     }

@@ -14,6 +14,7 @@ mod format;
 pub(crate) mod grouped;
 mod key;
 mod read;
+pub mod seal;
 mod tree;
 mod write;
 

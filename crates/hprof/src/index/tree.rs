@@ -7,7 +7,9 @@
 //! Like the index, it is input: its blocks are bounded by the file, and before it is used the
 //! tree is checked to be a tree over the dump's objects — every dominator earlier in the
 //! preorder, every subtree a run of the preorder inside its dominator's, the subtree sizes and
-//! retained bytes adding up — so a corrupt one is refused in one line, never a panic.
+//! retained bytes adding up — so a corrupt one is refused in one line, never a panic. A tree
+//! this user's memcity wrote carries its seal ([`super::seal`]) in its last block, and is then
+//! trusted without that check; every other tree is checked.
 
 use std::path::{Path, PathBuf};
 
@@ -17,6 +19,7 @@ use memcity_heapgraph::{
 
 use super::format::{self, Blocks, TREE, Unusable};
 use super::key::Key;
+use super::seal::{SEAL, SealKey, Sealing, is_sealed, run_key};
 
 /// A dump's dominator tree, and the objects no root record reaches (the VM holds them itself:
 /// the tree has them as roots).
@@ -39,10 +42,16 @@ pub fn path_beside(index: &Path) -> PathBuf {
     index.with_extension("hprof-tree")
 }
 
-/// Writes the tree where `place` says.
+/// Writes the tree where `place` says, sealed with the run's key where there is one.
 pub fn keep(place: &TreePlace, kept: &KeptTree) -> std::io::Result<()> {
+    keep_sealed(place, kept, run_key())
+}
+
+/// [`keep`], sealed with `seal` (none: an empty last block).
+pub fn keep_sealed(place: &TreePlace, kept: &KeptTree, seal: Option<&SealKey>) -> std::io::Result<()> {
     super::write::replace(&place.path, place.mode, |temporary| {
         super::write::write_blocks(temporary, TREE, &place.key, |w| {
+            w.sealing = seal.map(Sealing::new);
             let tree = &kept.tree;
             let meta = [tree.idom.len() as u64, kept.held_by_vm.len() as u64, tree.preorder.len() as u64];
             w.values(&meta)?;
@@ -51,27 +60,70 @@ pub fn keep(place: &TreePlace, kept: &KeptTree) -> std::io::Result<()> {
             w.values(&tree.retained)?;
             w.values(&tree.preorder)?;
             w.values(&tree.subtree)?;
-            w.values(&tree.position)
+            w.values(&tree.position)?;
+            let sealed = w.sealing.take().map(|sealing| sealing.seal());
+            w.block(sealed.as_ref().map_or(&[][..], |s| &s[..]))
         })
     })
 }
 
 /// The tree kept at `path` for the dump `key` describes, whose objects have the shallow sizes
-/// `shallow`; `Ok(None)` when there is none.
+/// `shallow`; `Ok(None)` when there is none. Sealed with the run's key, it is trusted.
 pub fn load(path: &Path, key: &Key, shallow: &[u64]) -> Result<Option<KeptTree>, Unusable> {
+    load_sealed(path, key, shallow, run_key())
+}
+
+/// [`load`], trusting the trees `seal` sealed.
+pub fn load_sealed(
+    path: &Path,
+    key: &Key,
+    shallow: &[u64],
+    seal: Option<&SealKey>,
+) -> Result<Option<KeptTree>, Unusable> {
     let Some(checked) = format::Checked::open(path, TREE, key)? else { return Ok(None) };
-    checked.read(|blocks| read_blocks(blocks, shallow)).map(Some)
-}
-
-/// A tree file's body, checked against the dump's objects.
-pub fn read(body: &[u8], shallow: &[u64]) -> Result<KeptTree, String> {
-    read_blocks(Blocks::new(body), shallow)
-}
-
-/// [`read`] from blocks that may be read in place from their file.
-fn read_blocks(mut blocks: Blocks<'_>, shallow: &[u64]) -> Result<KeptTree, String> {
-    let meta: Vec<u64> = blocks.values("tree meta", Some(3))?;
     let objects = shallow.len();
+    let trusted = seal.and_then(|seal| {
+        // The seal covers every byte but its own, so the tables read are the ones sealed.
+        checked.read_unsummed(|body, blocks| match sealed_by(body, seal) {
+            true => read_blocks(blocks, objects).ok(),
+            false => None,
+        })
+    });
+    if let Some(kept) = trusted {
+        return Ok(Some(kept));
+    }
+    checked
+        .read(|blocks| {
+            let kept = read_blocks(blocks, objects)?;
+            check(&kept.tree, shallow)?;
+            Ok(kept)
+        })
+        .map(Some)
+}
+
+/// Whether a tree file's `body` ends in `seal`'s seal of the bytes before it.
+fn sealed_by(body: &[u8], seal: &SealKey) -> bool {
+    let mut blocks = Blocks::new(body);
+    for what in ["meta", "held", "dominators", "retained", "preorder", "subtree", "positions"] {
+        if blocks.next(what).is_err() {
+            return false;
+        }
+    }
+    let at = blocks.position();
+    blocks.next("seal").is_ok_and(|sealed| blocks.finished() && is_sealed(seal, &body[..at], sealed))
+}
+
+/// A tree file's body, checked against the dump's objects (whatever its seal).
+pub fn read(body: &[u8], shallow: &[u64]) -> Result<KeptTree, String> {
+    let kept = read_blocks(Blocks::new(body), shallow.len())?;
+    check(&kept.tree, shallow)?;
+    Ok(kept)
+}
+
+/// A tree over `objects` objects by its tables' sizes, from blocks that may be read in place
+/// from their file, and its seal block (read, not judged); the shape is [`check`]ed apart.
+fn read_blocks(mut blocks: Blocks<'_>, objects: usize) -> Result<KeptTree, String> {
+    let meta: Vec<u64> = blocks.values("tree meta", Some(3))?;
     if meta[0] != objects as u64 {
         return Err(format!("a tree of {} objects, the dump has {objects}", meta[0]));
     }
@@ -90,13 +142,16 @@ fn read_blocks(mut blocks: Blocks<'_>, shallow: &[u64]) -> Result<KeptTree, Stri
         subtree: blocks.table("subtree sizes", objects)?,
         position: blocks.table("preorder positions", objects)?,
     };
+    let seal = blocks.next("seal")?;
+    if !seal.is_empty() && seal.len() != SEAL {
+        return Err(format!("a seal of {} bytes", seal.len()));
+    }
     if !blocks.finished() {
         return Err("bytes after the last block".into());
     }
     if held_by_vm.iter().any(|&o| o as usize >= objects) {
         return Err("an object held by the VM beyond the objects".into());
     }
-    check(&tree, shallow)?;
     Ok(KeptTree { held_by_vm, tree })
 }
 

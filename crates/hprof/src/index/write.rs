@@ -69,8 +69,12 @@ pub fn write_blocks(
     blocks: impl FnOnce(&mut Writer<BufWriter<&mut File>>) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let mut file = File::create(path)?;
-    let mut w =
-        Writer { out: BufWriter::with_capacity(1 << 20, &mut file), written: 0, sum: Checksum::default() };
+    let mut w = Writer {
+        out: BufWriter::with_capacity(1 << 20, &mut file),
+        written: 0,
+        sum: Checksum::default(),
+        sealing: None,
+    };
     w.out.write_all(&[0u8; HEADER])?;
     blocks(&mut w)?;
     let (body, sum) = (w.written, w.sum.value());

@@ -1,5 +1,6 @@
 use super::*;
 use crate::import::{ImportOptions, import};
+use crate::index::seal;
 use crate::index::{Opening, open_dump};
 use memcity_heapgraph::dominators;
 
@@ -113,13 +114,52 @@ fn a_kept_tree_of_the_wrong_shape_is_built_again_by_the_import() {
     let mut kept = load(&file, &key, &shallow).unwrap().expect("kept by the first import");
     let o = kept.tree.preorder[kept.tree.preorder.len() / 2] as usize;
     kept.tree.retained[o] += 8;
-    keep(&TreePlace { path: file.clone(), key, mode: None }, &kept).unwrap();
+    // Unsealed (as by another user's memcity): its shape is checked.
+    keep_sealed(&TreePlace { path: file.clone(), key, mode: None }, &kept, None).unwrap();
     assert_ne!(std::fs::read(&file).unwrap(), good);
     let opened = setup.opened();
     assert!(opened.tree.is_none() && opened.keep_tree.is_some(), "its shape is refused");
-    keep(&TreePlace { path: file.clone(), key, mode: None }, &kept).unwrap();
+    keep_sealed(&TreePlace { path: file.clone(), key, mode: None }, &kept, None).unwrap();
     assert_eq!(import(&[setup.dump()], &setup.options(), &memcity_heapgraph::Silent).unwrap(), plain);
     assert_eq!(std::fs::read(&file).unwrap(), good, "built again, the same");
+}
+
+/// A tree sealed with this user's key is what this user's memcity wrote, so its shape is not
+/// checked again (even a wrong one it was made to seal is read); the same tree unsealed or
+/// sealed with another key is checked and refused, and a sealed tree changed since is found by
+/// its seal and then its checksum.
+#[test]
+fn a_sealed_tree_is_trusted_and_any_other_checked() {
+    let setup = Setup::new("sealed");
+    import(&[setup.dump()], &setup.options(), &memcity_heapgraph::Silent).unwrap();
+    let (file, keys) = (setup.tree_file(), setup.dir.join("keys"));
+    let key = key_of(&file);
+    let shallow = setup.opened().dump.graph.shallow.to_vec();
+    let good = load(&file, &key, &shallow).unwrap().expect("kept");
+    let (mine, theirs) =
+        (seal::key_in(&keys.join("mine")).unwrap(), seal::key_in(&keys.join("theirs")).unwrap());
+    let place = TreePlace { path: file.clone(), key, mode: None };
+    keep_sealed(&place, &good, Some(&mine)).unwrap();
+    assert_eq!(load_sealed(&file, &key, &shallow, Some(&mine)).unwrap(), Some(good.clone()));
+    assert_eq!(load_sealed(&file, &key, &shallow, Some(&theirs)).unwrap(), Some(good.clone()), "checked");
+    let mut wrong = good.clone();
+    wrong.tree.retained[wrong.tree.preorder[1] as usize] += 8;
+    keep_sealed(&place, &wrong, Some(&mine)).unwrap();
+    assert_eq!(load_sealed(&file, &key, &shallow, Some(&mine)).unwrap(), Some(wrong), "trusted");
+    for other in [Some(&theirs), None] {
+        match load_sealed(&file, &key, &shallow, other) {
+            Err(Unusable::Corrupt(why)) => assert!(why.contains("do not add up"), "{why}"),
+            read => panic!("a wrong shape under another seal is refused: {read:?}"),
+        }
+    }
+    keep_sealed(&place, &good, Some(&mine)).unwrap();
+    let mut changed = std::fs::read(&file).unwrap();
+    changed[format::HEADER + 200] ^= 1;
+    std::fs::write(&file, &changed).unwrap();
+    match load_sealed(&file, &key, &shallow, Some(&mine)) {
+        Err(Unusable::Corrupt(why)) => assert!(why.contains("checksum"), "{why}"),
+        read => panic!("a changed tree is refused: {read:?}"),
+    }
 }
 
 /// The key in a tree file's header.
@@ -144,7 +184,8 @@ fn a_tree_of_the_wrong_shape_is_refused() {
         position: vec![0, 1, 2, 3, UNPLACED].into(),
     };
     let body = |tree: &DominatorTree, held: &[u32], objects: u64| {
-        let mut w = format::Writer { out: Vec::new(), written: 0, sum: format::Checksum::default() };
+        let sum = format::Checksum::default();
+        let mut w = format::Writer { out: Vec::new(), written: 0, sum, sealing: None };
         w.values(&[objects, held.len() as u64, tree.preorder.len() as u64]).unwrap();
         w.values(held).unwrap();
         w.values(&tree.idom).unwrap();
@@ -152,6 +193,7 @@ fn a_tree_of_the_wrong_shape_is_refused() {
         w.values(&tree.preorder).unwrap();
         w.values(&tree.subtree).unwrap();
         w.values(&tree.position).unwrap();
+        w.block(&[]).unwrap();
         w.out
     };
     let kept = read(&body(&good, &[3], 5), &shallow).unwrap();
