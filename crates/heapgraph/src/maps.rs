@@ -34,14 +34,28 @@ pub fn pointer_maps(g: &HeapGraph, group_count: usize, live: &[bool]) -> Pointer
 
 /// `pointed_from[b][a]`: for each live object of `a`, the distinct groups of what it references.
 pub fn pointed_from(g: &HeapGraph, group_count: usize, live: &[bool]) -> Vec<BTreeMap<u32, u64>> {
+    // Where every object is live (a heap dump's are), no reference's target is looked up in
+    // the marks: a read at random per reference saved.
+    match live.iter().all(|&l| l) {
+        true => pointed_from_where(g, group_count, |_| true),
+        false => pointed_from_where(g, group_count, |o| live[o]),
+    }
+}
+
+/// [`pointed_from`] over the objects `live` says.
+fn pointed_from_where(
+    g: &HeapGraph,
+    group_count: usize,
+    live: impl Fn(usize) -> bool,
+) -> Vec<BTreeMap<u32, u64>> {
     let mut pointed_from = vec![BTreeMap::new(); group_count];
     // `seen[group] == s` dedupes groups per object without clearing a set each time.
     let mut seen = vec![u32::MAX; group_count];
-    for s in (0..g.object_count()).filter(|&s| live[s]) {
+    for s in (0..g.object_count()).filter(|&s| live(s)) {
         let a = g.group[s];
         for &t in g.referents(s as u32) {
             let b = g.group[t as usize];
-            if live[t as usize] && seen[b as usize] != s as u32 {
+            if live(t as usize) && seen[b as usize] != s as u32 {
                 seen[b as usize] = s as u32;
                 *pointed_from[b as usize].entry(a).or_insert(0) += 1;
             }
@@ -83,7 +97,20 @@ pub fn points_to(
 /// an (object, group) pair, and those pairs are sorted and counted once each. Memory: a `u32`
 /// per object, and 8 bytes per reference from a group other than its target's first.
 pub fn points_to_reached(g: &HeapGraph, idom: &[u32], group_count: usize) -> Vec<BTreeMap<u32, u64>> {
-    let reached = |o: u32| idom[o as usize] != UNREACHABLE;
+    // Where the tree reaches every object (a heap dump's tree does), no reference's target is
+    // looked up in it.
+    match idom.iter().all(|&d| d != UNREACHABLE) {
+        true => points_to_where(g, group_count, |_| true),
+        false => points_to_where(g, group_count, |o| idom[o as usize] != UNREACHABLE),
+    }
+}
+
+/// [`points_to_reached`] between the objects `reached` says.
+fn points_to_where(
+    g: &HeapGraph,
+    group_count: usize,
+    reached: impl Fn(u32) -> bool,
+) -> Vec<BTreeMap<u32, u64>> {
     let mut points_to = vec![BTreeMap::new(); group_count];
     let mut count = |a: u32, t: u32| *points_to[a as usize].entry(g.group[t as usize]).or_insert(0) += 1;
     let mut first = Table::filled(g.object_count(), NO_GROUP);
