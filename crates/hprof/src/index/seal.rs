@@ -126,6 +126,8 @@ fn make_key(folder: &Path, path: &Path) -> Result<SealKey, String> {
     // Written in full under a temporary name, then linked to the key's name, which fails if
     // another run made it meanwhile: nobody reads half a key.
     let temporary = folder.join(format!("{KEY_FILE}.{}.tmp", std::process::id()));
+    // One left by a killed run that had this process's id is no live run's.
+    let _ = std::fs::remove_file(&temporary);
     let written = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
