@@ -26,7 +26,8 @@ pub fn header(kind: Kind, key: &Key, body: u64, checksum: u64) -> [u8; HEADER] {
     let mut out = [0u8; HEADER];
     out[..8].copy_from_slice(&kind.magic);
     out[8..12].copy_from_slice(&kind.version.to_le_bytes());
-    let fields = [key.size, key.mtime_s, key.mtime_ns, key.ends_hash, key.layout_hash, body, checksum];
+    let mut fields = key.fields().to_vec();
+    fields.extend([body, checksum]);
     for (i, f) in fields.iter().enumerate() {
         out[16 + 8 * i..24 + 8 * i].copy_from_slice(&f.to_le_bytes());
     }

@@ -24,6 +24,20 @@ pub struct Key {
 }
 
 impl Key {
+    /// The fields in the order a file's header holds them.
+    pub fn fields(&self) -> [u64; 5] {
+        [self.size, self.mtime_s, self.mtime_ns, self.ends_hash, self.layout_hash]
+    }
+
+    /// [`Key::fields`] as little-endian bytes.
+    pub fn bytes(&self) -> [u8; 40] {
+        let mut out = [0u8; 40];
+        for (chunk, field) in out.chunks_exact_mut(8).zip(self.fields()) {
+            chunk.copy_from_slice(&field.to_le_bytes());
+        }
+        out
+    }
+
     /// The key of the dump file at `path` (the gzip file itself for a gzipped dump).
     pub fn of(path: &Path, layout: &Layout) -> std::io::Result<Key> {
         let mut file = File::open(path)?;

@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 /// A user's key for sealing kept trees.
 #[derive(Clone, PartialEq, Eq)]
-pub struct SealKey([u8; 32]);
+pub struct SealKey([u8; SEAL]);
 
 impl std::fmt::Debug for SealKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -154,8 +154,12 @@ fn make_key(_: &Path, _: &Path) -> Result<SealKey, String> {
 pub struct Sealing(blake3::Hasher);
 
 impl Sealing {
-    pub fn new(key: &SealKey) -> Sealing {
-        Sealing(blake3::Hasher::new_keyed(&key.0))
+    /// A seal with `key` over `preface` (what the file says outside the sealed bytes and the
+    /// reader trusts too: the dump's key in its header), then the bytes added.
+    pub fn new(key: &SealKey, preface: &[u8]) -> Sealing {
+        let mut hasher = blake3::Hasher::new_keyed(&key.0);
+        hasher.update(preface);
+        Sealing(hasher)
     }
 
     pub fn add(&mut self, bytes: &[u8]) {
@@ -171,12 +175,12 @@ impl Sealing {
     }
 }
 
-/// Whether `seal` is `key`'s seal of `bytes` (hashed on every worker).
-pub fn is_sealed(key: &SealKey, bytes: &[u8], seal: &[u8]) -> bool {
-    let mut hasher = blake3::Hasher::new_keyed(&key.0);
-    hasher.update_rayon(bytes);
+/// Whether `seal` is `key`'s seal of `preface` and `bytes` ([`Sealing`]).
+pub fn is_sealed(key: &SealKey, preface: &[u8], bytes: &[u8], seal: &[u8]) -> bool {
+    let mut sealing = Sealing::new(key, preface);
+    sealing.add(bytes);
     // Compared in constant time.
-    <[u8; SEAL]>::try_from(seal).is_ok_and(|seal| hasher.finalize() == blake3::Hash::from(seal))
+    <[u8; SEAL]>::try_from(seal).is_ok_and(|seal| sealing.0.finalize() == blake3::Hash::from(seal))
 }
 
 #[cfg(test)]

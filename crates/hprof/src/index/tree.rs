@@ -51,7 +51,8 @@ pub fn keep(place: &TreePlace, kept: &KeptTree) -> std::io::Result<()> {
 pub fn keep_sealed(place: &TreePlace, kept: &KeptTree, seal: Option<&SealKey>) -> std::io::Result<()> {
     super::write::replace(&place.path, place.mode, |temporary| {
         super::write::write_blocks(temporary, TREE, &place.key, |w| {
-            w.sealing = seal.map(Sealing::new);
+            // The dump's key in the header is sealed too: a tree is trusted beside its dump alone.
+            w.sealing = seal.map(|seal| Sealing::new(seal, &place.key.bytes()));
             let tree = &kept.tree;
             let meta = [tree.idom.len() as u64, kept.held_by_vm.len() as u64, tree.preorder.len() as u64];
             w.values(&meta)?;
@@ -84,7 +85,7 @@ pub fn load_sealed(
     let objects = shallow.len();
     let trusted = seal.and_then(|seal| {
         // The seal covers every byte but its own, so the tables read are the ones sealed.
-        checked.read_unsummed(|body, blocks| match sealed_by(body, seal) {
+        checked.read_unsummed(|body, blocks| match sealed_by(body, key, seal) {
             true => read_blocks(blocks, objects).ok(),
             false => None,
         })
@@ -101,8 +102,8 @@ pub fn load_sealed(
         .map(Some)
 }
 
-/// Whether a tree file's `body` ends in `seal`'s seal of the bytes before it.
-fn sealed_by(body: &[u8], seal: &SealKey) -> bool {
+/// Whether a tree file's `body` ends in `seal`'s seal of the dump's `key` and the bytes before it.
+fn sealed_by(body: &[u8], key: &Key, seal: &SealKey) -> bool {
     let mut blocks = Blocks::new(body);
     for what in ["meta", "held", "dominators", "retained", "preorder", "subtree", "positions"] {
         if blocks.next(what).is_err() {
@@ -110,7 +111,9 @@ fn sealed_by(body: &[u8], seal: &SealKey) -> bool {
         }
     }
     let at = blocks.position();
-    blocks.next("seal").is_ok_and(|sealed| blocks.finished() && is_sealed(seal, &body[..at], sealed))
+    blocks
+        .next("seal")
+        .is_ok_and(|sealed| blocks.finished() && is_sealed(seal, &key.bytes(), &body[..at], sealed))
 }
 
 /// A tree file's body, checked against the dump's objects (whatever its seal).

@@ -22,14 +22,15 @@ fn a_key_is_made_once_and_read_again() {
     }
     let other = key_in(&dir.join("elsewhere")).unwrap();
     assert_ne!(other, key, "random");
-    let mut sealing = Sealing::new(&key);
+    let mut sealing = Sealing::new(&key, b"dump A");
     sealing.add(b"a tree's ");
     sealing.add(b"body");
     let seal = sealing.seal();
-    assert!(is_sealed(&key, b"a tree's body", &seal));
-    assert!(!is_sealed(&other, b"a tree's body", &seal), "another user's key");
-    assert!(!is_sealed(&key, b"a tree's bodY", &seal), "a changed body");
-    assert!(!is_sealed(&key, b"a tree's body", &seal[..31]), "a cut seal");
+    assert!(is_sealed(&key, b"dump A", b"a tree's body", &seal));
+    assert!(!is_sealed(&other, b"dump A", b"a tree's body", &seal), "another user's key");
+    assert!(!is_sealed(&key, b"dump A", b"a tree's bodY", &seal), "a changed body");
+    assert!(!is_sealed(&key, b"dump B", b"a tree's body", &seal), "beside another dump");
+    assert!(!is_sealed(&key, b"dump A", b"a tree's body", &seal[..31]), "a cut seal");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

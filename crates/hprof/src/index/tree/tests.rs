@@ -152,6 +152,15 @@ fn a_sealed_tree_is_trusted_and_any_other_checked() {
             read => panic!("a wrong shape under another seal is refused: {read:?}"),
         }
     }
+    // Moved beside another dump (its header's key rewritten), the seal no longer holds.
+    let another = Key { size: key.size + 1, ..key };
+    let mut moved = std::fs::read(&file).unwrap();
+    moved[16..56].copy_from_slice(&another.bytes());
+    std::fs::write(&file, &moved).unwrap();
+    match load_sealed(&file, &another, &shallow, Some(&mine)) {
+        Err(Unusable::Corrupt(why)) => assert!(why.contains("do not add up"), "{why}"),
+        read => panic!("a sealed tree beside another dump is checked: {read:?}"),
+    }
     keep_sealed(&place, &good, Some(&mine)).unwrap();
     let mut changed = std::fs::read(&file).unwrap();
     changed[format::HEADER + 200] ^= 1;
