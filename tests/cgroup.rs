@@ -123,10 +123,12 @@ fn a_dump_larger_than_its_cgroup_allows_imports_the_same() {
     );
 }
 
-/// A real Node program's 195 MB heap snapshot (2.5 M nodes, 7.7 M edges) in a 160 MB cgroup:
+/// A real Node program's 290 MB heap snapshot (3.7 M nodes, 11.4 M edges) in a 160 MB cgroup:
 /// before its tables were budgeted the kernel killed the import within a second (a release
 /// build does it inside 100 MB; the cgroup leaves room for the test binary's larger code, without
-/// which the retainer paths thrashed).
+/// which the retainer paths thrashed). All in memory it needs about 320 MiB of its own, twice the
+/// limit: at 195 MB (170 MiB, 5% past it) the kernel reclaimed enough code pages on some
+/// machines that the unbounded run finished and the test failed.
 #[test]
 fn a_node_snapshot_larger_than_its_cgroup_allows_imports_the_same() {
     if !common::tools_present(&["node"], "--version", "MEMCITY_REQUIRE_NODE") {
@@ -136,7 +138,7 @@ fn a_node_snapshot_larger_than_its_cgroup_allows_imports_the_same() {
     let dir = scratch("v8");
     let snapshot = dir.join("orders.heapsnapshot");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/js/synthetic.js");
-    run(Command::new("node").arg(&script).arg("200000").arg(&snapshot));
+    run(Command::new("node").arg(&script).arg("300000").arg(&snapshot));
     imports_the_same_inside(
         &group,
         &dir,
