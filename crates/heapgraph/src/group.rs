@@ -28,7 +28,7 @@ struct TrieNode {
 }
 
 /// What one snapshot holds in one group (indexed by group id).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GroupCounts {
     pub objects: u64,
     pub bytes: u64,

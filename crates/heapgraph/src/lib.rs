@@ -30,9 +30,9 @@ pub use objects::{
     EdgeLabels, Label, LabelKind, NO_SITE, ObjectTable, ObjectType, TypeKind, TypedHeap, TypedSnapshot,
 };
 pub use pipeline::{
-    AnalysisOptions, GroupPath, GroupedHeap, Grouping, LeafMemo, MAX_HOPS, PathNames, Retained, SnapshotInfo,
-    TreeSource, group_heap, group_heap_inspected, group_heap_labelled, group_heap_named, group_heap_owned,
-    group_heap_owned_labelled, group_heap_owned_with_tree,
+    AnalysisOptions, GroupPath, GroupedHeap, Grouping, LeafMemo, MAX_HOPS, Partition, PathNames, Retained,
+    SnapshotInfo, TreeSource, group_heap, group_heap_inspected, group_heap_labelled, group_heap_named,
+    group_heap_owned, group_heap_owned_labelled, group_heap_owned_with_tree,
 };
 pub use prefetch::{PREORDER_AHEAD, prefetch};
 pub use progress::{InSeries, Phase, Progress, Silent};

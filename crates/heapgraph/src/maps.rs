@@ -13,7 +13,7 @@ use crate::table::Table;
 /// Pointer maps, indexed by group:
 /// `points_to[a][b]` = distinct objects of `b` referenced by objects of `a`;
 /// `pointed_from[b][a]` = distinct objects of `a` that reference objects of `b`.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PointerMaps {
     pub points_to: Vec<BTreeMap<u32, u64>>,
     pub pointed_from: Vec<BTreeMap<u32, u64>>,

@@ -72,7 +72,7 @@ impl Grouping {
 }
 
 /// A retainer path in group ids, with the root kinds it ends at.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GroupPath {
     pub steps: Vec<crate::retainers::RetainerStep>,
     pub roots: Vec<String>,
@@ -108,7 +108,7 @@ pub const MAX_HOPS: usize = 8;
 const MAX_CLIMB: usize = 1 << 12;
 
 /// One heap grouped, in group ids.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GroupedHeap {
     pub counts: Vec<GroupCounts>,
     pub maps: Option<PointerMaps>,
@@ -694,5 +694,7 @@ impl<K: Hash + Eq> LeafMemo<K> {
     }
 }
 
+mod partition;
+pub use partition::Partition;
 #[cfg(test)]
 mod tests;

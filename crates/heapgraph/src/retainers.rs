@@ -21,7 +21,7 @@ mod item;
 pub const MAX_STEPS: usize = 64;
 
 /// One group on a retainer path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RetainerStep {
     pub group: u32,
     /// The step's objects: all reachable members at step 0, then the distinct exits in `group`.

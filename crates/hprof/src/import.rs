@@ -14,7 +14,7 @@ use memcity_model::History;
 use rayon::prelude::*;
 
 use crate::error::HprofError;
-use crate::index::KeptTree;
+use crate::index::{KeptTree, analysed};
 use crate::layout::Layout;
 use crate::snapshot::{
     assign_leaves, assign_leaves_of, default_grouping, group_dump_with_tree, hold_with_tree,
@@ -36,7 +36,9 @@ pub struct ImportOptions {
     /// `None` reads every dump in full and writes no index ([`crate::index`]).
     pub index: Option<PathBuf>,
     /// Whether the history of an import is kept beside the indexes and read again by the next
-    /// import of the same dumps with the same grouping ([`crate::index`]'s grouped history).
+    /// import of the same dumps with the same grouping ([`crate::index`]'s grouped history),
+    /// and each dump's analysis by the next import whose grouping parts its objects alike
+    /// (its kept analysis).
     pub keep_grouped: bool,
 }
 
@@ -151,6 +153,18 @@ pub fn estimated_memory(path: &Path) -> Option<u64> {
     memcity_heapgraph::estimated_memory(path, MEMORY_PER_DUMP_BYTE)
 }
 
+/// Where the analysis of the dump at `file`, its objects in the leaf groups `group`, is kept
+/// for the next grouping that parts them alike; `None` without an index or kept analyses.
+fn analysed_place(
+    file: &Path,
+    options: &ImportOptions,
+    group: &[u32],
+    group_count: usize,
+) -> Option<analysed::AnalysedPlace> {
+    let index = options.index.as_deref().filter(|_| options.keep_grouped)?;
+    analysed::place(file, Some(index), &options.layout, &options.grouping.analysis, group, group_count)
+}
+
 fn import_one<T>(
     file: &Path,
     options: &ImportOptions,
@@ -181,13 +195,27 @@ fn import_one<T>(
     let (Some(inspect), Some(classes)) = (inspect, classes) else {
         // Groups other dumps add meanwhile have no objects here; the counts cover what exists now.
         let analysis = &options.grouping.analysis;
-        let keep = keep_at.is_some();
-        let (heap, built) =
-            group_dump_with_tree(&mut dump, &mut roots, group_count, analysis, kept, keep, progress);
-        if let (Some(place), Some(built)) = (keep_at, built) {
-            progress.phase(Phase::KeepingTree);
-            crate::index::keep_tree(&place, &built);
-        }
+        let analysed = analysed_place(file, options, &dump.graph.group, group_count);
+        let size = file.metadata().map_or(0, |m| m.len());
+        let heap = match analysed
+            .as_ref()
+            .and_then(|place| analysed::read(place, size, group_count, progress))
+        {
+            Some(heap) => heap,
+            None => {
+                let keep = keep_at.is_some();
+                let (heap, built) =
+                    group_dump_with_tree(&mut dump, &mut roots, group_count, analysis, kept, keep, progress);
+                if let (Some(place), Some(built)) = (keep_at, built) {
+                    progress.phase(Phase::KeepingTree);
+                    crate::index::keep_tree(&place, &built);
+                }
+                if let Some(place) = &analysed {
+                    analysed::keep(place, file, &heap);
+                }
+                heap
+            }
+        };
         return Ok((
             SeriesHeap { time_ms: dump.timestamp_ms, label, heap, metrics: Default::default() },
             None,

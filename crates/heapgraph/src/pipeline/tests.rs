@@ -5,9 +5,14 @@ use crate::roots::{RootKind, root_sets};
 /// root(Static) → list(L) → node(N) → node(N) → person(P) ×2; a shared String(S) held by both
 /// persons; a Local-rooted Temp(T); garbage G.
 fn heap() -> (HeapGraph, Vec<RootSet>, Grouper) {
-    let mut grouper = Grouper::new(parse_list("type").unwrap());
+    example("type", ["L", "N", "P", "S", "T", "G"])
+}
+
+/// [`heap`] grouped by `classifiers`, its six types named `types`.
+pub(super) fn example(classifiers: &str, types: [&str; 6]) -> (HeapGraph, Vec<RootSet>, Grouper) {
+    let mut grouper = Grouper::new(parse_list(classifiers).unwrap());
     let mut leaf = |t: &str| grouper.leaf(&ObjectFacts { type_name: t, ..Default::default() });
-    let (l, n, p, s, t, g) = (leaf("L"), leaf("N"), leaf("P"), leaf("S"), leaf("T"), leaf("G"));
+    let [l, n, p, s, t, g] = types.map(&mut leaf);
     // objects:   0  1  2  3  4  5  6  7
     let group = vec![l, n, n, p, p, s, t, g];
     let refs: [&[u32]; 8] = [&[1], &[2, 3], &[4], &[5], &[5], &[], &[], &[0]];

@@ -52,7 +52,7 @@ pub(crate) fn place(
 }
 
 /// The running executable's size and modification time.
-fn build_stamp() -> Vec<u8> {
+pub(super) fn build_stamp() -> Vec<u8> {
     let meta = std::env::current_exe().and_then(std::fs::metadata);
     let Ok(meta) = meta else { return Vec::new() };
     let since = meta.modified().ok().and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok());

@@ -9,6 +9,7 @@
 //! otherwise reads the dump and writes the index. A stale or unusable index is rebuilt with a
 //! one-line note on stderr.
 
+pub(crate) mod analysed;
 mod evict;
 mod format;
 pub(crate) mod grouped;
