@@ -68,8 +68,8 @@ fn import_twice_reads_the_index_the_second_time_with_the_same_history() {
     let kinds = |suffix: &str| written.iter().filter(|f| f.ends_with(suffix)).count();
     let kept = kinds(".grouped-history");
     assert_eq!(
-        (written.len(), kinds(".hprof-index"), kinds(".hprof-tree"), kept),
-        (3, 1, 1, 1),
+        (written.len(), kinds(".hprof-index"), kinds(".hprof-tree"), kept, kinds(".analysed-heap")),
+        (4, 1, 1, 1, 1),
         "{written:?}"
     );
     // The tree is sealed with a key made in the user's cache folder, for this user alone.
@@ -88,8 +88,8 @@ fn import_twice_reads_the_index_the_second_time_with_the_same_history() {
     assert!(second.contains("read the history kept by an earlier import"), "{second}");
     assert!(!second.contains("from its index"), "{second}");
     assert_eq!(json(&dir.join("first.json")), json(&dir.join("second.json")));
-    assert_eq!(files(&index).len(), 3, "the history kept beside the index and the tree");
-    // Another grouping is analysed again, from the index.
+    assert_eq!(files(&index).len(), 4, "the history and the analysis kept beside the index and the tree");
+    // Another grouping with the same leaves (the types) reads the analysis kept, from the index.
     let by_type = |out: &str, index_flag: &[&str]| {
         let mut command = memcity(&dir);
         command.arg("import").arg(&dump).args(["--classifiers", "type"]).args(index_flag);
@@ -97,6 +97,7 @@ fn import_twice_reads_the_index_the_second_time_with_the_same_history() {
     };
     let said = by_type("by_type.json", &["--index-dir", index.to_str().unwrap()]);
     assert!(said.contains("read 1 dump from its index") && !said.contains("history kept"), "{said}");
+    assert!(said.contains("read the analysis an earlier import kept"), "{said}");
     by_type("by_type_read.json", &["--no-index"]);
     assert_eq!(json(&dir.join("by_type.json")), json(&dir.join("by_type_read.json")));
     assert_eq!(files(&dir.join("dumps")), ["big.hprof"], "nothing beside the dump");
@@ -139,7 +140,7 @@ fn a_corrupt_index_is_rebuilt_with_a_note_and_no_index_writes_nothing() {
     ok(memcity(&dir).arg("import").arg(&dump).arg("-o").arg(dir.join("first.json")));
     let cache = dir.join("cache").join("memcity").join("index");
     let written = files(&cache);
-    assert_eq!(written.len(), 3, "an index, the dominator tree and the history: {written:?}");
+    assert_eq!(written.len(), 4, "an index, the dominator tree, the history and the analysis: {written:?}");
     // The history kept is read only for this grouping: another one opens the index.
     let regrouped = |out: &str, classifiers: &str| {
         let mut command = memcity(&dir);
@@ -154,7 +155,8 @@ fn a_corrupt_index_is_rebuilt_with_a_note_and_no_index_writes_nothing() {
     assert!(line.contains("rebuilding it"), "{line}");
     let output = regrouped("third.json", "type,package,root-kind");
     assert!(stderr(&output).contains("read 1 dump from its index"), "rebuilt whole");
-    // The first grouping's history, damaged: noted, removed, grouped again from the index.
+    // The first grouping's history, damaged: noted, removed, grouped again from the index and
+    // the analysis kept.
     let kept: Vec<String> = files(&cache).into_iter().filter(|f| f.ends_with(".grouped-history")).collect();
     assert_eq!(kept.len(), 3, "one for each grouping: {kept:?}");
     for file in kept {
@@ -167,7 +169,8 @@ fn a_corrupt_index_is_rebuilt_with_a_note_and_no_index_writes_nothing() {
         "{note}"
     );
     assert!(note.contains("read 1 dump from its index"), "{note}");
-    assert_eq!(note.lines().count(), 2, "one line each: {note}");
+    assert!(note.contains("read the analysis an earlier import kept"), "{note}");
+    assert_eq!(note.lines().count(), 3, "one line each: {note}");
     assert_eq!(json(&dir.join("first.json")), json(&dir.join("fifth.json")));
 
     // --no-index: nothing read, nothing written, wherever the index would go.
@@ -186,8 +189,8 @@ fn a_corrupt_index_is_rebuilt_with_a_note_and_no_index_writes_nothing() {
         .arg(dir.join("x.json")));
     assert_eq!(
         files(&elsewhere).len(),
-        3,
-        "$MEMCITY_INDEX_DIR is the default (an index, its tree, the history)"
+        4,
+        "$MEMCITY_INDEX_DIR is the default (an index, its tree, the history, the analysis)"
     );
     let both =
         memcity(&dir).args(["import", "--no-index", "--index-dir", "/tmp", "x.hprof"]).output().unwrap();

@@ -184,6 +184,15 @@ pub fn run(args: ImportArgs) -> Result<()> {
             "memcity: read the history kept by an earlier import of these dumps with this grouping, not the dumps"
         );
     }
+    match memcity_hprof::index::kept_analyses() {
+        0 => {}
+        1 => {
+            shout!("memcity: read the analysis an earlier import kept (its grouping parts the objects alike)")
+        }
+        n => {
+            shout!("memcity: read {n} analyses earlier imports kept (their groupings part the objects alike)")
+        }
+    }
     match memcity_hprof::index::reopened() {
         0 => {}
         1 => shout!("memcity: read 1 dump from its index, not from the dump"),

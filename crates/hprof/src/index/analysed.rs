@@ -109,6 +109,7 @@ pub(crate) fn read(
     progress.phase(Phase::OpeningGrouped);
     match parse(place, size, dump_size, group_count) {
         Ok(heap) => {
+            super::KEPT_ANALYSES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             super::evict::renew(&place.path);
             Some(heap)
         }

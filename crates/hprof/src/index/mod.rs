@@ -170,6 +170,16 @@ pub fn regrouped() -> bool {
     KEPT_GROUPED.swap(false, std::sync::atomic::Ordering::Relaxed)
 }
 
+/// How many dumps' analyses were read back as kept ([`analysed`]) since [`kept_analyses`] was
+/// last asked.
+static KEPT_ANALYSES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many dumps' analyses were read back as an earlier import with a grouping that parts
+/// their objects alike kept them, since this was last asked, for a command to say once.
+pub fn kept_analyses() -> u64 {
+    KEPT_ANALYSES.swap(0, std::sync::atomic::Ordering::Relaxed)
+}
+
 /// How many dumps were read from their indexes since [`reopened`] was last asked.
 static REOPENED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
