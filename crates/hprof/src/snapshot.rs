@@ -7,6 +7,8 @@ use memcity_heapgraph::{
     RootSet, Silent, TreeSource, group_heap_owned_with_tree, reachable, root_sets,
 };
 
+use rayon::prelude::*;
+
 use crate::index::KeptTree;
 use crate::resolve::Dump;
 
@@ -31,11 +33,13 @@ pub(crate) fn assign_leaves_of(
     grouper: &mut Grouper,
 ) -> Vec<RootSet> {
     let roots = root_sets(group.len(), root_kinds.iter().copied());
-    let uses = grouper.uses();
+    if !grouper.uses().roots {
+        leaves_by_class(group, names, grouper);
+        return roots;
+    }
     let mut memo = LeafMemo::default();
     for (node, group) in group.iter_mut().enumerate() {
-        let class = *group;
-        let rooted = if uses.roots { roots[node] } else { RootSet::NONE };
+        let (class, rooted) = (*group, roots[node]);
         let name = &names[class as usize];
         *group = memo.leaf(grouper, (class, rooted), || ObjectFacts {
             type_name: name,
@@ -44,6 +48,41 @@ pub(crate) fn assign_leaves_of(
         });
     }
     roots
+}
+
+/// [`assign_leaves_of`] where the leaf is the class's alone: the classes are given their leaves
+/// in the order the objects first meet them (found a run of objects at a time on every
+/// worker), which is the numbering an object-by-object walk gives, and then every object its
+/// class's leaf (on every worker too).
+fn leaves_by_class(group: &mut [u32], names: &[String], grouper: &mut Grouper) {
+    const RUN: usize = 1 << 20;
+    const NEVER: usize = usize::MAX;
+    let first_met = group
+        .par_chunks(RUN)
+        .enumerate()
+        .fold(
+            || vec![NEVER; names.len()],
+            |mut first, (run, classes)| {
+                for (i, &class) in classes.iter().enumerate() {
+                    let at = &mut first[class as usize];
+                    *at = (*at).min(run * RUN + i);
+                }
+                first
+            },
+        )
+        .reduce(|| vec![NEVER; names.len()], |a, b| a.into_iter().zip(b).map(|(a, b)| a.min(b)).collect());
+    let mut met: Vec<(usize, usize)> = first_met
+        .into_iter()
+        .enumerate()
+        .filter(|&(_, at)| at != NEVER)
+        .map(|(class, at)| (at, class))
+        .collect();
+    met.sort_unstable();
+    let mut leaf = vec![0u32; names.len()];
+    for (_, class) in met {
+        leaf[class] = grouper.leaf(&ObjectFacts { type_name: &names[class], ..ObjectFacts::default() });
+    }
+    group.par_iter_mut().for_each(|g| *g = leaf[*g as usize]);
 }
 
 /// Groups one dump whose objects already have their leaves (see [`assign_leaves`]). A dump
@@ -117,3 +156,6 @@ fn hold(dump: &mut Dump, roots: &mut [RootSet], objects: &[u32]) {
         roots[o as usize] = roots[o as usize].with(RootKind::Internal);
     }
 }
+
+#[cfg(test)]
+mod tests;
