@@ -178,48 +178,40 @@ fn import_one<T>(
         crate::index::open_dump_pending(file, &options.opening(), inspect.is_some(), progress)?;
     let (mut dump, labels) = (opened.dump, opened.labels);
     let classes = inspect.map(|_| dump.graph.group.to_vec());
-    // The objects are grouped while the kept tree (if any) is read and checked: the one writes
-    // the objects' classes, the other reads their sizes.
-    let (graph, names, root_kinds) = (&mut dump.graph, &dump.classes.names, &dump.root_kinds);
-    let ((mut roots, group_count), (kept, keep_at)) = rayon::join(
-        || {
-            let mut grouper = grouper.lock().unwrap_or_else(|e| e.into_inner());
-            (assign_leaves_of(&mut graph.group, names, root_kinds, &mut grouper), grouper.group_count())
-        },
-        || match pending {
-            Some(pending) => pending.load(&graph.shallow, progress),
-            None => (None, opened.keep_tree),
-        },
-    );
+    let (mut roots, group_count) = {
+        let mut grouper = grouper.lock().unwrap_or_else(|e| e.into_inner());
+        let (graph, names, root_kinds) = (&mut dump.graph, &dump.classes.names, &dump.root_kinds);
+        (assign_leaves_of(&mut graph.group, names, root_kinds, &mut grouper), grouper.group_count())
+    };
     let label = file.file_name().map_or(name.clone(), |n| n.to_string_lossy().into_owned());
+    // Groups other dumps add meanwhile have no objects here; the counts cover what exists now.
+    // A grouping that parts the objects as an earlier one did reads that one's analysis, and
+    // the kept tree is not even opened.
+    let analysed = inspect.is_none().then(|| analysed_place(file, options, &dump.graph.group, group_count));
+    let analysed = analysed.flatten();
+    let size = file.metadata().map_or(0, |m| m.len());
+    if let Some(heap) = analysed.as_ref().and_then(|place| analysed::read(place, size, group_count, progress))
+    {
+        let heap = SeriesHeap { time_ms: dump.timestamp_ms, label, heap, metrics: Default::default() };
+        return Ok((heap, None));
+    }
+    let (kept, keep_at) = match pending {
+        Some(pending) => pending.load(&dump.graph.shallow, progress),
+        None => (None, opened.keep_tree),
+    };
     let (Some(inspect), Some(classes)) = (inspect, classes) else {
-        // Groups other dumps add meanwhile have no objects here; the counts cover what exists now.
-        let analysis = &options.grouping.analysis;
-        let analysed = analysed_place(file, options, &dump.graph.group, group_count);
-        let size = file.metadata().map_or(0, |m| m.len());
-        let heap = match analysed
-            .as_ref()
-            .and_then(|place| analysed::read(place, size, group_count, progress))
-        {
-            Some(heap) => heap,
-            None => {
-                let keep = keep_at.is_some();
-                let (heap, built) =
-                    group_dump_with_tree(&mut dump, &mut roots, group_count, analysis, kept, keep, progress);
-                if let (Some(place), Some(built)) = (keep_at, built) {
-                    progress.phase(Phase::KeepingTree);
-                    crate::index::keep_tree(&place, &built);
-                }
-                if let Some(place) = &analysed {
-                    analysed::keep(place, file, &heap);
-                }
-                heap
-            }
-        };
-        return Ok((
-            SeriesHeap { time_ms: dump.timestamp_ms, label, heap, metrics: Default::default() },
-            None,
-        ));
+        let (analysis, keep) = (&options.grouping.analysis, keep_at.is_some());
+        let (heap, built) =
+            group_dump_with_tree(&mut dump, &mut roots, group_count, analysis, kept, keep, progress);
+        if let (Some(place), Some(built)) = (keep_at, built) {
+            progress.phase(Phase::KeepingTree);
+            crate::index::keep_tree(&place, &built);
+        }
+        if let Some(place) = &analysed {
+            analysed::keep(place, file, &heap);
+        }
+        let heap = SeriesHeap { time_ms: dump.timestamp_ms, label, heap, metrics: Default::default() };
+        return Ok((heap, None));
     };
     // The graph is kept past grouping (the inspection follows its references), and the
     // dominator tree's retained sizes are handed on rather than built again; a kept tree is
