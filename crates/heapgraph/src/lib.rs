@@ -8,6 +8,7 @@ pub mod budget;
 pub mod classify;
 pub mod dominators;
 pub mod group;
+mod live;
 pub mod maps;
 pub mod objects;
 pub mod pipeline;
@@ -25,6 +26,7 @@ pub mod values;
 
 pub use classify::{Classifier, FactUse, IN_NO_STRUCTURE, InStructure, ObjectFacts, parse_list};
 pub use group::{GroupCounts, Grouper, OUTSIDE, OUTSIDE_KEY, ROOT_KEY};
+pub use live::Live;
 pub use maps::{PointerMaps, pointer_maps};
 pub use objects::{
     EdgeLabels, Label, LabelKind, NO_SITE, ObjectTable, ObjectType, TypeKind, TypedHeap, TypedSnapshot,
@@ -121,7 +123,9 @@ fn mark(g: &HeapGraph, enter: impl Fn(u32) -> bool) -> Vec<bool> {
 /// if the whole group were freed (its GC closure). Shared ownership counts: an object
 /// kept alive by two groups together is retained by neither alone. One marking pass per group
 /// with live objects, groups in parallel.
-pub fn retained_sizes(g: &HeapGraph, group_count: usize, live: &[bool]) -> Vec<(u64, u64)> {
+pub fn retained_sizes<'a>(g: &HeapGraph, group_count: usize, live: impl Into<Live<'a>>) -> Vec<(u64, u64)> {
+    let live = live.into().marks(g.object_count());
+    let live = &live[..];
     let mut occupied = vec![false; group_count];
     for (o, &l) in live.iter().enumerate() {
         if l {

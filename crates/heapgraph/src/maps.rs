@@ -5,10 +5,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::HeapGraph;
 use crate::dominators::UNREACHABLE;
 use crate::spanning::{Referrers, Spanning};
 use crate::table::Table;
+use crate::{HeapGraph, Live};
 
 /// Pointer maps, indexed by group:
 /// `points_to[a][b]` = distinct objects of `b` referenced by objects of `a`;
@@ -21,7 +21,8 @@ pub struct PointerMaps {
 
 /// Pointer maps over the live objects, `live` being what [`crate::reachable`] marks (edges from
 /// or to dead objects are left out).
-pub fn pointer_maps(g: &HeapGraph, group_count: usize, live: &[bool]) -> PointerMaps {
+pub fn pointer_maps<'a>(g: &HeapGraph, group_count: usize, live: impl Into<Live<'a>>) -> PointerMaps {
+    let live = live.into();
     let (points_to, pointed_from) = rayon::join(
         || {
             let spanning = Spanning::new(g);
@@ -33,12 +34,16 @@ pub fn pointer_maps(g: &HeapGraph, group_count: usize, live: &[bool]) -> Pointer
 }
 
 /// `pointed_from[b][a]`: for each live object of `a`, the distinct groups of what it references.
-pub fn pointed_from(g: &HeapGraph, group_count: usize, live: &[bool]) -> Vec<BTreeMap<u32, u64>> {
+pub fn pointed_from<'a>(
+    g: &HeapGraph,
+    group_count: usize,
+    live: impl Into<Live<'a>>,
+) -> Vec<BTreeMap<u32, u64>> {
     // Where every object is live (a heap dump's are), no reference's target is looked up in
     // the marks: a read at random per reference saved.
-    match live.iter().all(|&l| l) {
-        true => pointed_from_where(g, group_count, |_| true),
-        false => pointed_from_where(g, group_count, |o| live[o]),
+    match live.into() {
+        Live::Marked(marks) if !marks.iter().all(|&l| l) => pointed_from_where(g, group_count, |o| marks[o]),
+        _ => pointed_from_where(g, group_count, |_| true),
     }
 }
 

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use memcity_model::{HeapMetrics, PointerMap, RetainerPath, RetainerStep, Snapshot};
 use rustc_hash::FxHashMap as HashMap;
 
+use crate::Live;
 use crate::classify::{Classifier, ObjectFacts};
 use crate::dominators::{DominatorTree, VIRTUAL_ROOT};
 use crate::dominators::{assemble, immediate_dominators};
@@ -140,7 +141,7 @@ pub fn group_heap_named(
     holder: &dyn Fn(u32) -> Option<String>,
     options: &AnalysisOptions,
 ) -> GroupedHeap {
-    analyse(Graph::Borrowed(g), group_count, live, roots, holder, options, Ask::default()).0
+    analyse(Graph::Borrowed(g), group_count, live.into(), roots, holder, options, Ask::default()).0
 }
 
 /// [`group_heap_named`] for a caller that keeps the graph to look at single objects (`memcity
@@ -161,7 +162,7 @@ pub fn group_heap_inspected(
     progress: &dyn Progress,
 ) -> (GroupedHeap, Vec<u64>, Option<DominatorTree>) {
     let ask = Ask { source: tree, object_retained, progress, ..Ask::default() };
-    analyse(Graph::Borrowed(g), group_count, live, roots, holder, options, ask)
+    analyse(Graph::Borrowed(g), group_count, live.into(), roots, holder, options, ask)
 }
 
 /// [`group_heap_named`], naming the references along each retainer path (`names`).
@@ -174,7 +175,8 @@ pub fn group_heap_labelled(
     names: PathNames,
     options: &AnalysisOptions,
 ) -> GroupedHeap {
-    analyse(Graph::Borrowed(g), group_count, live, roots, holder, options, Ask { names, ..Ask::default() }).0
+    let ask = Ask { names, ..Ask::default() };
+    analyse(Graph::Borrowed(g), group_count, live.into(), roots, holder, options, ask).0
 }
 
 /// [`group_heap_named`] for a caller that has no further use for the graph: its references are
@@ -188,7 +190,7 @@ pub fn group_heap_owned(
     holder: &dyn Fn(u32) -> Option<String>,
     options: &AnalysisOptions,
 ) -> GroupedHeap {
-    analyse(Graph::Owned(g), group_count, live, roots, holder, options, Ask::default()).0
+    analyse(Graph::Owned(g), group_count, live.into(), roots, holder, options, Ask::default()).0
 }
 
 /// [`group_heap_owned`], naming the references along each retainer path (`names`). With
@@ -203,7 +205,8 @@ pub fn group_heap_owned_labelled(
     names: PathNames,
     options: &AnalysisOptions,
 ) -> GroupedHeap {
-    analyse(Graph::Owned(g), group_count, live, roots, holder, options, Ask { names, ..Ask::default() }).0
+    let ask = Ask { names, ..Ask::default() };
+    analyse(Graph::Owned(g), group_count, live.into(), roots, holder, options, ask).0
 }
 
 /// The graph being analysed: borrowed, or owned so that its references can go early.
@@ -245,20 +248,21 @@ pub enum TreeSource {
 
 /// [`group_heap_owned`] with its dominator tree from `tree`; the tree comes back when
 /// [`TreeSource::BuildAndKeep`] asks for it (and the options needed one: retained sizes or
-/// retainer paths). Each phase is told to `progress` as it begins.
+/// retainer paths). Each phase is told to `progress` as it begins. `live` may be
+/// [`Live::All`]: no marks to make where every object counts.
 #[allow(clippy::too_many_arguments)] // group_heap_owned's, where the tree comes from, progress
-pub fn group_heap_owned_with_tree(
+pub fn group_heap_owned_with_tree<'a>(
     g: HeapGraph,
     tree: TreeSource,
     group_count: usize,
-    live: &[bool],
+    live: impl Into<Live<'a>>,
     roots: &[RootSet],
     holder: &dyn Fn(u32) -> Option<String>,
     options: &AnalysisOptions,
     progress: &dyn Progress,
 ) -> (GroupedHeap, Option<DominatorTree>) {
     let ask = Ask { source: tree, progress, ..Ask::default() };
-    let (heap, _, tree) = analyse(Graph::Owned(g), group_count, live, roots, holder, options, ask);
+    let (heap, _, tree) = analyse(Graph::Owned(g), group_count, live.into(), roots, holder, options, ask);
     (heap, tree)
 }
 
@@ -293,7 +297,7 @@ impl Default for Ask<'_> {
 fn analyse(
     mut graph: Graph,
     group_count: usize,
-    live: &[bool],
+    live: Live,
     roots: &[RootSet],
     holder: &dyn Fn(u32) -> Option<String>,
     options: &AnalysisOptions,
@@ -302,7 +306,7 @@ fn analyse(
     let Ask { source, names, object_retained, progress } = ask;
     let g = graph.get();
     // The caller's tables count against the budget of the tables made here.
-    let _held = crate::table::Held::new((live.len() + roots.len() * 2) as u64);
+    let _held = crate::table::Held::new((live.bytes() + roots.len() * 2) as u64);
     let counts_of = || group_counts(g, group_count, live, options.retained);
     let want_retained = options.retained != Retained::None;
     if !want_retained && !options.retainer_paths && !object_retained {
@@ -390,12 +394,12 @@ fn analyse(
 fn group_counts(
     g: &HeapGraph,
     group_count: usize,
-    live: &[bool],
+    live: Live,
     retained: Retained,
 ) -> (Vec<GroupCounts>, u64) {
     let mut counts = vec![GroupCounts::default(); group_count];
     let mut reachable_bytes = 0;
-    for o in (0..g.object_count()).filter(|&o| live[o]) {
+    for o in (0..g.object_count()).filter(|&o| live.has(o)) {
         let c = &mut counts[g.group[o] as usize];
         c.objects += 1;
         c.bytes += g.shallow[o];
@@ -418,7 +422,7 @@ fn group_counts(
 fn build_tree(
     graph: &mut Graph,
     group_count: usize,
-    live: &[bool],
+    live: Live,
     names: PathNames,
     options: &AnalysisOptions,
 ) -> (Option<PointerMaps>, DominatorTree) {

@@ -3,8 +3,8 @@
 //! maps, retained sizes and retainer paths per group.
 
 use memcity_heapgraph::{
-    AnalysisOptions, Classifier, GroupedHeap, Grouper, Grouping, LeafMemo, ObjectFacts, Progress, RootKind,
-    RootSet, Silent, TreeSource, group_heap_owned_with_tree, reachable, root_sets,
+    AnalysisOptions, Classifier, GroupedHeap, Grouper, Grouping, LeafMemo, Live, ObjectFacts, Progress,
+    RootKind, RootSet, Silent, TreeSource, group_heap_owned_with_tree, reachable, root_sets,
 };
 
 use rayon::prelude::*;
@@ -111,12 +111,11 @@ pub fn group_dump_with_tree(
     progress: &dyn Progress,
 ) -> (GroupedHeap, Option<KeptTree>) {
     let (held_by_vm, tree) = hold_with_tree(dump, roots, kept, keep);
-    let live = vec![true; dump.graph.object_count()];
     // Nothing reads the graph afterwards: its references can go as soon as they are followed.
     let graph = std::mem::take(&mut dump.graph);
     let holder = |node| dump.holder_name(node);
     let (heap, tree) =
-        group_heap_owned_with_tree(graph, tree, group_count, &live, roots, &holder, options, progress);
+        group_heap_owned_with_tree(graph, tree, group_count, Live::All, roots, &holder, options, progress);
     (heap, tree.map(|tree| KeptTree { held_by_vm, tree }))
 }
 

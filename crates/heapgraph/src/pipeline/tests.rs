@@ -362,3 +362,28 @@ fn the_phases_are_told_as_they_begin() {
         AnalysisOptions { pointer_maps: false, retained: Retained::None, retainer_paths: false };
     assert_eq!(phases(TreeSource::Build, &counts_only), []);
 }
+
+#[test]
+fn every_object_counted_without_marks_is_every_object_marked() {
+    let (g, roots, grouper) = heap();
+    let marks = vec![true; g.object_count()];
+    let options = AnalysisOptions { retained: Retained::Closure, ..AnalysisOptions::default() };
+    let run = |live: Live| {
+        let (heap, _) = group_heap_owned_with_tree(
+            g.clone(),
+            TreeSource::Build,
+            grouper.group_count(),
+            live,
+            &roots,
+            &|_| None,
+            &options,
+            &Silent,
+        );
+        heap
+    };
+    let all = run(Live::All);
+    assert_eq!(all, run(Live::Marked(&marks)));
+    let garbage = grouper.group_of_key("Heap#Type:G").unwrap() as usize;
+    assert_eq!(all.counts[garbage].objects, 1, "unmarked, the garbage counts too");
+    assert_eq!(run(Live::Marked(&crate::reachable(&g))).counts[garbage].objects, 0);
+}
