@@ -9,9 +9,12 @@ mod app;
 #[cfg(target_os = "linux")]
 mod big_blocks;
 mod cli;
+// The app alone reads the clock and the progress line; the headless build leaves them unread.
+#[cfg_attr(not(feature = "app"), allow(dead_code))]
 mod clock;
 mod follow;
 mod input;
+#[cfg_attr(not(feature = "app"), allow(dead_code))]
 mod progress;
 
 #[cfg(target_os = "linux")]
