@@ -19,14 +19,6 @@ impl<'a> Live<'a> {
         }
     }
 
-    /// Whether every object counts (also where the marks say so).
-    pub fn is_all(self) -> bool {
-        match self {
-            Live::All => true,
-            Live::Marked(marks) => marks.iter().all(|&l| l),
-        }
-    }
-
     /// The marks of `n` objects, made where every one counts.
     pub fn marks(self, n: usize) -> Cow<'a, [bool]> {
         match self {

@@ -25,6 +25,9 @@ pub enum Phase {
     KeepingTree,
     /// Reading the grouped history kept from an earlier import with the same grouping.
     OpeningGrouped,
+    /// Reading a dump's analysis kept from an earlier import whose grouping parted its objects
+    /// alike.
+    OpeningAnalysed,
 }
 
 impl Phase {
@@ -40,6 +43,7 @@ impl Phase {
             Phase::RetainedAndPaths => "retained sizes and retainer paths",
             Phase::KeepingTree => "keeping the dominator tree",
             Phase::OpeningGrouped => "reading the grouped history kept from an earlier import",
+            Phase::OpeningAnalysed => "reading the analysis kept from an earlier import",
         }
     }
 }

@@ -106,7 +106,7 @@ pub(crate) fn read(
     progress: &dyn Progress,
 ) -> Option<GroupedHeap> {
     let size = std::fs::metadata(&place.path).ok().filter(|m| m.is_file())?.len();
-    progress.phase(Phase::OpeningGrouped);
+    progress.phase(Phase::OpeningAnalysed);
     match parse(place, size, dump_size, group_count) {
         Ok(heap) => {
             super::KEPT_ANALYSES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

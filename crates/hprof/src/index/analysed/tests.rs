@@ -74,7 +74,7 @@ fn a_grouping_that_parts_the_objects_alike_reads_the_analysis_kept_and_others_do
     // By type alone the leaves are the same: nothing is analysed, and the history is the one
     // a full analysis of the dump gives.
     let (by_type, heard) = folder.import("type", true);
-    assert!(!analysed(&heard) && heard.contains(&Phase::OpeningGrouped), "{heard:?}");
+    assert!(!analysed(&heard) && heard.contains(&Phase::OpeningAnalysed), "{heard:?}");
     assert!(!heard.contains(&Phase::OpeningTree), "the kept tree is not opened: {heard:?}");
     assert_eq!(by_type, folder.import("type", false).0);
     assert_eq!(folder.kept().len(), 1);
