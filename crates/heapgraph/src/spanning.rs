@@ -51,7 +51,7 @@ impl Spanning {
             g.object_count() < limit && g.edges.len() + g.roots.len() < limit,
             "heap graph too large for u32 indices"
         );
-        // The search and the reversal read objects and their references by id, at random.
+        // The search reads objects and their references by id, at random; the reversal in order.
         let expect = |access| {
             g.edge_start.expect(access);
             g.edges.expect(access);
@@ -136,26 +136,42 @@ impl Search {
     }
 }
 
-/// The successors of number `v` (object `o`): the GC roots for the virtual root.
-fn successors(g: &HeapGraph, v: u32, o: u32) -> &[u32] {
-    if v == 0 { &g.roots } else { g.referents(o) }
-}
-
 /// The referrers of each number as numbers (a counting sort by the counts the search left).
+/// Both sweeps go over the objects in id order, not the numbers': the references are then
+/// read in order, and only the targets' entries and the lists are met at random — past the
+/// budget, where the tables are work files, that halves the tables read at random. A list's
+/// order is then the referrers' ids', which nothing reads it by.
 fn referrers(g: &HeapGraph, search: &mut Search) -> Referrers {
     let count = search.vertex.len();
     let mut start = Table::filled(count + 1, 0u32);
+    search.object.expect(Access::InOrder);
+    for &[v, referrers] in search.object.iter().filter(|e| e[0] != UNREACHABLE) {
+        start[v as usize + 1] = referrers;
+    }
     for v in 1..count {
-        let entry = &mut search.object[search.vertex[v] as usize];
-        start[v + 1] = start[v] + entry[1];
-        entry[1] = start[v];
+        start[v + 1] += start[v];
+    }
+    // The virtual root's referrers (none) are empty: its start and end are both 0.
+    for entry in search.object.iter_mut().filter(|e| e[0] != UNREACHABLE) {
+        entry[1] = start[entry[0] as usize];
     }
     let mut list = Table::filled(start[count] as usize, 0u32);
-    for (v, &o) in search.vertex.iter().enumerate() {
-        for &t in successors(g, v as u32, o) {
-            let entry = &mut search.object[t as usize];
-            list[entry[1] as usize] = v as u32;
-            entry[1] += 1;
+    g.edge_start.expect(Access::InOrder);
+    g.edges.expect(Access::InOrder);
+    search.object.expect(Access::Random);
+    let object = &mut search.object;
+    let mut note = |object: &mut [[u32; 2]], t: u32, v: u32| {
+        let entry = &mut object[t as usize];
+        list[entry[1] as usize] = v;
+        entry[1] += 1;
+    };
+    for &t in &g.roots {
+        note(object, t, 0);
+    }
+    for o in 0..g.object_count() as u32 {
+        let v = object[o as usize][0];
+        if v != UNREACHABLE {
+            g.referents(o).iter().for_each(|&t| note(object, t, v));
         }
     }
     Referrers { start, list }
