@@ -71,7 +71,10 @@ pub fn spill_note() -> Option<String> {
 /// normally brings in its neighbours too (some 32 pages): right for a pass in order, but for
 /// reads by object id at random inside a tight memory limit it evicts the pages still in use
 /// for pages never read — a 400 MB dump in a 200 MB cgroup took seven times as long with it on
-/// for the depth-first numbering.
+/// for the depth-first numbering. A table to be read at random that fits in half the budget
+/// (the page cache's share of the memory) is read in whole first, in order: one sequential
+/// read rather than a fault for each page it has (the numbering of a 96 M-object dump in a 2
+/// GiB cgroup: 11 s, then 5 s).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
     Random,
@@ -179,6 +182,9 @@ impl<T: Plain> Table<T> {
             Storage::Mapped { map, len, .. } if (*len + 1) * size <= map.len() => {
                 map[*len * size..(*len + 1) * size].copy_from_slice(bytes_of(&value));
                 *len += 1;
+                if (*len * size).is_multiple_of(WRITTEN_OUT) {
+                    write_out(map, *len * size - WRITTEN_OUT);
+                }
             }
             Storage::Mapped { map, file, .. } => {
                 let old = map.len() as u64;
@@ -249,14 +255,21 @@ impl<T: Plain> Table<T> {
     /// off the kernel's read-around for it, [`Access::InOrder`] turns it back on. Nothing for a
     /// table in memory.
     pub fn expect(&self, access: Access) {
-        let advice = match access {
-            Access::Random => memmap2::Advice::Random,
-            Access::InOrder => memmap2::Advice::Normal,
+        let map = match &self.storage {
+            Storage::Memory(_) => return,
+            Storage::Mapped { map, .. } | Storage::Private { map, .. } => map,
         };
-        match &self.storage {
-            Storage::Memory(_) => {}
-            Storage::Mapped { map, .. } | Storage::Private { map, .. } => {
-                let _ = map.advise(advice);
+        match access {
+            Access::Random => {
+                if budget().is_some_and(|budget| map.len() as u64 <= budget / 2) {
+                    // Older kernels refuse MADV_POPULATE_READ; the faults then read it.
+                    let _ = map.advise(memmap2::Advice::Normal);
+                    let _ = map.advise(memmap2::Advice::PopulateRead);
+                }
+                let _ = map.advise(memmap2::Advice::Random);
+            }
+            Access::InOrder => {
+                let _ = map.advise(memmap2::Advice::Normal);
             }
         }
     }
@@ -313,6 +326,24 @@ fn map_if_over_budget(bytes: u64) -> Option<(memmap2::MmapMut, File)> {
             None
         }
     }
+}
+
+/// A table filled in order in a work file is written out a chunk of this many bytes at a time.
+const WRITTEN_OUT: usize = 16 << 20;
+
+/// Writes out the `WRITTEN_OUT` bytes of `map` from `at` and lets their pages go
+/// (`MADV_PAGEOUT`): a table filled in order is read again in order, which read-around makes
+/// cheap, while its dirty pages would take the page cache from the tables read at random
+/// beside it (the numbering's search, whose spanning tree grows this way).
+fn write_out(map: &memmap2::MmapMut, at: usize) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: advice on a range of this mapping; MADV_PAGEOUT changes no contents. Older
+    // kernels refuse it, and then nothing changes.
+    unsafe {
+        libc::madvise(map.as_ptr().add(at) as *mut libc::c_void, WRITTEN_OUT, libc::MADV_PAGEOUT);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (map, at);
 }
 
 /// Makes, reserves, unlinks and maps a work file.

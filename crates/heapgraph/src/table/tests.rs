@@ -47,6 +47,21 @@ fn tables_read_the_same_in_memory_and_mapped() {
     assert!(advised_random(grown.as_ptr() as usize), "after it grew");
     in_memory.expect(Access::Random);
     assert!(!advised_random(in_memory.as_ptr() as usize), "nothing to advise in memory");
+    // Read at random and within half the budget: read in whole first. A fresh file's pages
+    // are not in memory until touched (zeros are not written).
+    let fresh = Table::filled(1 << 20, 0u32);
+    assert!(fresh.is_mapped() && resident(&fresh) == 0, "nothing read yet");
+    fresh.expect(Access::Random);
+    assert_eq!(resident(&fresh), 0, "past half the budget (0): left to the faults");
+    spill_to(16 << 20, Some(dir.clone()));
+    fresh.expect(Access::Random);
+    assert_eq!(resident(&fresh), (4 << 20) / 4096, "read in whole");
+    assert!(advised_random(fresh.as_ptr() as usize));
+    spill_to(0, Some(dir.clone()));
+    // Filled in order past a chunk that is written out: its values read the same.
+    let mut filled = Table::with_capacity(1);
+    (0..(WRITTEN_OUT as u32 / 2)).for_each(|i| filled.push(i));
+    assert!(filled.is_mapped() && filled.iter().enumerate().all(|(i, &x)| x == i as u32));
     // Appended a slice at a time, emptied and refilled, collected, copied: mapped all the same.
     let mut appended = Table::default();
     for part in (0..100_000u32).collect::<Vec<_>>().chunks(777) {
@@ -104,6 +119,16 @@ fn tables_read_the_same_in_memory_and_mapped() {
     spill_to(0, None);
     assert!(!Table::filled(1_000, 1u32).is_mapped(), "no folder: never mapped");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// How many pages of a table are in memory (`mincore`).
+fn resident<T: Plain>(table: &Table<T>) -> usize {
+    let bytes = std::mem::size_of_val(&table[..]);
+    let mut pages = vec![0u8; bytes.div_ceil(4096)];
+    // SAFETY: the table's own pages, one status byte each.
+    let status = unsafe { libc::mincore(table.as_ptr() as *mut libc::c_void, bytes, pages.as_mut_ptr()) };
+    assert_eq!(status, 0);
+    pages.iter().filter(|&&p| p & 1 == 1).count()
 }
 
 /// Whether the mapping holding `address` is advised random (`rr` in /proc/self/smaps).
