@@ -182,8 +182,11 @@ impl<T: Plain> Table<T> {
             Storage::Mapped { map, len, .. } if (*len + 1) * size <= map.len() => {
                 map[*len * size..(*len + 1) * size].copy_from_slice(bytes_of(&value));
                 *len += 1;
-                if (*len * size).is_multiple_of(WRITTEN_OUT) {
-                    write_out(map, *len * size - WRITTEN_OUT);
+                // The value that fills a chunk (or, for sizes that do not divide it, crosses
+                // into the next) writes it out.
+                let end = *len * size;
+                if end / WRITTEN_OUT > (end - size) / WRITTEN_OUT {
+                    write_out(map, end / WRITTEN_OUT * WRITTEN_OUT - WRITTEN_OUT);
                 }
             }
             Storage::Mapped { map, file, .. } => {

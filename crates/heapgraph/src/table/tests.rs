@@ -62,6 +62,10 @@ fn tables_read_the_same_in_memory_and_mapped() {
     let mut filled = Table::with_capacity(1);
     (0..(WRITTEN_OUT as u32 / 2)).for_each(|i| filled.push(i));
     assert!(filled.is_mapped() && filled.iter().enumerate().all(|(i, &x)| x == i as u32));
+    // A value that straddles a chunk's end (12 bytes do not divide 16 MiB) reads the same too.
+    let mut triples = Table::with_capacity(1);
+    (0..(WRITTEN_OUT / 12 + 10) as u32).for_each(|i| triples.push([i, i + 1, i + 2]));
+    assert!(triples.iter().enumerate().all(|(i, &t)| t == [i as u32, i as u32 + 1, i as u32 + 2]));
     // Appended a slice at a time, emptied and refilled, collected, copied: mapped all the same.
     let mut appended = Table::default();
     for part in (0..100_000u32).collect::<Vec<_>>().chunks(777) {
