@@ -251,7 +251,9 @@ pub fn xvfb() -> Option<Xvfb> {
             if xvfb.child.try_wait().ok().flatten().is_some() {
                 break;
             }
-            if std::path::Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() {
+            // Ready once it takes a connection, not when its socket's file appears (a client
+            // that came too early failed to open the display once).
+            if std::os::unix::net::UnixStream::connect(format!("/tmp/.X11-unix/X{n}")).is_ok() {
                 std::thread::sleep(Duration::from_millis(100));
                 if xvfb.child.try_wait().ok().flatten().is_none() {
                     return Some(xvfb);
