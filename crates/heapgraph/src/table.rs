@@ -255,8 +255,8 @@ impl<T: Plain> Table<T> {
     }
 
     /// Says how the table is about to be read, when it is in a file: [`Access::Random`] turns
-    /// off the kernel's read-around for it, [`Access::InOrder`] turns it back on. Nothing for a
-    /// table in memory.
+    /// off the kernel's read-around for it (reading it in whole first where it fits in half the
+    /// budget), [`Access::InOrder`] turns it back on. Nothing for a table in memory.
     pub fn expect(&self, access: Access) {
         let map = match &self.storage {
             Storage::Memory(_) => return,
