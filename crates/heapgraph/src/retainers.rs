@@ -7,14 +7,18 @@
 
 use rayon::prelude::*;
 
+use std::ops::Range;
+
 use crate::HeapGraph;
-use crate::dominators::{DominatorTree, UNPLACED, VIRTUAL_ROOT};
+use crate::dominators::{DominatorTree, VIRTUAL_ROOT};
 use crate::radix::sort_by_bits;
 use crate::retained::{Dominated, dominated_and_holders};
 use crate::table::{Plain, Table};
 use item::Item;
+use ranked::Ranked;
 
 mod item;
+mod ranked;
 
 /// The most steps of a path; groups may repeat (String → Person → String), but a path cannot be
 /// longer than the dominator tree is deep.
@@ -57,11 +61,13 @@ pub struct RetainerPath {
 /// step never has more objects than its group and a path at most MAX_STEPS steps, so at worst
 /// O(MAX_STEPS · n log n) and in practice a few times n: the exits (and top-most same-group
 /// holders) of all objects are computed once in one preorder pass, and each step only looks at
-/// its own objects. A step's objects are kept in object order and everything it needs about
-/// them is read in that order, then sorted locally (by exit, by preorder position): past the
-/// budget the per-object tables are mapped files, and reads in object order sweep them once
-/// instead of faulting a page per object. Memory: 3 `u32`s per object (exit or top-most holder,
-/// preorder position, members by group) and, per worker, 8 bytes per object of the largest
+/// its own objects. A step's objects are kept in rank order ([`ranked`]: group by group, in
+/// object order within a group) and everything it needs about them is read in that order from
+/// tables by rank, then sorted locally (by exit, by preorder position): past the budget these
+/// tables are mapped files, and a step's reads sweep only its group's run of them instead of
+/// faulting a page per object, or sweeping tables of all objects. Memory: 8 `u32`s per object
+/// (the holder by object until it is ranked, then by rank; members, ranks, preorder positions,
+/// shallow bytes, and two for retained bytes by rank) and, per worker, 8 bytes per object of the largest
 /// step it climbs (16 with representatives, or for a group retaining 4 GiB or more: an
 /// [`item::Item`]): its objects with their weights, each replaced by its exit in place, which
 /// are filtered and become the next step's objects; as many more only where the exits come out
@@ -82,22 +88,21 @@ pub fn retainer_paths_represented(
 }
 
 /// The groups' dominated sizes ([`dominated`]), which are also the paths' first steps' retained
-/// bytes, and [`retainer_paths`] (or [`retainer_paths_represented`]) beside them. The three
-/// sweeps every path needs run side by side: the dominated sizes and then the exits down the
-/// preorder on one worker, the members by group in object order on the other (each is a
-/// sequential pass over the per-object tables).
+/// bytes, and [`retainer_paths`] (or [`retainer_paths_represented`]) beside them. The sweeps
+/// every path needs run side by side: the dominated sizes and then the exits down the preorder
+/// on one worker, the tables by rank in object order on the other (each is a sequential pass
+/// over the per-object tables); then the holders are ranked in one more sweep.
 pub fn dominated_and_paths(
     g: &HeapGraph,
     tree: &DominatorTree,
     group_count: usize,
     represent: bool,
 ) -> (Dominated, Vec<Option<RetainerPath>>) {
-    let ((dominated, holder), (start, members)) = rayon::join(
-        || dominated_and_holders(g, tree, group_count),
-        || members_by_group(g, &tree.position, group_count),
-    );
-    let climb = Climb::new(g, tree, &dominated, holder, represent);
-    let members_of = |group: usize| &members[start[group]..start[group + 1]];
+    let ((dominated, holder), ranked) =
+        rayon::join(|| dominated_and_holders(g, tree, group_count), || Ranked::new(g, tree, group_count));
+    let ranked = ranked.with_holders(holder, &dominated);
+    let climb = Climb::new(g, tree, &ranked, represent);
+    let members_of = |group: usize| ranked.of(group);
     // Groups are independent: each worker takes the next group, largest first, with tables of
     // its own.
     let mut order: Vec<usize> = (0..group_count).filter(|&group| !members_of(group).is_empty()).collect();
@@ -130,41 +135,18 @@ pub fn dominated_and_paths(
     (dominated, paths)
 }
 
-/// The reachable objects of each group in object order (a counting sort in one sweep).
-fn members_by_group(g: &HeapGraph, pos: &[u32], group_count: usize) -> (Vec<usize>, Table<u32>) {
-    let reachable = |o: usize| pos[o] != UNPLACED;
-    let mut start = vec![0usize; group_count + 1];
-    for o in (0..g.object_count()).filter(|&o| reachable(o)) {
-        start[g.group[o] as usize + 1] += 1;
-    }
-    for i in 0..group_count {
-        start[i + 1] += start[i];
-    }
-    let mut fill = start.clone();
-    let mut members = Table::filled(start[group_count], 0u32);
-    for o in (0..g.object_count()).filter(|&o| reachable(o)) {
-        let group = g.group[o] as usize;
-        members[fill[group]] = o as u32;
-        fill[group] += 1;
-    }
-    (start, members)
-}
-
 /// What every path needs about every object, computed once.
+/// Steps hold ranks ([`ranked`]), not objects: the rank of an object's holder is its exit, the
+/// nearest dominator in another group, or where there is none (the exit is the virtual root),
+/// the top-most dominator in its own group (or the object itself), the one hanging below the
+/// virtual root. Which of the two it holds is told by its group: one table where an exit and
+/// a top would take two ([`Climb::exit`]).
 struct Climb<'a> {
     g: &'a HeapGraph,
     tree: &'a DominatorTree,
-    /// Which objects lie below another of their group.
-    dominated: &'a Dominated,
-    /// The object's exit, the nearest dominator in another group; where there is none (the
-    /// exit is the virtual root), the top-most dominator in its own group (or the object
-    /// itself), the one hanging below the virtual root. Which of the two it holds is told by
-    /// its group: one table where an exit and a top would take two ([`Climb::exit`]).
-    holder: Table<u32>,
-    /// The tree's preorder positions.
-    pos: &'a [u32],
+    ranked: &'a Ranked,
     represent: bool,
-    /// Bits of the largest object index (and preorder position): what the sorts sort by.
+    /// Bits of the largest rank (and preorder position): what the sorts sort by.
     bits: u32,
 }
 
@@ -250,41 +232,37 @@ impl Tally {
 }
 
 impl<'a> Climb<'a> {
-    fn new(
-        g: &'a HeapGraph,
-        tree: &'a DominatorTree,
-        dominated: &'a Dominated,
-        holder: Table<u32>,
-        represent: bool,
-    ) -> Climb<'a> {
-        debug_assert!(g.group.iter().all(|&h| (h as usize) < dominated.sizes.len()));
-        let bits = u32::BITS - (g.object_count() as u32).leading_zeros();
-        Climb { g, tree, dominated, holder, pos: &tree.position, represent, bits }
+    fn new(g: &'a HeapGraph, tree: &'a DominatorTree, ranked: &'a Ranked, represent: bool) -> Climb<'a> {
+        // Preorder positions are below the number of ranks too.
+        let bits = u32::BITS - (ranked.len() as u32).leading_zeros();
+        Climb { g, tree, ranked, represent, bits }
     }
 
-    /// The nearest dominator of `o` in another group, or VIRTUAL_ROOT.
-    fn exit(&self, o: u32) -> u32 {
-        let h = self.holder[o as usize];
-        match self.g.group[h as usize] == self.g.group[o as usize] {
+    /// The rank of the nearest dominator in another group of rank `r`, a member of `group`, or
+    /// VIRTUAL_ROOT. (The caller knows the group: every object of a step is in the step's.)
+    fn exit(&self, r: u32, group: u32) -> u32 {
+        let h = self.ranked.holder[r as usize];
+        match self.ranked.is_in(h, group) {
             true => VIRTUAL_ROOT,
             false => h,
         }
     }
 
-    /// `members` in object order, `retained` the bytes of the union of their subtrees.
+    /// The objects of `group` are the `members` ranks, `retained` the bytes of the union of
+    /// their subtrees.
     fn path<I: Item>(
         &self,
         group: u32,
-        members: &[u32],
+        members: Range<usize>,
         retained: u64,
         scratch: &mut Scratch<I>,
     ) -> RetainerPath {
         let Scratch { tally, objects, through, spans, spare } = scratch;
         let mut bytes = 0;
-        for (item, &o) in prefix(objects, members.len()).iter_mut().zip(members) {
-            let weight = self.g.shallow[o as usize];
+        for (item, r) in prefix(objects, members.len()).iter_mut().zip(members.clone()) {
+            let weight = self.ranked.shallow(self.g, r as u32);
             bytes += weight;
-            *item = I::of(o, weight);
+            *item = I::of(r as u32, weight);
         }
         let mut steps =
             vec![RetainerStep { group, objects: members.len() as u64, bytes, retained_bytes: retained }];
@@ -293,8 +271,10 @@ impl<'a> Climb<'a> {
         let mut children: Vec<Table<[u32; 2]>> = Vec::new();
         // Whether the last step's objects have become their exits.
         let mut exited = false;
+        // The group of the last step's objects.
+        let mut at = group;
         while steps.len() < MAX_STEPS {
-            let (held, root) = self.exit_in_place(&mut objects[..len], tally);
+            let (held, root) = self.exit_in_place(&mut objects[..len], at, tally);
             exited = true;
             let Some((next, (_, reaching))) = tally.heaviest(root) else {
                 break;
@@ -303,9 +283,10 @@ impl<'a> Climb<'a> {
             // the rooted objects are left out.
             let only_next = reaching == held as u64;
             len = self.next_objects(next, &mut objects[..len], only_next, through);
-            exited = false;
+            (exited, at) = (false, next);
             let step_objects = &objects[..len];
             if self.represent {
+                // The exit's rank with the object below leading to it.
                 let first = |item: &I| [item.object(), self.tree.preorder[item.first() as usize]];
                 children.push(step_objects.iter().map(first).collect());
             }
@@ -314,13 +295,13 @@ impl<'a> Climb<'a> {
         }
         let last = &objects[..len];
         let representatives = match self.represent {
-            true => representatives(last, exited, &children, &self.tree.preorder, self.pos),
+            true => representatives(last, exited, &children, self.tree, self.ranked),
             false => Vec::new(),
         };
-        RetainerPath { steps, rooted: self.rooted(last, exited), representatives }
+        RetainerPath { steps, rooted: self.rooted(last, at, exited), representatives }
     }
 
-    /// The step's figures; `objects` in object order. Where none of
+    /// The step's figures; `objects` in rank order. Where none of
     /// them lies below another of their group, their subtrees are disjoint and their retained
     /// bytes add up; else the union of their subtrees is one sweep in preorder: each object's
     /// position, subtree size and retained bytes are read in object order into `spans` and then
@@ -332,20 +313,21 @@ impl<'a> Climb<'a> {
         spans: &mut Table<[u64; 2]>,
         spare: &mut Table<[u64; 2]>,
     ) -> RetainerStep {
-        let object = |item: &I| item.object();
+        let (rank, ranked) = (|item: &I| item.object(), self.ranked);
         let mut step = RetainerStep { group, objects: objects.len() as u64, bytes: 0, retained_bytes: 0 };
-        if !objects.iter().any(|item| self.dominated.is_nested(object(item))) {
-            for o in objects.iter().map(object) {
-                step.bytes += self.g.shallow[o as usize];
-                step.retained_bytes += self.tree.retained[o as usize];
+        if !objects.iter().any(|item| ranked.is_nested(rank(item))) {
+            for r in objects.iter().map(rank) {
+                step.bytes += ranked.shallow(self.g, r);
+                step.retained_bytes += ranked.retained[r as usize];
             }
             return step;
         }
         let spans = prefix(spans, objects.len());
-        for (span, o) in spans.iter_mut().zip(objects.iter().map(object)) {
-            let o = o as usize;
-            step.bytes += self.g.shallow[o];
-            *span = [u64::from(self.pos[o]) << 32 | u64::from(self.tree.subtree[o]), self.tree.retained[o]];
+        for (span, r) in spans.iter_mut().zip(objects.iter().map(rank)) {
+            step.bytes += ranked.shallow(self.g, r);
+            let r = r as usize;
+            let subtree = self.tree.subtree[ranked.members[r] as usize];
+            *span = [u64::from(ranked.pos[r]) << 32 | u64::from(subtree), ranked.retained[r]];
         }
         sort_by_bits(spans, spare, |span| span[0], 32, self.bits);
         let mut end = 0;
@@ -364,19 +346,24 @@ impl<'a> Climb<'a> {
     /// where the exit is the virtual root; the weights and objects are tallied by the exits' groups. Returns
     /// how many have an exit, and what reaches the virtual root (the path ends there unless a
     /// group receives more).
-    fn exit_in_place<I: Item>(&self, objects: &mut [I], tally: &mut Tally) -> (usize, (u64, u64)) {
+    fn exit_in_place<I: Item>(
+        &self,
+        objects: &mut [I],
+        group: u32,
+        tally: &mut Tally,
+    ) -> (usize, (u64, u64)) {
         let mut root = (0, 0);
         let mut held = 0;
         for item in objects.iter_mut() {
-            let (o, weight) = (item.object(), item.weight());
-            let x = self.exit(o);
+            let (r, weight) = (item.object(), item.weight());
+            let x = self.exit(r, group);
             if x == VIRTUAL_ROOT {
                 root = (root.0 + weight, root.1 + 1);
-                *item = I::rooted(o, weight);
+                *item = I::rooted(r, weight);
                 continue;
             }
-            tally.add(self.g.group[x as usize], weight, 1);
-            let first = if self.represent { self.pos[o as usize] } else { 0 };
+            tally.add(self.ranked.group(x), weight, 1);
+            let first = if self.represent { self.ranked.pos[r as usize] } else { 0 };
             *item = I::exited(x, first, weight);
             held += 1;
         }
@@ -397,7 +384,7 @@ impl<'a> Climb<'a> {
         let mut kept = 0;
         for i in 0..exits.len() {
             let x = exits[i];
-            if !x.is_rooted() && (only_next || self.g.group[x.object() as usize] == next) {
+            if !x.is_rooted() && (only_next || self.ranked.is_in(x.object(), next)) {
                 exits[kept] = x;
                 kept += 1;
             }
@@ -421,20 +408,21 @@ impl<'a> Climb<'a> {
     /// The top-most same-group holders, directly below the virtual root, of the objects whose
     /// exit is the virtual root (each once, in preorder of the first object leading to it), of
     /// a step's objects, or of what they became (`exited`: [`Climb::exit_in_place`]).
-    fn rooted<I: Item>(&self, objects: &[I], exited: bool) -> Vec<u32> {
+    fn rooted<I: Item>(&self, objects: &[I], group: u32, exited: bool) -> Vec<u32> {
+        let ranked = self.ranked;
         let rooted = |item: &I| match exited {
             true => item.is_rooted().then(|| item.rooted_object()),
-            false => Some(item.object()).filter(|&o| self.exit(o) == VIRTUAL_ROOT),
+            false => Some(item.object()).filter(|&r| self.exit(r, group) == VIRTUAL_ROOT),
         };
         let mut tops: Vec<[u32; 2]> = objects
             .iter()
             .filter_map(rooted)
-            .map(|o| [self.holder[o as usize], self.pos[o as usize]])
+            .map(|r| [ranked.holder[r as usize], ranked.pos[r as usize]])
             .collect();
         tops.sort_unstable();
         tops.dedup_by_key(|&mut [top, _]| top);
         tops.sort_unstable_by_key(|&[_, pos]| pos);
-        tops.into_iter().map(|[top, _]| top).collect()
+        tops.into_iter().map(|[top, _]| ranked.members[top as usize]).collect()
     }
 }
 
@@ -445,21 +433,23 @@ fn representatives<I: Item>(
     last: &[I],
     exited: bool,
     children: &[Table<[u32; 2]>],
-    preorder: &[u32],
-    pos: &[u32],
+    tree: &DominatorTree,
+    ranked: &Ranked,
 ) -> Vec<u32> {
     debug_assert!(I::WIDE, "narrow entries carry no positions");
     let object = |item: &I| match exited {
-        true if item.is_rooted() => item.rooted_object(),
-        true => preorder[item.first() as usize],
-        false => item.object(),
+        true if item.is_rooted() => ranked.members[item.rooted_object() as usize],
+        true => tree.preorder[item.first() as usize],
+        false => ranked.members[item.object() as usize],
     };
+    let pos = &tree.position;
     let heaviest =
         last.iter().max_by_key(|item| (item.weight(), std::cmp::Reverse(pos[object(item) as usize])));
     let Some(top) = heaviest.map(object) else { return Vec::new() };
     let mut chain = vec![top];
+    // Each step's children are keyed by the exit's rank, and lead to an object.
     for step in children.iter().rev() {
-        let at = *chain.last().expect("the top");
+        let at = ranked.rank[*chain.last().expect("the top") as usize];
         match step.binary_search_by_key(&at, |&[x, _]| x) {
             Ok(i) => chain.push(step[i][1]),
             Err(_) => return Vec::new(),

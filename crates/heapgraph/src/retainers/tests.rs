@@ -433,3 +433,27 @@ fn paths_match_a_plain_climb_on_random_graphs() {
         assert_eq!(retainer_paths(&g, &tree, groups), unnamed);
     }
 }
+
+#[test]
+fn an_array_over_4_gib_counts_its_bytes_and_empty_groups_do_not_shift_the_groups() {
+    // Root → holder (group 0) → two arrays of 5 GiB (group 3); groups 1 and 2 are empty, so
+    // group 3's ranks start where group 0's end. The arrays' shallow sizes do not fit in the
+    // 32 bits a rank's table keeps, and the paths read them from the graph.
+    const BIG: u64 = 5 << 30;
+    let mut heap = Heap::default();
+    let first = heap.object(3, BIG, &[]);
+    let second = heap.object(3, BIG + 8, &[]);
+    let holder = heap.object(0, 16, &[first, second]);
+    heap.roots.push(holder);
+    let paths = heap.paths();
+    assert!(paths[1].is_none() && paths[2].is_none());
+    let arrays = paths[3].as_ref().unwrap();
+    let (bytes, retained) = (2 * BIG + 8, 2 * BIG + 8 + 16);
+    assert_eq!(arrays.steps, vec![step(3, 2, bytes, bytes), step(0, 1, 16, retained)]);
+    assert_eq!(arrays.rooted, vec![holder]);
+    let holder_path = paths[0].as_ref().unwrap();
+    assert_eq!(
+        (holder_path.steps.clone(), holder_path.rooted.clone()),
+        (vec![step(0, 1, 16, retained)], vec![holder])
+    );
+}
