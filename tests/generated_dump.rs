@@ -32,7 +32,20 @@ fn a_generated_dump_imports_and_shows_its_structures_and_owners() {
     let entries = Plan::new(&Spec::for_objects(100_000)).entries;
 
     let history = dir.join("history.json");
-    run(memcity().arg("import").arg(&dump).args(["--classifiers", "type", "-o"]).arg(&history));
+    // `--timings` says, at the end, how long each phase took: where a big dump's time goes.
+    let out = memcity()
+        .arg("import")
+        .arg(&dump)
+        .args(["--timings", "--classifiers", "type", "-o"])
+        .arg(&history)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let timings = stderr.lines().find(|l| l.starts_with("memcity: heap dumps: ")).expect(&stderr);
+    for phase in ["resolving references", "dominator tree", "retained sizes", "in all"] {
+        assert!(timings.contains(phase), "{phase} in {timings}");
+    }
     let history: Value = serde_json::from_slice(&std::fs::read(&history).unwrap()).unwrap();
     let tree = &history["snapshots"][0]["tree"];
     let leaf = |key: &str| tree["children"].as_array().unwrap().iter().find(|c| c["key"] == key).cloned();

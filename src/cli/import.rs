@@ -3,6 +3,7 @@
 //! Python probe's) becomes a history file.
 
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Result, bail};
@@ -13,6 +14,7 @@ use memcity_hprof::{Grouping, ImportOptions, Layout};
 
 use super::retained::RetainedArgs;
 use super::structure_city::StructureArgs;
+use crate::progress::PhaseClock;
 
 #[derive(clap::Args, Debug)]
 pub struct ImportArgs {
@@ -37,6 +39,10 @@ pub struct ImportArgs {
     pub retained: RetainedArgs,
     #[command(flatten)]
     pub structure: StructureArgs,
+    /// Say on stderr, once the import is done, how long each of its phases took (reading,
+    /// resolving references, dominators, …): where a big dump's time goes.
+    #[arg(long)]
+    pub timings: bool,
 }
 
 /// The JVM object layout sizes are computed with: read from each dump unless one of these
@@ -176,6 +182,7 @@ pub fn run(args: ImportArgs) -> Result<()> {
             args.classifiers.as_deref(),
             &args.layout,
             args.retained.analysis(),
+            args.timings,
         )?
     };
     memcity_model::save_history(&history, &args.out).map_err(anyhow::Error::msg)?;
@@ -203,12 +210,14 @@ pub fn run(args: ImportArgs) -> Result<()> {
 }
 
 /// Imports a series of dumps or of V8 snapshots (told apart by [`crate::input::series`]) with a
-/// progress bar; `classifiers` default by kind.
+/// progress bar; `classifiers` default by kind. With `timings`, each phase's time is said at
+/// the end.
 pub fn import_series_with_progress(
     paths: &[PathBuf],
     classifiers: Option<&str>,
     layout: &LayoutArgs,
     analysis: AnalysisOptions,
+    timings: bool,
 ) -> Result<memcity_model::History> {
     match crate::input::series(paths)? {
         crate::input::Series::Dumps(dumps) => {
@@ -216,7 +225,9 @@ pub fn import_series_with_progress(
             let files = memcity_hprof::source::expand(&dumps).unwrap_or_default();
             let needs = files.iter().map(|f| (f.as_path(), memcity_hprof::import::estimated_memory(f)));
             within_budget(layout, needs, || {
-                with_progress("heap dumps", |report| Ok(memcity_hprof::import(&dumps, &options, report)?))
+                with_progress("heap dumps", timings, |report| {
+                    Ok(memcity_hprof::import(&dumps, &options, report)?)
+                })
             })
         }
         crate::input::Series::Snapshots(snapshots) => {
@@ -224,7 +235,7 @@ pub fn import_series_with_progress(
             let files = memcity_v8::source::expand(&snapshots).unwrap_or_default();
             let needs = files.iter().map(|f| (f.as_path(), memcity_v8::import::estimated_memory(f)));
             within_budget(layout, needs, || {
-                with_progress("heap snapshots", |report| {
+                with_progress("heap snapshots", timings, |report| {
                     Ok(memcity_v8::import(&snapshots, &options, report)?)
                 })
             })
@@ -285,11 +296,21 @@ fn announce_budget<'a>(budget: &Budget, needs: impl Iterator<Item = (&'a Path, O
 
 /// Runs an import with a progress bar on the terminal (hidden when stderr is not one): bytes,
 /// rate and time left while the input is read, then a spinner naming each phase that follows.
-fn with_progress<T>(what: &str, import: impl FnOnce(&dyn Progress) -> Result<T>) -> Result<T> {
-    let bar = Bar { what: what.to_string(), bar: ProgressBar::new(0), spinning: AtomicBool::new(true) };
+/// With `timings`, the time of each phase is said on stderr at the end.
+fn with_progress<T>(what: &str, timings: bool, import: impl FnOnce(&dyn Progress) -> Result<T>) -> Result<T> {
+    let bar = Bar {
+        what: what.to_string(),
+        bar: ProgressBar::new(0),
+        spinning: AtomicBool::new(true),
+        clock: Mutex::new(PhaseClock::new()),
+    };
     bar.reading();
     let result = import(&bar);
     bar.bar.finish_and_clear();
+    if timings {
+        let clock = bar.clock.into_inner().unwrap_or_else(|e| e.into_inner());
+        shout!("memcity: {what}: {}", clock.finish().describe());
+    }
     result
 }
 
@@ -299,6 +320,8 @@ struct Bar {
     bar: ProgressBar,
     /// Whether it shows a phase (a spinner) rather than bytes.
     spinning: AtomicBool,
+    /// When each phase began, for `--timings`.
+    clock: Mutex<PhaseClock>,
 }
 
 impl Bar {
@@ -324,18 +347,27 @@ impl Bar {
     }
 }
 
+impl Bar {
+    fn enter(&self, what: &'static str) {
+        self.clock.lock().unwrap_or_else(|e| e.into_inner()).enter(what);
+    }
+}
+
 impl Progress for Bar {
     fn read(&self, done: u64, total: u64) {
         if total > 0 && done >= total {
+            self.enter(crate::progress::after_reading(None));
             self.spin(crate::progress::after_reading(None));
             return;
         }
+        self.enter("reading");
         self.reading();
         self.bar.set_length(total);
         self.bar.set_position(done);
     }
 
     fn phase(&self, phase: Phase) {
+        self.enter(phase.describe());
         self.spin(phase.describe());
     }
 }

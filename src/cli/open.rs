@@ -217,6 +217,7 @@ pub fn run(args: OpenArgs) -> Result<()> {
             None,
             &Default::default(),
             Default::default(),
+            false,
         )?
     } else {
         crate::input::load(&specs[0])?
