@@ -49,8 +49,10 @@ pub fn dominators(g: &HeapGraph) -> DominatorTree {
     assemble(&g.shallow, &vertex, &idom)
 }
 
-/// Not a DFS number: the end of a bucket list.
-const NONE: u32 = u32::MAX;
+/// The end of a bucket list: number 0, the virtual root, is in no bucket. Zero, so the lists'
+/// tables start as fresh (zeroed) tables, whose work files past the budget need not be written
+/// before they are used.
+const NONE: u32 = 0;
 
 /// A number's entry in Lengauer–Tarjan's forest, side by side as path compression reads and
 /// writes all three.
@@ -150,38 +152,57 @@ fn eval(v: u32, linked: u32, forest: &mut [Link], path: &mut Vec<u32>) -> Link {
 /// (and the preorder and the positions are written together, the one the other's inverse).
 pub(crate) fn assemble(shallow: &[u64], vertex: &[u32], idom: &[u32]) -> DominatorTree {
     let count = vertex.len();
-    let mut size = Table::filled(count, 1u32);
+    // The objects below each number, itself not counted: tables that start at zero are fresh
+    // ones, whose work files past the budget are not written before the pass.
+    let mut below = Table::filled(count, 0u32);
     let mut bytes = Table::filled(count, 0u64);
     for v in (1..count).rev() {
         bytes[v] += shallow[vertex[v] as usize];
         let d = idom[v] as usize;
-        size[d] += size[v];
+        below[d] += below[v] + 1;
         bytes[d] += bytes[v];
     }
     let n = shallow.len();
+    // Zeros at first, as above; the unreachable objects' markers come after the placing.
     let mut tree = DominatorTree {
-        idom: Table::filled(n, UNREACHABLE),
+        idom: Table::filled(n, 0),
         retained: Table::filled(n, 0),
         preorder: Table::filled(count - 1, 0),
         subtree: Table::filled(n, 0),
-        position: Table::filled(n, UNPLACED),
+        position: Table::filled(n, 0),
     };
     // `next[v]`: the next free position in the subtree of `v` (the virtual root owns none).
-    // Until `v` is placed it still holds the subtree size of `v`, which its dominator reserves.
-    let mut next = size;
+    // Until `v` is placed it still holds the objects below `v`, whose room its dominator
+    // reserves along with that of `v`.
+    let mut next = below;
     next[0] = 0;
     for v in 1..count {
         let (d, o) = (idom[v] as usize, vertex[v] as usize);
-        let at = next[d];
-        tree.subtree[o] = next[v];
-        next[d] += next[v];
+        let (at, size) = (next[d], next[v] + 1);
+        tree.subtree[o] = size;
+        next[d] += size;
         next[v] = at + 1;
         tree.preorder[at as usize] = o as u32;
         tree.position[o] = at;
         tree.idom[o] = if d == 0 { VIRTUAL_ROOT } else { vertex[d] };
         tree.retained[o] = bytes[v];
     }
+    drop(next);
+    mark_unreachable(&mut tree);
     tree
+}
+
+/// An object the placing did not reach has no subtree: its dominator and position get their
+/// markers, in one sweep in object order.
+fn mark_unreachable(tree: &mut DominatorTree) {
+    let DominatorTree { idom, subtree, position, preorder, .. } = tree;
+    if preorder.len() == subtree.len() {
+        return; // every object is placed
+    }
+    for (o, _) in subtree.iter().enumerate().filter(|&(_, &size)| size == 0) {
+        idom[o] = UNREACHABLE;
+        position[o] = UNPLACED;
+    }
 }
 
 #[cfg(test)]

@@ -70,9 +70,14 @@ impl Spanning {
     }
 }
 
+/// In the search's table: an object without a number yet. Number 0 is the virtual root's,
+/// never an object's, so a fresh table reads as all unnumbered: past the budget its work file
+/// is not written (and read back) once before the search begins.
+const UNNUMBERED: u32 = 0;
+
 /// The search's state: numbers by object, and the spanning tree so far.
 struct Search {
-    /// Per object: its number (or UNREACHABLE), and the references to it from reachable
+    /// Per object: its number (or [`UNNUMBERED`]), and the references to it from reachable
     /// objects (counted by the search, later a fill position). Side by side because both are
     /// touched for every reference, at random: one cache miss instead of two.
     object: Table<[u32; 2]>,
@@ -86,7 +91,7 @@ impl Search {
         // At most every object gets a number: room for all at once, since growing by doubling
         // would hold twice that.
         let mut search = Search {
-            object: Table::filled(g.object_count(), [UNREACHABLE, 0]),
+            object: Table::filled(g.object_count(), [UNNUMBERED, 0]),
             vertex: Table::with_capacity(g.object_count() + 1),
             parent: Table::with_capacity(g.object_count() + 1),
         };
@@ -122,7 +127,7 @@ impl Search {
     fn visit(&mut self, o: u32, from: u32) -> Option<u32> {
         let entry = &mut self.object[o as usize];
         entry[1] += 1;
-        if entry[0] != UNREACHABLE {
+        if entry[0] != UNNUMBERED {
             return None;
         }
         let v = self.vertex.len() as u32;
@@ -142,14 +147,14 @@ fn referrers(g: &HeapGraph, search: &mut Search) -> Referrers {
     let count = search.vertex.len();
     let mut start = Table::filled(count + 1, 0u32);
     search.object.expect(Access::InOrder);
-    for &[v, referrers] in search.object.iter().filter(|e| e[0] != UNREACHABLE) {
+    for &[v, referrers] in search.object.iter().filter(|e| e[0] != UNNUMBERED) {
         start[v as usize + 1] = referrers;
     }
     for v in 1..count {
         start[v + 1] += start[v];
     }
     // The virtual root's referrers (none) are empty: its start and end are both 0.
-    for entry in search.object.iter_mut().filter(|e| e[0] != UNREACHABLE) {
+    for entry in search.object.iter_mut().filter(|e| e[0] != UNNUMBERED) {
         entry[1] = start[entry[0] as usize];
     }
     let mut list = Table::filled(start[count] as usize, 0u32);
@@ -167,7 +172,7 @@ fn referrers(g: &HeapGraph, search: &mut Search) -> Referrers {
     }
     for o in 0..g.object_count() as u32 {
         let v = object[o as usize][0];
-        if v != UNREACHABLE {
+        if v != UNNUMBERED {
             g.referents(o).iter().for_each(|&t| note(object, t, v));
         }
     }

@@ -51,7 +51,9 @@ impl Ranked {
         let mut fill = start.clone();
         let mut ranked = Ranked {
             members: Table::filled(count, 0u32),
-            rank: Table::filled(g.object_count(), UNPLACED),
+            // Written in whole below, in order: zeros at first, so that past the budget its
+            // work file is not written once before that.
+            rank: Table::filled(g.object_count(), 0u32),
             holder: Table::default(),
             pos: Table::filled(count, 0u32),
             shallow: Table::filled(count, 0u32),
@@ -59,7 +61,11 @@ impl Ranked {
             nested: Table::default(),
             start: Vec::new(),
         };
-        for o in (0..g.object_count()).filter(|&o| reachable(o)) {
+        for o in 0..g.object_count() {
+            if !reachable(o) {
+                ranked.rank[o] = UNPLACED;
+                continue;
+            }
             let r = fill[g.group[o] as usize];
             fill[g.group[o] as usize] += 1;
             ranked.members[r] = o as u32;
