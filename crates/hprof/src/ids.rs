@@ -1,6 +1,9 @@
 //! Object id → node lookup over the ids in ascending order. Ids are heap addresses, spread
 //! fairly evenly over a few ranges, so a table of bucket starts narrows each binary search to a
-//! handful of ids (no hash map: 8 bytes per object, built in one pass).
+//! handful of ids (no hash map: 8 bytes per object, built in one pass). Where the ids are dense
+//! enough ([`dense`]), a lookup that needs no ids afterwards ([`IdLookup`]) uses a bitmap instead.
+
+mod dense;
 
 use std::collections::HashMap;
 
@@ -64,6 +67,43 @@ impl IdIndex {
     }
 }
 
+/// Object id → position for a reader that needs nothing else of the ids (resolving references):
+/// a bitmap over the aligned addresses where the ids are dense, the ids themselves dropped;
+/// else the sorted ids with their bucket starts.
+pub enum IdLookup {
+    Dense(dense::DenseIds),
+    Sorted(IdIndex),
+}
+
+impl IdLookup {
+    /// `ids` must be sorted ascending, without repeats.
+    pub fn new(ids: Table<u64>) -> IdLookup {
+        match dense::DenseIds::new(&ids) {
+            Some(dense) => IdLookup::Dense(dense),
+            None => IdLookup::Sorted(IdIndex::new(ids)),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            IdLookup::Dense(dense) => dense.len(),
+            IdLookup::Sorted(sorted) => sorted.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The position of `id`, if it is there.
+    pub fn find(&self, id: u64) -> Option<u32> {
+        match self {
+            IdLookup::Dense(dense) => dense.find(id),
+            IdLookup::Sorted(sorted) => sorted.find(id),
+        }
+    }
+}
+
 /// A hasher for object ids (already well spread: multiply and fold, no SipHash cost).
 #[derive(Default)]
 pub struct IdHasher(u64);
@@ -106,5 +146,22 @@ mod tests {
         assert_eq!(index.find(u64::MAX), None);
         assert_eq!(IdIndex::new(Vec::new().into()).find(5), None);
         assert_eq!(IdIndex::new(vec![7].into()).find(7), Some(0));
+    }
+
+    #[test]
+    fn a_lookup_finds_the_same_dense_or_sorted() {
+        let aligned: Vec<u64> = (0..3000u64).map(|i| 0x8000_0000 + i * 48 + (i % 5) * 8).collect();
+        let spread: Vec<u64> = (0..3000u64).map(|i| i * i * 977 + 1).collect();
+        for (ids, dense) in [(aligned, true), (spread, false)] {
+            let (mut sorted, index) = (ids.clone(), IdIndex::new(ids.clone().into()));
+            sorted.dedup();
+            let lookup = IdLookup::new(ids.clone().into());
+            assert_eq!((matches!(lookup, IdLookup::Dense(_)), lookup.len()), (dense, index.len()));
+            for &id in &ids {
+                for probe in [id, id + 1, id + 8, id.wrapping_sub(8)] {
+                    assert_eq!(lookup.find(probe), index.find(probe), "{probe}");
+                }
+            }
+        }
     }
 }
