@@ -354,6 +354,7 @@ impl<'a> Climb<'a> {
     ) -> (usize, (u64, u64)) {
         let mut root = (0, 0);
         let mut held = 0;
+        let mut last = group;
         for item in objects.iter_mut() {
             let (r, weight) = (item.object(), item.weight());
             let x = self.exit(r, group);
@@ -362,7 +363,8 @@ impl<'a> Climb<'a> {
                 *item = I::rooted(r, weight);
                 continue;
             }
-            tally.add(self.ranked.group(x), weight, 1);
+            last = self.ranked.group_near(x, last);
+            tally.add(last, weight, 1);
             let first = if self.represent { self.ranked.pos[r as usize] } else { 0 };
             *item = I::exited(x, first, weight);
             held += 1;
