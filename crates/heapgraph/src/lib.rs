@@ -6,6 +6,7 @@
 
 pub mod budget;
 pub mod classify;
+mod disjoint;
 pub mod dominators;
 pub mod group;
 mod live;

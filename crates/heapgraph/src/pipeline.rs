@@ -19,7 +19,7 @@ use crate::maps::{PointerMaps, pointed_from, pointer_maps, points_to, points_to_
 use crate::objects::EdgeLabels;
 use crate::progress::{Phase, Progress, Silent};
 use crate::retained::dominated;
-use crate::retainers::dominated_and_paths;
+use crate::retainers::dominated_and_paths_beside;
 use crate::roots::RootKind;
 use crate::roots::RootSet;
 use crate::spanning::Spanning;
@@ -316,31 +316,27 @@ fn analyse(
         return (heap, Vec::new(), None);
     }
     let keep = matches!(source, TreeSource::BuildAndKeep);
-    let ((mut counts, reachable_bytes), maps, tree) = match source {
+    // With a kept tree, the counts and pointer maps need only the references and the tree:
+    // they are made beside the paths' one sequential pass (the holders, down the preorder), on
+    // the worker it leaves idle, and the references stay until then. (A kept tree comes with
+    // an index, whose references are mapped from its file: no memory of the process's own.)
+    let beside_paths = matches!(source, TreeSource::Known(_)) && options.retainer_paths;
+    let (early, tree) = match source {
+        TreeSource::Known(tree) if beside_paths => (None, tree),
         TreeSource::Known(tree) => {
             if options.pointer_maps {
                 progress.phase(Phase::PointerMaps);
             }
-            // Three sweeps over the objects, on two workers: the counts and the pointed-from
-            // maps together take about as long as the points-to maps.
-            let wanted = options.pointer_maps;
-            let ((counts, pointed_from), points_to) = rayon::join(
-                || (counts_of(), wanted.then(|| pointed_from(g, group_count, live))),
-                || wanted.then(|| points_to_reached(g, &tree.idom, group_count)),
-            );
-            let maps = pointed_from
-                .zip(points_to)
-                .map(|(pointed_from, points_to)| PointerMaps { points_to, pointed_from });
-            (counts, maps, tree)
+            (Some(counts_and_maps(g, &tree, group_count, live, options)), tree)
         }
         TreeSource::Build | TreeSource::BuildAndKeep => {
             let counts = counts_of();
             progress.phase(Phase::Dominators);
             let (maps, tree) = build_tree(&mut graph, group_count, live, names, options);
-            (counts, maps, tree)
+            (Some((counts, maps)), tree)
         }
     };
-    if !matches!(names, PathNames::Edges(_)) {
+    if !matches!(names, PathNames::Edges(_)) && !beside_paths {
         graph.free_references();
     }
     let g = graph.get();
@@ -349,20 +345,23 @@ fn analyse(
         progress.phase(Phase::RetainedAndPaths);
     }
     // The dominated sizes are also the paths' first steps.
-    let (dominated, paths) = match options.retainer_paths {
+    let (dominated, paths, beside) = match options.retainer_paths {
         true => {
-            let (dominated, paths) = dominated_and_paths(g, &tree, group_count, named);
-            (Some(dominated), Some(paths))
+            let beside = || early.is_none().then(|| counts_and_maps(g, &tree, group_count, live, options));
+            let (dominated, paths, beside) = dominated_and_paths_beside(g, &tree, group_count, named, beside);
+            (Some(dominated), Some(paths), beside)
         }
-        false => (want_retained.then(|| dominated(g, &tree, group_count)), None),
+        false => (want_retained.then(|| dominated(g, &tree, group_count).sizes), None, None),
     };
+    let ((mut counts, reachable_bytes), maps) =
+        early.or(beside).expect("the counts, early or beside the paths");
     let via = match &paths {
         Some(paths) if named => {
             paths.iter().map(|p| p.as_ref().map(|p| name_steps(g, &tree, p, names))).collect()
         }
         _ => Vec::new(),
     };
-    let dominated = dominated.filter(|_| want_retained).map(|d| d.sizes);
+    let dominated = dominated.filter(|_| want_retained);
     let per_object = if object_retained { tree.retained.to_vec() } else { Vec::new() };
     for (c, (_, bytes)) in counts.iter_mut().zip(dominated.unwrap_or_default()) {
         c.retained = (c.objects > 0).then_some(bytes);
@@ -387,6 +386,31 @@ fn analyse(
         None => vec![None; group_count],
     };
     (GroupedHeap { counts, maps, paths, reachable_bytes }, per_object, keep.then_some(tree))
+}
+
+/// The counts ([`group_counts`]) and, if asked, the pointer maps, from a kept tree. Three
+/// sweeps over the objects, on two workers: the counts and the pointed-from maps together take
+/// about as long as the points-to maps.
+fn counts_and_maps(
+    g: &HeapGraph,
+    tree: &DominatorTree,
+    group_count: usize,
+    live: Live,
+    options: &AnalysisOptions,
+) -> ((Vec<GroupCounts>, u64), Option<PointerMaps>) {
+    let wanted = options.pointer_maps;
+    let ((counts, pointed_from), points_to) = rayon::join(
+        || {
+            (
+                group_counts(g, group_count, live, options.retained),
+                wanted.then(|| pointed_from(g, group_count, live)),
+            )
+        },
+        || wanted.then(|| points_to_reached(g, &tree.idom, group_count)),
+    );
+    let maps =
+        pointed_from.zip(points_to).map(|(pointed_from, points_to)| PointerMaps { points_to, pointed_from });
+    (counts, maps)
 }
 
 /// Each group's live objects and their bytes (and, with [`Retained::Closure`], its exact GC

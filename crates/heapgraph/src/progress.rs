@@ -19,7 +19,8 @@ pub enum Phase {
     Dominators,
     /// The pointer maps between groups, beside a dominator tree already known.
     PointerMaps,
-    /// Every group's retained size and retainer path, read from the dominator tree.
+    /// Every group's retained size and retainer path, read from the dominator tree (with a
+    /// kept tree, the pointer maps are made beside them).
     RetainedAndPaths,
     /// Writing the dominator tree beside the index, for the next opening.
     KeepingTree,

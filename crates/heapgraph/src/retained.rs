@@ -5,6 +5,9 @@
 //! group counted. The dominated size never exceeds the closure.
 
 use crate::dominators::{DominatorTree, VIRTUAL_ROOT};
+use std::ops::Range;
+
+use crate::disjoint::Bits;
 use crate::table::Table;
 use crate::{HeapGraph, PREORDER_AHEAD, mark, prefetch};
 
@@ -38,42 +41,104 @@ impl Dominated {
 /// open dominator-tree path with a count per group of the objects on it: an object is nested
 /// where its group's count is not 0.
 pub fn dominated(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> Dominated {
-    dominated_pass(g, tree, group_count, None)
-}
-
-/// [`dominated`], and each object's holder from the same pass: its nearest dominator in another
-/// group, or where there is none (the virtual root), the top-most dominator in its own group
-/// (or the object itself), the one hanging below the virtual root. The holders are what the
-/// retainer paths climb; the path open above each object has them, so they cost a write each.
-pub fn dominated_and_holders(
-    g: &HeapGraph,
-    tree: &DominatorTree,
-    group_count: usize,
-) -> (Dominated, Table<u32>) {
-    let mut holder = Table::filled(g.object_count(), 0u32);
-    let dominated = dominated_pass(g, tree, group_count, Some(&mut holder));
-    (dominated, holder)
-}
-
-fn dominated_pass(
-    g: &HeapGraph,
-    tree: &DominatorTree,
-    group_count: usize,
-    mut holders: Option<&mut [u32]>,
-) -> Dominated {
-    let mut sizes = vec![(0, 0); group_count];
     let mut nested = Table::filled(g.object_count().div_ceil(64), 0u64);
+    let sizes = dominated_pass(g, tree, group_count, &NestedByObject(Bits::new(&mut nested)));
+    Dominated { sizes, nested }
+}
+
+/// What a [`dominated_pass`] hands on about each object besides the groups' sizes: its
+/// *holder*, the nearest dominator in another group, or where there is none (the virtual
+/// root), the top-most dominator in its own group (or the object itself), the one hanging
+/// below the virtual root; and whether it is nested (a dominator of it is in its group). The
+/// holders are what the retainer paths climb; the path open above each object has them, so
+/// they cost a write each. Told from several workers at once, each object once.
+pub trait Visit: Sync {
+    /// `o` comes a few objects later: the entries its visit reads may be asked for now.
+    fn ahead(&self, _o: usize) {}
+    fn visit(&self, o: usize, holder: u32, nested: bool);
+}
+
+/// The nested objects, a bit per object ([`Dominated::nested`]).
+struct NestedByObject<'a>(Bits<'a>);
+
+impl Visit for NestedByObject<'_> {
+    fn visit(&self, o: usize, _: u32, nested: bool) {
+        if nested {
+            self.0.set(o);
+        }
+    }
+}
+
+/// The groups' dominated sizes, each object told to `visit`. The preorder is cut into one
+/// part per worker, walked at once: a part starts with the path open above its first object,
+/// rebuilt from the dominators, so the walks see what one walk down the whole preorder would
+/// (the walk waits on reads at random, which two workers overlap).
+pub fn dominated_pass(
+    g: &HeapGraph,
+    tree: &DominatorTree,
+    group_count: usize,
+    visit: &impl Visit,
+) -> Vec<(u64, u64)> {
+    use rayon::prelude::*;
+    let n = tree.preorder.len();
+    let part = n.div_ceil(rayon::current_num_threads().max(1)).max(1);
+    let parts: Vec<Range<usize>> = (0..n).step_by(part).map(|first| first..n.min(first + part)).collect();
+    let sizes = parts.into_par_iter().map(|positions| dominated_part(g, tree, group_count, positions, visit));
+    sizes.reduce(
+        || vec![(0, 0); group_count],
+        |mut sum, part| {
+            for (total, (objects, bytes)) in sum.iter_mut().zip(part) {
+                *total = (total.0 + objects, total.1 + bytes);
+            }
+            sum
+        },
+    )
+}
+
+/// One part of a [`dominated_pass`]: the objects at `positions` of the preorder.
+fn dominated_part(
+    g: &HeapGraph,
+    tree: &DominatorTree,
+    group_count: usize,
+    positions: Range<usize>,
+    visit: &impl Visit,
+) -> Vec<(u64, u64)> {
+    let mut sizes = vec![(0, 0); group_count];
     let mut open = vec![0u32; group_count];
     // The open path: [object, its group, its holder].
     let mut path: Vec<[u32; 3]> = Vec::new();
-    for (p, &o) in tree.preorder.iter().enumerate() {
+    let holder_of = |path: &[[u32; 3]], o: u32, group: u32| match path.last() {
+        None => o,
+        Some(&[_, d_group, d_holder]) if d_group == group => d_holder,
+        Some(&[d, ..]) => d,
+    };
+    // The path above the part's first object, root-most first, as the walk before left it.
+    if let Some(&first) = tree.preorder.get(positions.start).filter(|_| positions.start > 0) {
+        let mut above = Vec::new();
+        let mut d = tree.idom[first as usize];
+        while d != VIRTUAL_ROOT {
+            above.push(d);
+            d = tree.idom[d as usize];
+        }
+        for &a in above.iter().rev() {
+            let group = g.group[a as usize];
+            let holder = holder_of(&path, a, group);
+            open[group as usize] += 1;
+            path.push([a, group, holder]);
+        }
+    }
+    for p in positions.clone() {
+        let o = tree.preorder[p];
         // The objects come in preorder, at random in the tables: their reads are started early.
-        if let Some(&next) = tree.preorder.get(p + PREORDER_AHEAD) {
+        if let Some(&next) =
+            tree.preorder.get(p + PREORDER_AHEAD).filter(|_| p + PREORDER_AHEAD < positions.end)
+        {
             let next = next as usize;
             prefetch(&tree.idom, next);
             prefetch(&g.group, next);
             prefetch(&tree.subtree, next);
             prefetch(&tree.retained, next);
+            visit.ahead(next);
         }
         let d = tree.idom[o as usize];
         // Leave the subtrees that end before `o`: its dominator is the top of the path then.
@@ -86,25 +151,17 @@ fn dominated_pass(
         }
         debug_assert!(d == VIRTUAL_ROOT || path.last().map(|&[top, ..]| top) == Some(d));
         let group = g.group[o as usize];
-        let holder = match path.last() {
-            None => o,
-            Some(&[_, d_group, d_holder]) if d_group == group => d_holder,
-            Some(_) => d,
-        };
-        let (group, o) = (group as usize, o as usize);
-        if let Some(holders) = holders.as_deref_mut() {
-            holders[o] = holder;
+        let holder = holder_of(&path, o, group);
+        let nested = open[group as usize] > 0;
+        visit.visit(o as usize, holder, nested);
+        if !nested {
+            sizes[group as usize].0 += u64::from(tree.subtree[o as usize]);
+            sizes[group as usize].1 += tree.retained[o as usize];
         }
-        if open[group] > 0 {
-            nested[o / 64] |= 1 << (o % 64);
-        } else {
-            sizes[group].0 += u64::from(tree.subtree[o]);
-            sizes[group].1 += tree.retained[o];
-        }
-        open[group] += 1;
-        path.push([o as u32, group as u32, holder]);
+        open[group as usize] += 1;
+        path.push([o, group, holder]);
     }
-    Dominated { sizes, nested }
+    sizes
 }
 
 /// The exact GC closure of one group: (objects, bytes) of live objects unreachable if every

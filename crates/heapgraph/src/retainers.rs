@@ -12,7 +12,6 @@ use std::ops::Range;
 use crate::HeapGraph;
 use crate::dominators::{DominatorTree, VIRTUAL_ROOT};
 use crate::radix::sort_by_bits;
-use crate::retained::{Dominated, dominated_and_holders};
 use crate::table::{Plain, Table};
 use item::Item;
 use ranked::Ranked;
@@ -65,9 +64,10 @@ pub struct RetainerPath {
 /// object order within a group) and everything it needs about them is read in that order from
 /// tables by rank, then sorted locally (by exit, by preorder position): past the budget these
 /// tables are mapped files, and a step's reads sweep only its group's run of them instead of
-/// faulting a page per object, or sweeping tables of all objects. Memory: 8 `u32`s per object
-/// (the holder by object until it is ranked, then by rank; members, ranks, preorder positions,
-/// shallow bytes, and two for retained bytes by rank) and, per worker, 8 bytes per object of the largest
+/// faulting a page per object, or sweeping tables of all objects. Memory: 5 `u32`s per object
+/// (members, the ranks by object until the holders by rank are found, shallow and retained
+/// bytes by rank; a sixth for the preorder positions by rank with representatives) and, per
+/// worker, 8 bytes per object of the largest
 /// step it climbs (16 with representatives, or for a group retaining 4 GiB or more: an
 /// [`item::Item`]): its objects with their weights, each replaced by its exit in place, which
 /// are filtered and become the next step's objects; as many more only where the exits come out
@@ -87,24 +87,47 @@ pub fn retainer_paths_represented(
     dominated_and_paths(g, tree, group_count, true).1
 }
 
-/// The groups' dominated sizes ([`dominated`]), which are also the paths' first steps' retained
-/// bytes, and [`retainer_paths`] (or [`retainer_paths_represented`]) beside them. The sweeps
-/// every path needs run side by side: the dominated sizes and then the exits down the preorder
-/// on one worker, the tables by rank in object order on the other (each is a sequential pass
-/// over the per-object tables); then the holders are ranked in one more sweep.
+/// The groups' dominated sizes ([`crate::retained::dominated`]), which are also the paths'
+/// first steps' retained bytes, and [`retainer_paths`] (or [`retainer_paths_represented`])
+/// beside them. The tables by rank are filled first, by all workers in object order; then
+/// the pass down the preorder that gives the dominated sizes writes the holders by rank
+/// (no table of holders by object, and no sweep to rank it).
 pub fn dominated_and_paths(
     g: &HeapGraph,
     tree: &DominatorTree,
     group_count: usize,
     represent: bool,
-) -> (Dominated, Vec<Option<RetainerPath>>) {
-    let ((dominated, holder), ranked) =
-        rayon::join(|| dominated_and_holders(g, tree, group_count), || Ranked::new(g, tree, group_count));
-    let ranked = ranked.with_holders(holder, &dominated);
-    let climb = Climb::new(g, tree, &ranked, represent);
+) -> (Vec<(u64, u64)>, Vec<Option<RetainerPath>>) {
+    let (dominated, paths, ()) = dominated_and_paths_beside(g, tree, group_count, represent, || ());
+    (dominated, paths)
+}
+
+/// [`dominated_and_paths`], with `beside` run beside the pass down the preorder, which takes
+/// one worker: the other workers' share of the time.
+pub fn dominated_and_paths_beside<R: Send>(
+    g: &HeapGraph,
+    tree: &DominatorTree,
+    group_count: usize,
+    represent: bool,
+    beside: impl FnOnce() -> R + Send,
+) -> (Vec<(u64, u64)>, Vec<Option<RetainerPath>>, R) {
+    let (ranked, rank) = Ranked::new(g, tree, group_count, represent);
+    let ((dominated, paths), beside) = rayon::join(
+        || {
+            let (ranked, dominated) = ranked.with_holders(rank, g, tree, group_count);
+            let paths = climb_all(&Climb::new(g, tree, &ranked, represent), &dominated);
+            (dominated, paths)
+        },
+        beside,
+    );
+    (dominated, paths, beside)
+}
+
+/// Every group's path. Groups are independent: each worker takes the next group, largest
+/// first, with tables of its own.
+fn climb_all(climb: &Climb, dominated: &[(u64, u64)]) -> Vec<Option<RetainerPath>> {
+    let (ranked, group_count) = (climb.ranked, dominated.len());
     let members_of = |group: usize| ranked.of(group);
-    // Groups are independent: each worker takes the next group, largest first, with tables of
-    // its own.
     let mut order: Vec<usize> = (0..group_count).filter(|&group| !members_of(group).is_empty()).collect();
     order.sort_by_key(|&group| std::cmp::Reverse(members_of(group).len()));
     let next = std::sync::atomic::AtomicUsize::new(0);
@@ -116,10 +139,10 @@ pub fn dominated_and_paths(
             let mut wide: Scratch<[u64; 2]> = Scratch::new(group_count);
             let mut found = Vec::new();
             while let Some(&group) = order.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
-                let (members, first) = (members_of(group), dominated.sizes[group].1);
+                let (members, first) = (members_of(group), dominated[group].1);
                 // The union of the members' subtrees holds the members: a group retaining less
                 // than 4 GiB has its weights in 32 bits.
-                let path = match represent || first > u64::from(u32::MAX) {
+                let path = match climb.represent || first > u64::from(u32::MAX) {
                     true => climb.path(group as u32, members, first, &mut wide),
                     false => climb.path(group as u32, members, first, &mut narrow),
                 };
@@ -132,7 +155,7 @@ pub fn dominated_and_paths(
     for (group, path) in found.into_iter().flatten() {
         paths[group] = Some(path);
     }
-    (dominated, paths)
+    paths
 }
 
 /// What every path needs about every object, computed once.
@@ -295,7 +318,7 @@ impl<'a> Climb<'a> {
         }
         let last = &objects[..len];
         let representatives = match self.represent {
-            true => representatives(last, exited, &children, self.tree, self.ranked),
+            true => representatives(last, exited, &children, self.g, self.tree, self.ranked),
             false => Vec::new(),
         };
         RetainerPath { steps, rooted: self.rooted(last, at, exited), representatives }
@@ -318,7 +341,7 @@ impl<'a> Climb<'a> {
         if !objects.iter().any(|item| ranked.is_nested(rank(item))) {
             for r in objects.iter().map(rank) {
                 step.bytes += ranked.shallow(self.g, r);
-                step.retained_bytes += ranked.retained[r as usize];
+                step.retained_bytes += ranked.retained(self.tree, r);
             }
             return step;
         }
@@ -327,7 +350,10 @@ impl<'a> Climb<'a> {
             step.bytes += ranked.shallow(self.g, r);
             let r = r as usize;
             let subtree = self.tree.subtree[ranked.members[r] as usize];
-            *span = [u64::from(ranked.pos[r]) << 32 | u64::from(subtree), ranked.retained[r]];
+            *span = [
+                u64::from(ranked.pos(self.tree, r as u32)) << 32 | u64::from(subtree),
+                ranked.retained(self.tree, r as u32),
+            ];
         }
         sort_by_bits(spans, spare, |span| span[0], 32, self.bits);
         let mut end = 0;
@@ -365,7 +391,7 @@ impl<'a> Climb<'a> {
             }
             last = self.ranked.group_near(x, last);
             tally.add(last, weight, 1);
-            let first = if self.represent { self.ranked.pos[r as usize] } else { 0 };
+            let first = if self.represent { self.ranked.pos(self.tree, r) } else { 0 };
             *item = I::exited(x, first, weight);
             held += 1;
         }
@@ -419,7 +445,7 @@ impl<'a> Climb<'a> {
         let mut tops: Vec<[u32; 2]> = objects
             .iter()
             .filter_map(rooted)
-            .map(|r| [ranked.holder[r as usize], ranked.pos[r as usize]])
+            .map(|r| [ranked.holder[r as usize], ranked.pos(self.tree, r)])
             .collect();
         tops.sort_unstable();
         tops.dedup_by_key(|&mut [top, _]| top);
@@ -435,6 +461,7 @@ fn representatives<I: Item>(
     last: &[I],
     exited: bool,
     children: &[Table<[u32; 2]>],
+    g: &HeapGraph,
     tree: &DominatorTree,
     ranked: &Ranked,
 ) -> Vec<u32> {
@@ -451,7 +478,8 @@ fn representatives<I: Item>(
     let mut chain = vec![top];
     // Each step's children are keyed by the exit's rank, and lead to an object.
     for step in children.iter().rev() {
-        let at = ranked.rank[*chain.last().expect("the top") as usize];
+        let top = *chain.last().expect("the top");
+        let Some(at) = ranked.rank_of(top, g.group[top as usize]) else { return Vec::new() };
         match step.binary_search_by_key(&at, |&[x, _]| x) {
             Ok(i) => chain.push(step[i][1]),
             Err(_) => return Vec::new(),

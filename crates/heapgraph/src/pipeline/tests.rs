@@ -334,8 +334,9 @@ fn a_kept_tree_groups_as_the_one_built() {
     }
 }
 
-/// Each phase is told as it begins, in order: the tree and the maps beside it (or the maps
-/// alone beside a known tree), then retained sizes and paths; nothing where nothing is asked.
+/// Each phase is told as it begins, in order: the tree and the maps beside it, then retained
+/// sizes and paths (beside a known tree, the maps are made in that phase, or alone where no
+/// paths are asked); nothing where nothing is asked.
 #[test]
 fn the_phases_are_told_as_they_begin() {
     struct Heard(std::sync::Mutex<Vec<Phase>>);
@@ -357,7 +358,10 @@ fn the_phases_are_told_as_they_begin() {
     let all = AnalysisOptions::default();
     assert_eq!(phases(TreeSource::Build, &all), [Phase::Dominators, Phase::RetainedAndPaths]);
     let known = TreeSource::Known(crate::dominators(&g));
-    assert_eq!(phases(known, &all), [Phase::PointerMaps, Phase::RetainedAndPaths]);
+    assert_eq!(phases(known, &all), [Phase::RetainedAndPaths]);
+    let no_paths = AnalysisOptions { retainer_paths: false, ..all };
+    let known = TreeSource::Known(crate::dominators(&g));
+    assert_eq!(phases(known, &no_paths), [Phase::PointerMaps, Phase::RetainedAndPaths]);
     let counts_only =
         AnalysisOptions { pointer_maps: false, retained: Retained::None, retainer_paths: false };
     assert_eq!(phases(TreeSource::Build, &counts_only), []);

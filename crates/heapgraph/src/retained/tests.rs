@@ -89,28 +89,19 @@ fn closure_counts_what_the_group_holds_jointly() {
     assert_eq!(dominated_sizes(&g, &dominators(&g), 2)[0], (2, 30));
 }
 
-/// The holders of the shared pass are found by climbing the dominators one by one: the first
-/// dominator in another group, else the top-most of the object's own group below the virtual
-/// root; and the sizes are [`dominated`]'s.
+/// The pass down the preorder gives the same sizes and nesting whatever the number of workers
+/// walking its parts (each part starts with the path open above it rebuilt).
 #[test]
-fn the_holders_are_the_first_dominators_in_another_group() {
+fn the_dominated_pass_is_the_same_on_any_number_of_workers() {
     for g in random_graphs() {
         let tree = dominators(&g);
-        let (both, holders) = dominated_and_holders(&g, &tree, group_count(&g));
-        assert_eq!(both.sizes, dominated(&g, &tree, group_count(&g)).sizes, "{g:?}");
-        for &o in tree.preorder.iter() {
-            let mut at = o;
-            let expected = loop {
-                let d = tree.idom[at as usize];
-                if d == VIRTUAL_ROOT {
-                    break at;
-                }
-                if g.group[d as usize] != g.group[o as usize] {
-                    break d;
-                }
-                at = d;
-            };
-            assert_eq!(holders[o as usize], expected, "object {o} of {g:?}");
+        let on = |workers: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(workers).build().expect("a pool");
+            pool.install(|| dominated(&g, &tree, group_count(&g)))
+        };
+        let one = on(1);
+        for workers in 2..=5 {
+            assert_eq!(on(workers), one, "{workers} workers, {g:?}");
         }
     }
 }

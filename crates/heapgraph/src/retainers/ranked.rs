@@ -7,10 +7,13 @@
 
 use std::ops::Range;
 
-use crate::HeapGraph;
+use rayon::prelude::*;
+
+use crate::disjoint::{Bits, Disjoint};
 use crate::dominators::{DominatorTree, UNPLACED};
-use crate::retained::Dominated;
+use crate::retained::{Visit, dominated_pass};
 use crate::table::Table;
+use crate::{HeapGraph, prefetch};
 
 /// What the climbs read about each reachable object, by rank.
 pub(super) struct Ranked {
@@ -18,81 +21,118 @@ pub(super) struct Ranked {
     pub start: Vec<usize>,
     /// The object of each rank.
     pub members: Table<u32>,
-    /// The rank of each object ([`UNPLACED`] if unreachable).
-    pub rank: Table<u32>,
-    /// The rank of the object's holder ([`crate::retained::dominated_and_holders`]).
+    /// The rank of the object's holder ([`crate::retained::Visit`]).
     pub holder: Table<u32>,
     /// The object's preorder position.
-    pub pos: Table<u32>,
+    pos: Table<u32>,
     /// The object's shallow bytes, or u32::MAX where they do not fit ([`Ranked::shallow`]).
     shallow: Table<u32>,
-    /// The object's retained bytes.
-    pub retained: Table<u64>,
+    /// The object's retained bytes, or u32::MAX where they do not fit ([`Ranked::retained`]):
+    /// only objects near the roots retain 4 GiB, and a table of u64s would be 4 bytes more
+    /// fresh memory per object, which costs more than the climbs' rare second read.
+    retained: Table<u32>,
     /// A bit per rank, as [`Dominated::nested`].
     nested: Table<u64>,
 }
 
 impl Ranked {
     /// The members of each group by rank, with their preorder positions, shallow and retained
-    /// bytes, read in one sweep in object order (the writes go to one run per group). The
-    /// holders and nesting come later ([`Ranked::with_holders`]), from a pass that can run
-    /// beside this one.
-    pub fn new(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> Ranked {
+    /// bytes, read in sweeps in object order: the objects are cut into one part per worker,
+    /// each part's members of each group are counted, and then every part is ranked at once
+    /// into its own runs of ranks (within a group, the earlier parts' members come first, so
+    /// the ranks are in object order). The holders and nesting come later
+    /// ([`Ranked::with_holders`]).
+    /// Also returns the rank of each object ([`UNPLACED`] if unreachable), which only
+    /// [`Ranked::with_holders`] needs.
+    pub fn new(
+        g: &HeapGraph,
+        tree: &DominatorTree,
+        group_count: usize,
+        with_pos: bool,
+    ) -> (Ranked, Table<u32>) {
         let pos = &tree.position;
         let reachable = |o: usize| pos[o] != UNPLACED;
-        let mut start = vec![0usize; group_count + 1];
-        for o in (0..g.object_count()).filter(|&o| reachable(o)) {
-            start[g.group[o] as usize + 1] += 1;
-        }
-        for i in 0..group_count {
-            start[i + 1] += start[i];
-        }
-        let count = start[group_count];
-        let mut fill = start.clone();
-        let mut ranked = Ranked {
-            members: Table::filled(count, 0u32),
-            // Written in whole below, in order: zeros at first, so that past the budget its
-            // work file is not written once before that.
-            rank: Table::filled(g.object_count(), 0u32),
-            holder: Table::default(),
-            pos: Table::filled(count, 0u32),
-            shallow: Table::filled(count, 0u32),
-            retained: Table::filled(count, 0u64),
-            nested: Table::default(),
-            start: Vec::new(),
-        };
-        for o in 0..g.object_count() {
-            if !reachable(o) {
-                ranked.rank[o] = UNPLACED;
-                continue;
+        let n = g.object_count();
+        let part = n.div_ceil(rayon::current_num_threads().max(1)).max(1);
+        let parts: Vec<Range<usize>> = (0..n).step_by(part).map(|first| first..n.min(first + part)).collect();
+        // Per part, its reachable members of each group; then, in place, the first rank of
+        // each group's run in the part.
+        let mut fills: Vec<Vec<usize>> = parts
+            .par_iter()
+            .map(|objects| {
+                let mut count = vec![0usize; group_count];
+                for o in objects.clone().filter(|&o| reachable(o)) {
+                    count[g.group[o] as usize] += 1;
+                }
+                count
+            })
+            .collect();
+        let mut start = Vec::with_capacity(group_count + 1);
+        let mut next = 0;
+        for group in 0..group_count {
+            start.push(next);
+            for fill in fills.iter_mut() {
+                (fill[group], next) = (next, next + fill[group]);
             }
-            let r = fill[g.group[o] as usize];
-            fill[g.group[o] as usize] += 1;
-            ranked.members[r] = o as u32;
-            ranked.rank[o] = r as u32;
-            ranked.pos[r] = pos[o];
-            ranked.shallow[r] = u32::try_from(g.shallow[o]).unwrap_or(u32::MAX);
-            ranked.retained[r] = tree.retained[o];
         }
-        ranked.start = start;
-        ranked
+        start.push(next);
+        let mut ranked = Ranked {
+            members: Table::filled(next, 0u32),
+            holder: Table::default(),
+            pos: Table::filled(if with_pos { next } else { 0 }, 0u32),
+            shallow: Table::filled(next, 0u32),
+            retained: Table::filled(next, 0u32),
+            nested: Table::default(),
+            start,
+        };
+        // Written in whole below, in order: zeros at first, so that past the budget its work
+        // file is not written once before that.
+        let mut rank = Table::filled(n, 0u32);
+        let members = Disjoint::new(&mut ranked.members);
+        let by_rank = (Disjoint::new(&mut ranked.pos), Disjoint::new(&mut ranked.shallow));
+        let retained = Disjoint::new(&mut ranked.retained);
+        let work = rank.par_chunks_mut(part).zip(parts.par_iter()).zip(fills.par_iter_mut());
+        work.for_each(|((ranks, objects), fill)| {
+            for (rank, o) in ranks.iter_mut().zip(objects.clone()) {
+                if !reachable(o) {
+                    *rank = UNPLACED;
+                    continue;
+                }
+                let r = fill[g.group[o] as usize];
+                fill[g.group[o] as usize] += 1;
+                *rank = r as u32;
+                // SAFETY: each rank is in one part's run of one group, written once.
+                unsafe {
+                    members.set(r, o as u32);
+                    if with_pos {
+                        by_rank.0.set(r, pos[o]);
+                    }
+                    by_rank.1.set(r, u32::try_from(g.shallow[o]).unwrap_or(u32::MAX));
+                    retained.set(r, u32::try_from(tree.retained[o]).unwrap_or(u32::MAX));
+                }
+            }
+        });
+        (ranked, rank)
     }
 
-    /// `holder` (by object) and `dominated`'s nesting, by rank.
-    pub fn with_holders(mut self, holder: Table<u32>, dominated: &Dominated) -> Ranked {
+    /// The holders and nesting by rank ([`crate::retained::Visit`]), from one pass down the
+    /// preorder, which also gives the groups' dominated sizes. `rank` is [`Ranked::new`]'s,
+    /// and goes once it is read: its memory is what the climbs' tables are made in.
+    pub fn with_holders(
+        mut self,
+        rank: Table<u32>,
+        g: &HeapGraph,
+        tree: &DominatorTree,
+        group_count: usize,
+    ) -> (Ranked, Vec<(u64, u64)>) {
         let count = self.members.len();
-        let mut by_rank = Table::filled(count, 0u32);
+        let mut holder = Table::filled(count, 0u32);
         let mut nested = Table::filled(count.div_ceil(64), 0u64);
-        for (o, &r) in self.rank.iter().enumerate().filter(|&(_, &r)| r != UNPLACED) {
-            let r = r as usize;
-            by_rank[r] = self.rank[holder[o] as usize];
-            if dominated.is_nested(o as u32) {
-                nested[r / 64] |= 1 << (r % 64);
-            }
-        }
-        drop(holder);
-        (self.holder, self.nested) = (by_rank, nested);
-        self
+        let by_rank =
+            ByRank { rank: &rank, holder: Disjoint::new(&mut holder), nested: Bits::new(&mut nested) };
+        let sizes = dominated_pass(g, tree, group_count, &by_rank);
+        (self.holder, self.nested) = (holder, nested);
+        (self, sizes)
     }
 
     /// How many objects are ranked (the reachable ones).
@@ -125,6 +165,14 @@ impl Ranked {
         }
     }
 
+    /// The rank of object `o`, a member of `group`: its place among the group's members,
+    /// which are in object order.
+    pub fn rank_of(&self, o: u32, group: u32) -> Option<u32> {
+        let run = self.of(group as usize);
+        let members = &self.members[run.clone()];
+        members.binary_search(&o).ok().map(|i| (run.start + i) as u32)
+    }
+
     pub fn shallow(&self, g: &HeapGraph, r: u32) -> u64 {
         match self.shallow[r as usize] {
             u32::MAX => g.shallow[self.members[r as usize] as usize],
@@ -132,7 +180,45 @@ impl Ranked {
         }
     }
 
+    pub fn pos(&self, tree: &DominatorTree, r: u32) -> u32 {
+        match self.pos.is_empty() {
+            true => tree.position[self.members[r as usize] as usize],
+            false => self.pos[r as usize],
+        }
+    }
+
+    pub fn retained(&self, tree: &DominatorTree, r: u32) -> u64 {
+        match self.retained[r as usize] {
+            u32::MAX => tree.retained[self.members[r as usize] as usize],
+            bytes => u64::from(bytes),
+        }
+    }
+
     pub fn is_nested(&self, r: u32) -> bool {
         self.nested[r as usize / 64] >> (r % 64) & 1 != 0
+    }
+}
+
+/// The holders and nesting of a [`dominated_pass`], written by rank.
+struct ByRank<'a> {
+    rank: &'a Table<u32>,
+    holder: Disjoint<'a, u32>,
+    nested: Bits<'a>,
+}
+
+impl Visit for ByRank<'_> {
+    fn ahead(&self, o: usize) {
+        prefetch(self.rank, o);
+    }
+
+    fn visit(&self, o: usize, holder: u32, nested: bool) {
+        let r = self.rank[o] as usize;
+        // The holder is the object itself, its dominator or its dominator's holder: all met
+        // lately, their ranks still cached.
+        // SAFETY: each object is visited once, and ranks are distinct.
+        unsafe { self.holder.set(r, self.rank[holder as usize]) };
+        if nested {
+            self.nested.set(r);
+        }
     }
 }

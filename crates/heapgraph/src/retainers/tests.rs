@@ -457,3 +457,57 @@ fn an_array_over_4_gib_counts_its_bytes_and_empty_groups_do_not_shift_the_groups
         (vec![step(0, 1, 16, retained)], vec![holder])
     );
 }
+
+/// The ranks and holders, made by several workers (three here, for parts of uneven shares:
+/// the walks down the preorder start inside subtrees), number each
+/// group's reachable members in object order, group after group; the holders by rank are
+/// found by climbing the dominators one by one (the first dominator in another group, else
+/// the top-most of the object's own group below the virtual root), the nesting is
+/// [`crate::retained::dominated`]'s and so are the sizes.
+#[test]
+fn the_ranks_and_the_holders_by_rank_are_found_by_climbing() {
+    use crate::dominators::{UNPLACED, VIRTUAL_ROOT};
+    use crate::retained::dominated;
+    use ranked::Ranked;
+    let workers = rayon::ThreadPoolBuilder::new().num_threads(3).build().expect("a pool");
+    for g in random_graphs() {
+        let groups = g.group.iter().max().map_or(0, |&m| m as usize + 1);
+        let tree = dominators(&g);
+        for with_pos in [false, true] {
+            let (ranked, rank) = workers.install(|| Ranked::new(&g, &tree, groups, with_pos));
+            let reachable: Vec<u32> =
+                (0..g.object_count() as u32).filter(|&o| tree.position[o as usize] != UNPLACED).collect();
+            let mut expected_members = reachable.clone();
+            expected_members.sort_by_key(|&o| (g.group[o as usize], o));
+            assert_eq!(ranked.members.to_vec(), expected_members, "{g:?}");
+            for o in 0..g.object_count() {
+                let expected = match tree.position[o] {
+                    UNPLACED => UNPLACED,
+                    _ => ranked.rank_of(o as u32, g.group[o]).expect("a member"),
+                };
+                assert_eq!(rank[o], expected, "object {o} of {g:?}");
+            }
+            let (ranked, sizes) = workers.install(|| ranked.with_holders(rank, &g, &tree, groups));
+            let by_object = dominated(&g, &tree, groups);
+            assert_eq!(sizes, by_object.sizes, "{g:?}");
+            let rank_of = |o: u32| ranked.rank_of(o, g.group[o as usize]).expect("a member");
+            for &o in reachable.iter() {
+                let mut at = o;
+                let holder = loop {
+                    let d = tree.idom[at as usize];
+                    if d == VIRTUAL_ROOT {
+                        break at;
+                    }
+                    if g.group[d as usize] != g.group[o as usize] {
+                        break d;
+                    }
+                    at = d;
+                };
+                let r = rank_of(o);
+                assert_eq!(ranked.holder[r as usize], rank_of(holder), "object {o} of {g:?}");
+                assert_eq!(ranked.is_nested(r), by_object.is_nested(o), "object {o} of {g:?}");
+                assert_eq!(ranked.pos(&tree, r), tree.position[o as usize], "object {o} of {g:?}");
+            }
+        }
+    }
+}
