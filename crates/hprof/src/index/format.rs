@@ -313,11 +313,17 @@ impl<'a> Blocks<'a> {
     }
 }
 
-/// A block's `n` values copied into a table (a work file past the budget).
+/// A block's `n` values copied into a table (a work file past the budget), by all workers at
+/// once: a table of zeros is faulted in by all of them, then each copies its share.
 fn copied<T: Plain>(block: &[u8], n: usize) -> Result<memcity_heapgraph::Table<T>, String> {
-    let Some(first) = first(block) else { return Ok(memcity_heapgraph::Table::default()) };
-    let mut out = memcity_heapgraph::Table::filled(n, first);
-    bytes_of_mut(&mut out).copy_from_slice(block);
+    use rayon::prelude::*;
+    // SAFETY: `Plain` types take any bit pattern, zeros included.
+    let zero: T = unsafe { std::mem::zeroed() };
+    let mut out = memcity_heapgraph::Table::filled(n, zero);
+    let share = 8 << 20;
+    bytes_of_mut(&mut out).par_chunks_mut(share).zip(block.par_chunks(share)).for_each(|(to, from)| {
+        to.copy_from_slice(from);
+    });
     Ok(out)
 }
 
