@@ -1,7 +1,16 @@
-//! Tables written by several workers at once: each value at a place no other worker writes
+//! Work shared by the workers: `0..n` cut into one part per worker ([`parts`]), and tables
+//! written by several workers at once, each value at a place no other worker writes
 //! ([`Disjoint`]), or bits set in shared words ([`Bits`]).
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// `0..n` in one run per worker of the current pool, each `len` long but the last: `(len,
+/// runs)`, so that a table's `par_chunks_mut(len)` lines up with the runs.
+pub fn parts(n: usize) -> (usize, Vec<Range<usize>>) {
+    let len = n.div_ceil(rayon::current_num_threads().max(1)).max(1);
+    (len, (0..n).step_by(len).map(|first| first..n.min(first + len)).collect())
+}
 
 /// A table written by several workers at once, each at places no other one writes; it holds
 /// the table borrowed, so nothing else reads it until the workers are done.

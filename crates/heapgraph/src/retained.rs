@@ -7,7 +7,7 @@
 use crate::dominators::{DominatorTree, VIRTUAL_ROOT};
 use std::ops::Range;
 
-use crate::disjoint::Bits;
+use crate::disjoint::{Bits, parts};
 use crate::table::Table;
 use crate::{HeapGraph, PREORDER_AHEAD, mark, prefetch};
 
@@ -80,9 +80,7 @@ pub fn dominated_pass(
     visit: &impl Visit,
 ) -> Vec<(u64, u64)> {
     use rayon::prelude::*;
-    let n = tree.preorder.len();
-    let part = n.div_ceil(rayon::current_num_threads().max(1)).max(1);
-    let parts: Vec<Range<usize>> = (0..n).step_by(part).map(|first| first..n.min(first + part)).collect();
+    let (_, parts) = parts(tree.preorder.len());
     let sizes = parts.into_par_iter().map(|positions| dominated_part(g, tree, group_count, positions, visit));
     sizes.reduce(
         || vec![(0, 0); group_count],
@@ -130,9 +128,7 @@ fn dominated_part(
     for p in positions.clone() {
         let o = tree.preorder[p];
         // The objects come in preorder, at random in the tables: their reads are started early.
-        if let Some(&next) =
-            tree.preorder.get(p + PREORDER_AHEAD).filter(|_| p + PREORDER_AHEAD < positions.end)
-        {
+        if let Some(&next) = tree.preorder.get(p + PREORDER_AHEAD) {
             let next = next as usize;
             prefetch(&tree.idom, next);
             prefetch(&g.group, next);

@@ -96,8 +96,8 @@ fn room_to_spare(bytes: u64) -> bool {
 /// table is a mapping with no pages yet, each faulted in (and zeroed by the kernel) at its
 /// first write; on a virtual machine whose host takes back the memory its guest frees, that
 /// costs up to milliseconds per huge page (a second per 400 MB table, seen here), and a table
-/// written at random by one pass (the holders by rank, written down the preorder) would pay
-/// it all on that pass's one worker. Pages already there (a block the allocator kept) are
+/// written by one worker (the group table copied from an index, the holders of a pass whose
+/// other workers are busy) would pay it all on that worker. Pages already there (a block the allocator kept) are
 /// only written over with the zeros they hold.
 fn fault_in<T: Plain>(values: &mut [T]) {
     use rayon::prelude::*;

@@ -9,7 +9,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use crate::disjoint::{Bits, Disjoint};
+use crate::disjoint::{Bits, Disjoint, parts};
 use crate::dominators::{DominatorTree, UNPLACED};
 use crate::retained::{Visit, dominated_pass};
 use crate::table::Table;
@@ -53,8 +53,7 @@ impl Ranked {
         let pos = &tree.position;
         let reachable = |o: usize| pos[o] != UNPLACED;
         let n = g.object_count();
-        let part = n.div_ceil(rayon::current_num_threads().max(1)).max(1);
-        let parts: Vec<Range<usize>> = (0..n).step_by(part).map(|first| first..n.min(first + part)).collect();
+        let (part, parts) = parts(n);
         // Per part, its reachable members of each group; then, in place, the first rank of
         // each group's run in the part.
         let mut fills: Vec<Vec<usize>> = parts
