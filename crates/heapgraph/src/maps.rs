@@ -110,25 +110,39 @@ pub fn points_to_reached(g: &HeapGraph, idom: &[u32], group_count: usize) -> Vec
     }
 }
 
-/// [`points_to_reached`] between the objects `reached` says.
+/// [`points_to_reached`] between the objects `reached` says. The first referrers' groups
+/// take 16 bits each where the groups are that few (types, packages): the table is fresh
+/// memory, half as much.
 fn points_to_where(
+    g: &HeapGraph,
+    group_count: usize,
+    reached: impl Fn(u32) -> bool,
+) -> Vec<BTreeMap<u32, u64>> {
+    match group_count < usize::from(u16::MAX) {
+        true => points_to_with::<u16>(g, group_count, reached),
+        false => points_to_with::<u32>(g, group_count, reached),
+    }
+}
+
+/// [`points_to_where`] with each object's first referrer's group kept as an `S`.
+fn points_to_with<S: FirstGroup>(
     g: &HeapGraph,
     group_count: usize,
     reached: impl Fn(u32) -> bool,
 ) -> Vec<BTreeMap<u32, u64>> {
     let mut points_to = vec![BTreeMap::new(); group_count];
     let mut count = |a: u32, t: u32| *points_to[a as usize].entry(g.group[t as usize]).or_insert(0) += 1;
-    let mut first = Table::filled(g.object_count(), NO_GROUP);
+    let mut first = Table::filled(g.object_count(), S::NONE);
     let mut others: Table<u64> = Table::default();
     for s in (0..g.object_count() as u32).filter(|&s| reached(s)) {
         let a = g.group[s as usize];
         for &t in g.referents(s).iter().filter(|&&t| reached(t)) {
             match first[t as usize] {
-                NO_GROUP => {
-                    first[t as usize] = a;
+                none if none == S::NONE => {
+                    first[t as usize] = S::of(a);
                     count(a, t);
                 }
-                seen if seen == a => {}
+                seen if seen == S::of(a) => {}
                 _ => others.push(u64::from(t) << 32 | u64::from(a)),
             }
         }
@@ -145,8 +159,26 @@ fn points_to_where(
     points_to
 }
 
-/// Not a group yet: no referrer met.
-const NO_GROUP: u32 = u32::MAX;
+/// A group in [`points_to_with`]'s table of first referrers: every group is below `NONE`.
+trait FirstGroup: crate::table::Plain + Eq {
+    /// Not a group yet: no referrer met.
+    const NONE: Self;
+    fn of(group: u32) -> Self;
+}
+
+impl FirstGroup for u16 {
+    const NONE: u16 = u16::MAX;
+    fn of(group: u32) -> u16 {
+        group as u16
+    }
+}
+
+impl FirstGroup for u32 {
+    const NONE: u32 = u32::MAX;
+    fn of(group: u32) -> u32 {
+        group
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -163,6 +195,21 @@ mod tests {
             let spanning = Spanning::new(&g);
             let expected = points_to(&g.group, groups, &spanning.vertex, &spanning.referrers);
             assert_eq!(points_to_reached(&g, &dominators(&g).idom, groups), expected, "{g:?}");
+        }
+    }
+
+    /// With more groups than 16 bits tell apart, the first referrers' groups are kept in 32
+    /// bits, and the maps are still those from the referrers (groups 65,536 apart would be one
+    /// group in 16 bits).
+    #[test]
+    fn points_to_over_more_groups_than_16_bits_hold() {
+        for g in random_graphs() {
+            let group = g.group.iter().map(|&a| a * 65_536 + a % 3).collect();
+            let g = HeapGraph { group, ..g };
+            let groups = g.group.iter().max().map_or(0, |&m| m as usize + 1);
+            let spanning = Spanning::new(&g);
+            let expected = points_to(&g.group, groups, &spanning.vertex, &spanning.referrers);
+            assert_eq!(points_to_reached(&g, &dominators(&g).idom, groups), expected);
         }
     }
 }

@@ -23,6 +23,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub unsafe trait Plain: Copy + Send + Sync + 'static {}
 
 unsafe impl Plain for u8 {}
+unsafe impl Plain for u16 {}
 unsafe impl Plain for u32 {}
 unsafe impl Plain for u64 {}
 unsafe impl Plain for usize {}

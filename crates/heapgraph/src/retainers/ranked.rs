@@ -25,12 +25,13 @@ pub(super) struct Ranked {
     pub holder: Table<u32>,
     /// The object's preorder position.
     pos: Table<u32>,
-    /// The object's shallow bytes, or u32::MAX where they do not fit ([`Ranked::shallow`]).
-    shallow: Table<u32>,
-    /// The object's retained bytes, or u32::MAX where they do not fit ([`Ranked::retained`]):
-    /// only objects near the roots retain 4 GiB, and a table of u64s would be 4 bytes more
-    /// fresh memory per object, which costs more than the climbs' rare second read.
-    retained: Table<u32>,
+    /// The object's shallow bytes, or [`ESCAPE`] where they do not fit ([`Ranked::shallow`]).
+    shallow: Table<u16>,
+    /// The object's retained bytes, or [`ESCAPE`] where they do not fit ([`Ranked::retained`]):
+    /// most objects retain a few hundred bytes, and each byte per object of a table by rank is
+    /// fresh memory, which on a machine that hands pages back to its host costs more than the
+    /// climbs' rare second read in the tree's own table.
+    retained: Table<u16>,
     /// A bit per rank, as [`Dominated::nested`].
     nested: Table<u64>,
 }
@@ -79,8 +80,8 @@ impl Ranked {
             members: Table::filled(next, 0u32),
             holder: Table::default(),
             pos: Table::filled(if with_pos { next } else { 0 }, 0u32),
-            shallow: Table::filled(next, 0u32),
-            retained: Table::filled(next, 0u32),
+            shallow: Table::filled(next, 0u16),
+            retained: Table::filled(next, 0u16),
             nested: Table::default(),
             start,
         };
@@ -106,8 +107,8 @@ impl Ranked {
                     if with_pos {
                         by_rank.0.set(r, pos[o]);
                     }
-                    by_rank.1.set(r, u32::try_from(g.shallow[o]).unwrap_or(u32::MAX));
-                    retained.set(r, u32::try_from(tree.retained[o]).unwrap_or(u32::MAX));
+                    by_rank.1.set(r, narrow(g.shallow[o]));
+                    retained.set(r, narrow(tree.retained[o]));
                 }
             }
         });
@@ -174,7 +175,7 @@ impl Ranked {
 
     pub fn shallow(&self, g: &HeapGraph, r: u32) -> u64 {
         match self.shallow[r as usize] {
-            u32::MAX => g.shallow[self.members[r as usize] as usize],
+            ESCAPE => g.shallow[self.members[r as usize] as usize],
             bytes => u64::from(bytes),
         }
     }
@@ -188,7 +189,7 @@ impl Ranked {
 
     pub fn retained(&self, tree: &DominatorTree, r: u32) -> u64 {
         match self.retained[r as usize] {
-            u32::MAX => tree.retained[self.members[r as usize] as usize],
+            ESCAPE => tree.retained[self.members[r as usize] as usize],
             bytes => u64::from(bytes),
         }
     }
@@ -196,6 +197,14 @@ impl Ranked {
     pub fn is_nested(&self, r: u32) -> bool {
         self.nested[r as usize / 64] >> (r % 64) & 1 != 0
     }
+}
+
+/// A byte count too large for a table by rank: the object's own table is read instead.
+const ESCAPE: u16 = u16::MAX;
+
+/// `bytes` for a table by rank, [`ESCAPE`] where they do not fit.
+fn narrow(bytes: u64) -> u16 {
+    u16::try_from(bytes).unwrap_or(ESCAPE)
 }
 
 /// The holders and nesting of a [`dominated_pass`], written by rank.
