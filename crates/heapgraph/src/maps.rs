@@ -93,57 +93,84 @@ pub fn points_to(
     points_to
 }
 
-/// [`points_to`] for a caller that has a dominator tree but no spanning tree (a source that
-/// kept the tree from an earlier opening). As with the spanning tree, only references between
-/// objects the tree reaches (`idom` not [`UNREACHABLE`]) count, so the maps are the same.
+/// Both maps for a caller that has a dominator tree but no spanning tree (a source that kept
+/// the tree from an earlier opening), in one sweep over the references: each reference's
+/// target's group is read once for both. As with the spanning tree, the points-to maps count
+/// only references between objects the tree reaches (`idom` not [`UNREACHABLE`]), so they are
+/// [`pointer_maps`]'s.
 ///
-/// No reversed references: one sweep over the references notes the group of each object's
-/// first referrer, which is all most objects have; a referrer of another group is listed as
-/// an (object, group) pair, and those pairs are sorted and counted once each. Memory: a `u32`
-/// per object, and 8 bytes per reference from a group other than its target's first.
-pub fn points_to_reached(g: &HeapGraph, idom: &[u32], group_count: usize) -> Vec<BTreeMap<u32, u64>> {
-    // Where the tree reaches every object (a heap dump's tree does), no reference's target is
-    // looked up in it.
-    match idom.iter().all(|&d| d != UNREACHABLE) {
-        true => points_to_where(g, group_count, |_| true),
-        false => points_to_where(g, group_count, |o| idom[o as usize] != UNREACHABLE),
+/// The points-to side needs no reversed references: the sweep notes the group of each object's
+/// first referrer, which is all most objects have; a referrer of another group is listed as an
+/// (object, group) pair, and those pairs are sorted and counted once each. Memory: a `u16` per
+/// object where the groups fit (a `u32` otherwise), and 8 bytes per reference from a group
+/// other than its target's first.
+pub fn pointer_maps_reached<'a>(
+    g: &HeapGraph,
+    idom: &[u32],
+    group_count: usize,
+    live: impl Into<Live<'a>>,
+) -> PointerMaps {
+    let live = live.into();
+    // Where every object is live and reached (a heap dump's are), no reference's target is
+    // looked up in the marks or the tree.
+    let every_one_live = match live {
+        Live::All => true,
+        Live::Marked(marks) => marks.iter().all(|&l| l),
+    };
+    let every_one_reached = idom.iter().all(|&d| d != UNREACHABLE);
+    match every_one_live && every_one_reached {
+        true => maps_where(g, group_count, |_| true, |_| true),
+        false => maps_where(g, group_count, |o| live.has(o as usize), |o| idom[o as usize] != UNREACHABLE),
     }
 }
 
-/// [`points_to_reached`] between the objects `reached` says. The first referrers' groups
-/// take 16 bits each where the groups are that few (types, packages): the table is fresh
-/// memory, half as much.
-fn points_to_where(
+/// [`pointer_maps_reached`] over the objects `live` and `reached` say.
+fn maps_where(
     g: &HeapGraph,
     group_count: usize,
+    live: impl Fn(u32) -> bool,
     reached: impl Fn(u32) -> bool,
-) -> Vec<BTreeMap<u32, u64>> {
+) -> PointerMaps {
     match group_count < usize::from(u16::MAX) {
-        true => points_to_with::<u16>(g, group_count, reached),
-        false => points_to_with::<u32>(g, group_count, reached),
+        true => maps_with::<u16>(g, group_count, live, reached),
+        false => maps_with::<u32>(g, group_count, live, reached),
     }
 }
 
-/// [`points_to_where`] with each object's first referrer's group kept as an `S`.
-fn points_to_with<S: FirstGroup>(
+/// [`maps_where`] with each object's first referrer's group kept as an `S`.
+fn maps_with<S: FirstGroup>(
     g: &HeapGraph,
     group_count: usize,
+    live: impl Fn(u32) -> bool,
     reached: impl Fn(u32) -> bool,
-) -> Vec<BTreeMap<u32, u64>> {
+) -> PointerMaps {
     let mut points_to = vec![BTreeMap::new(); group_count];
-    let mut count = |a: u32, t: u32| *points_to[a as usize].entry(g.group[t as usize]).or_insert(0) += 1;
+    let mut pointed_from = vec![BTreeMap::new(); group_count];
+    // `seen[group] == s` dedupes the pointed-from groups per object without clearing a set.
+    let mut seen = vec![u32::MAX; group_count];
     let mut first = Table::filled(g.object_count(), S::NONE);
     let mut others: Table<u64> = Table::default();
-    for s in (0..g.object_count() as u32).filter(|&s| reached(s)) {
+    for s in 0..g.object_count() as u32 {
+        let (from_live, from_reached) = (live(s), reached(s));
+        if !from_live && !from_reached {
+            continue;
+        }
         let a = g.group[s as usize];
-        for &t in g.referents(s).iter().filter(|&&t| reached(t)) {
-            match first[t as usize] {
-                none if none == S::NONE => {
-                    first[t as usize] = S::of(a);
-                    count(a, t);
+        for &t in g.referents(s) {
+            let b = g.group[t as usize];
+            if from_live && live(t) && seen[b as usize] != s {
+                seen[b as usize] = s;
+                *pointed_from[b as usize].entry(a).or_insert(0) += 1;
+            }
+            if from_reached && reached(t) {
+                match first[t as usize] {
+                    none if none == S::NONE => {
+                        first[t as usize] = S::of(a);
+                        *points_to[a as usize].entry(b).or_insert(0) += 1;
+                    }
+                    seen if seen == S::of(a) => {}
+                    _ => others.push(u64::from(t) << 32 | u64::from(a)),
                 }
-                seen if seen == S::of(a) => {}
-                _ => others.push(u64::from(t) << 32 | u64::from(a)),
             }
         }
     }
@@ -152,14 +179,15 @@ fn points_to_with<S: FirstGroup>(
     let mut last = None;
     for &pair in others.iter() {
         if last != Some(pair) {
-            count(pair as u32, (pair >> 32) as u32);
+            let (a, t) = (pair as u32, (pair >> 32) as u32);
+            *points_to[a as usize].entry(g.group[t as usize]).or_insert(0) += 1;
             last = Some(pair);
         }
     }
-    points_to
+    PointerMaps { points_to, pointed_from }
 }
 
-/// A group in [`points_to_with`]'s table of first referrers: every group is below `NONE`.
+/// A group in [`maps_with`]'s table of first referrers: every group is below `NONE`.
 trait FirstGroup: crate::table::Plain + Eq {
     /// Not a group yet: no referrer met.
     const NONE: Self;
@@ -185,16 +213,25 @@ mod tests {
     use super::*;
     use crate::dominators::{dominators, tests::random_graphs};
 
-    /// From the references alone, the same points-to maps as from the spanning tree's
-    /// referrers, on random graphs (unreachable objects, several referrers of several groups,
-    /// several references from one object to another).
+    /// From the references alone, the same maps as from the spanning tree's referrers, on
+    /// random graphs (unreachable objects, several referrers of several groups, several
+    /// references from one object to another), with every object live, with the reached ones
+    /// marked, and with fewer marked than reached (the pointed-from maps follow the marks, the
+    /// points-to maps the tree).
     #[test]
-    fn points_to_from_the_references_is_points_to_from_the_referrers() {
+    fn maps_from_the_references_are_maps_from_the_referrers() {
         for g in random_graphs() {
             let groups = g.group.iter().max().map_or(0, |&m| m as usize + 1);
-            let spanning = Spanning::new(&g);
-            let expected = points_to(&g.group, groups, &spanning.vertex, &spanning.referrers);
-            assert_eq!(points_to_reached(&g, &dominators(&g).idom, groups), expected, "{g:?}");
+            let tree = dominators(&g);
+            let marks: Vec<bool> = tree.idom.iter().map(|&d| d != UNREACHABLE).collect();
+            let expected = pointer_maps(&g, groups, &marks);
+            assert_eq!(pointer_maps_reached(&g, &tree.idom, groups, &marks), expected, "{g:?}");
+            let fewer: Vec<bool> = marks.iter().enumerate().map(|(o, &m)| m && o % 3 != 0).collect();
+            let expected = pointer_maps(&g, groups, &fewer);
+            assert_eq!(pointer_maps_reached(&g, &tree.idom, groups, &fewer), expected, "{g:?}");
+            let all = pointer_maps_reached(&g, &tree.idom, groups, Live::All);
+            assert_eq!(all.points_to, expected.points_to, "{g:?}");
+            assert_eq!(all.pointed_from, pointer_maps(&g, groups, Live::All).pointed_from, "{g:?}");
         }
     }
 
@@ -202,14 +239,15 @@ mod tests {
     /// bits, and the maps are still those from the referrers (groups 65,536 apart would be one
     /// group in 16 bits).
     #[test]
-    fn points_to_over_more_groups_than_16_bits_hold() {
+    fn maps_over_more_groups_than_16_bits_hold() {
         for g in random_graphs() {
             let group = g.group.iter().map(|&a| a * 65_536 + a % 3).collect();
             let g = HeapGraph { group, ..g };
             let groups = g.group.iter().max().map_or(0, |&m| m as usize + 1);
-            let spanning = Spanning::new(&g);
-            let expected = points_to(&g.group, groups, &spanning.vertex, &spanning.referrers);
-            assert_eq!(points_to_reached(&g, &dominators(&g).idom, groups), expected);
+            let tree = dominators(&g);
+            let marks: Vec<bool> = tree.idom.iter().map(|&d| d != UNREACHABLE).collect();
+            let expected = pointer_maps(&g, groups, &marks);
+            assert_eq!(pointer_maps_reached(&g, &tree.idom, groups, &marks), expected);
         }
     }
 }

@@ -15,7 +15,7 @@ use crate::classify::{Classifier, ObjectFacts};
 use crate::dominators::{DominatorTree, VIRTUAL_ROOT};
 use crate::dominators::{assemble, immediate_dominators};
 use crate::group::{GroupCounts, Grouper, OUTSIDE};
-use crate::maps::{PointerMaps, pointed_from, pointer_maps, points_to, points_to_reached};
+use crate::maps::{PointerMaps, pointed_from, pointer_maps, pointer_maps_reached, points_to};
 use crate::objects::EdgeLabels;
 use crate::progress::{Phase, Progress, Silent};
 use crate::retained::dominated;
@@ -388,9 +388,8 @@ fn analyse(
     (GroupedHeap { counts, maps, paths, reachable_bytes }, per_object, keep.then_some(tree))
 }
 
-/// The counts ([`group_counts`]) and, if asked, the pointer maps, from a kept tree. Three
-/// sweeps over the objects, on two workers: the counts and the pointed-from maps together take
-/// about as long as the points-to maps.
+/// The counts ([`group_counts`]) and, if asked, the pointer maps, from a kept tree: two sweeps
+/// over the objects, on two workers (the maps' sweep over the references is the longer).
 fn counts_and_maps(
     g: &HeapGraph,
     tree: &DominatorTree,
@@ -398,19 +397,10 @@ fn counts_and_maps(
     live: Live,
     options: &AnalysisOptions,
 ) -> ((Vec<GroupCounts>, u64), Option<PointerMaps>) {
-    let wanted = options.pointer_maps;
-    let ((counts, pointed_from), points_to) = rayon::join(
-        || {
-            (
-                group_counts(g, group_count, live, options.retained),
-                wanted.then(|| pointed_from(g, group_count, live)),
-            )
-        },
-        || wanted.then(|| points_to_reached(g, &tree.idom, group_count)),
-    );
-    let maps =
-        pointed_from.zip(points_to).map(|(pointed_from, points_to)| PointerMaps { points_to, pointed_from });
-    (counts, maps)
+    rayon::join(
+        || group_counts(g, group_count, live, options.retained),
+        || options.pointer_maps.then(|| pointer_maps_reached(g, &tree.idom, group_count, live)),
+    )
 }
 
 /// Each group's live objects and their bytes (and, with [`Retained::Closure`], its exact GC

@@ -338,16 +338,20 @@ impl<'a> Climb<'a> {
     ) -> RetainerStep {
         let (rank, ranked) = (|item: &I| item.object(), self.ranked);
         let mut step = RetainerStep { group, objects: objects.len() as u64, bytes: 0, retained_bytes: 0 };
-        if !objects.iter().any(|item| ranked.is_nested(rank(item))) {
-            for r in objects.iter().map(rank) {
-                step.bytes += ranked.shallow(self.g, r);
-                step.retained_bytes += ranked.retained(self.tree, r);
-            }
+        // Retained bytes summed as if none nests (most steps), in the same sweep that looks
+        // for one that does: the sum is thrown away where one nests.
+        let mut nested = false;
+        for r in objects.iter().map(rank) {
+            nested |= ranked.is_nested(r);
+            step.bytes += ranked.shallow(self.g, r);
+            step.retained_bytes += ranked.retained(self.tree, r);
+        }
+        if !nested {
             return step;
         }
+        step.retained_bytes = 0;
         let spans = prefix(spans, objects.len());
         for (span, r) in spans.iter_mut().zip(objects.iter().map(rank)) {
-            step.bytes += ranked.shallow(self.g, r);
             let r = r as usize;
             let subtree = self.tree.subtree[ranked.members[r] as usize];
             *span = [
