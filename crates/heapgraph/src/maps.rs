@@ -54,19 +54,23 @@ fn pointed_from_where(
     live: impl Fn(usize) -> bool,
 ) -> Vec<BTreeMap<u32, u64>> {
     let mut pointed_from = vec![BTreeMap::new(); group_count];
-    // `seen[group] == s` dedupes groups per object without clearing a set each time.
     let mut seen = vec![u32::MAX; group_count];
     for s in (0..g.object_count()).filter(|&s| live(s)) {
         let a = g.group[s];
-        for &t in g.referents(s as u32) {
-            let b = g.group[t as usize];
-            if live(t as usize) && seen[b as usize] != s as u32 {
-                seen[b as usize] = s as u32;
-                *pointed_from[b as usize].entry(a).or_insert(0) += 1;
-            }
+        for &t in g.referents(s as u32).iter().filter(|&&t| live(t as usize)) {
+            point_from(&mut pointed_from, &mut seen, s as u32, a, g.group[t as usize]);
         }
     }
     pointed_from
+}
+
+/// Counts object `s` of group `a` in `pointed_from[b]` once, however many of its references
+/// reach `b`: `seen[b] == s` once it is counted, so no set is cleared per object.
+fn point_from(pointed_from: &mut [BTreeMap<u32, u64>], seen: &mut [u32], s: u32, a: u32, b: u32) {
+    if seen[b as usize] != s {
+        seen[b as usize] = s;
+        *pointed_from[b as usize].entry(a).or_insert(0) += 1;
+    }
 }
 
 /// `points_to[a][b]`: for each reachable object of `b`, the distinct groups of its referrers
@@ -146,7 +150,6 @@ fn maps_with<S: FirstGroup>(
 ) -> PointerMaps {
     let mut points_to = vec![BTreeMap::new(); group_count];
     let mut pointed_from = vec![BTreeMap::new(); group_count];
-    // `seen[group] == s` dedupes the pointed-from groups per object without clearing a set.
     let mut seen = vec![u32::MAX; group_count];
     let mut first = Table::filled(g.object_count(), S::NONE);
     let mut others: Table<u64> = Table::default();
@@ -158,9 +161,8 @@ fn maps_with<S: FirstGroup>(
         let a = g.group[s as usize];
         for &t in g.referents(s) {
             let b = g.group[t as usize];
-            if from_live && live(t) && seen[b as usize] != s {
-                seen[b as usize] = s;
-                *pointed_from[b as usize].entry(a).or_insert(0) += 1;
+            if from_live && live(t) {
+                point_from(&mut pointed_from, &mut seen, s, a, b);
             }
             if from_reached && reached(t) {
                 match first[t as usize] {
@@ -168,7 +170,7 @@ fn maps_with<S: FirstGroup>(
                         first[t as usize] = S::of(a);
                         *points_to[a as usize].entry(b).or_insert(0) += 1;
                     }
-                    seen if seen == S::of(a) => {}
+                    known if known == S::of(a) => {}
                     _ => others.push(u64::from(t) << 32 | u64::from(a)),
                 }
             }
