@@ -18,7 +18,7 @@ use crate::group::{GroupCounts, Grouper, OUTSIDE};
 use crate::maps::{PointerMaps, pointed_from, pointer_maps, pointer_maps_reached, points_to};
 use crate::objects::EdgeLabels;
 use crate::progress::{Phase, Progress, Silent};
-use crate::retained::dominated;
+use crate::retained::dominated_sizes;
 use crate::retainers::dominated_and_paths_beside;
 use crate::roots::RootKind;
 use crate::roots::RootSet;
@@ -317,9 +317,10 @@ fn analyse(
     }
     let keep = matches!(source, TreeSource::BuildAndKeep);
     // With a kept tree, the counts and pointer maps need only the references and the tree:
-    // they are made beside the paths' one sequential pass (the holders, down the preorder), on
-    // the worker it leaves idle, and the references stay until then. (A kept tree comes with
-    // an index, whose references are mapped from its file: no memory of the process's own.)
+    // they are made beside the paths (the holders' pass down the preorder and the climbs),
+    // filling the workers' idle time, and the references stay until then. (A kept tree comes
+    // with an index, whose references are mapped from its file: no memory of the process's
+    // own.)
     let beside_paths = matches!(source, TreeSource::Known(_)) && options.retainer_paths;
     let (early, tree) = match source {
         TreeSource::Known(tree) if beside_paths => (None, tree),
@@ -351,7 +352,7 @@ fn analyse(
             let (dominated, paths, beside) = dominated_and_paths_beside(g, &tree, group_count, named, beside);
             (Some(dominated), Some(paths), beside)
         }
-        false => (want_retained.then(|| dominated(g, &tree, group_count).sizes), None, None),
+        false => (want_retained.then(|| dominated_sizes(g, &tree, group_count)), None, None),
     };
     let ((mut counts, reachable_bytes), maps) =
         early.or(beside).expect("the counts, early or beside the paths");

@@ -17,7 +17,7 @@ use crate::{HeapGraph, PREORDER_AHEAD, mark, prefetch};
 /// B twice). Linear time: one pass down the preorder, keeping the open dominator-tree path with
 /// a count per group of the objects on it.
 pub fn dominated_sizes(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> Vec<(u64, u64)> {
-    dominated(g, tree, group_count).sizes
+    dominated_pass(g, tree, group_count, &Unseen)
 }
 
 /// The groups' dominated sizes, and which objects they leave out.
@@ -56,6 +56,13 @@ pub trait Visit: Sync {
     /// `o` comes a few objects later: the entries its visit reads may be asked for now.
     fn ahead(&self, _o: usize) {}
     fn visit(&self, o: usize, holder: u32, nested: bool);
+}
+
+/// A pass whose holders and nesting nobody asks for.
+struct Unseen;
+
+impl Visit for Unseen {
+    fn visit(&self, _: usize, _: u32, _: bool) {}
 }
 
 /// The nested objects, a bit per object ([`Dominated::nested`]).

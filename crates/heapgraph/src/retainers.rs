@@ -64,10 +64,10 @@ pub struct RetainerPath {
 /// object order within a group) and everything it needs about them is read in that order from
 /// tables by rank, then sorted locally (by exit, by preorder position): past the budget these
 /// tables are mapped files, and a step's reads sweep only its group's run of them instead of
-/// faulting a page per object, or sweeping tables of all objects. Memory: 5 `u32`s per object
-/// (members, the ranks by object until the holders by rank are found, shallow and retained
-/// bytes by rank; a sixth for the preorder positions by rank with representatives) and, per
-/// worker, 8 bytes per object of the largest
+/// faulting a page per object, or sweeping tables of all objects. Memory: 4 `u32`s' worth per
+/// object (members, the ranks by object until the holders by rank are found, the holders, and
+/// shallow and retained bytes by rank in 16 bits each; a fifth for the preorder positions by
+/// rank with representatives) and, per worker, 8 bytes per object of the largest
 /// step it climbs (16 with representatives, or for a group retaining 4 GiB or more: an
 /// [`item::Item`]): its objects with their weights, each replaced by its exit in place, which
 /// are filtered and become the next step's objects; as many more only where the exits come out
@@ -102,8 +102,8 @@ pub fn dominated_and_paths(
     (dominated, paths)
 }
 
-/// [`dominated_and_paths`], with `beside` run beside the pass down the preorder, which takes
-/// one worker: the other workers' share of the time.
+/// [`dominated_and_paths`], with `beside` run beside the pass down the preorder and the
+/// climbs: work for a worker whenever one of theirs waits or runs out.
 pub fn dominated_and_paths_beside<R: Send>(
     g: &HeapGraph,
     tree: &DominatorTree,

@@ -23,7 +23,7 @@ pub(super) struct Ranked {
     pub members: Table<u32>,
     /// The rank of the object's holder ([`crate::retained::Visit`]).
     pub holder: Table<u32>,
-    /// The object's preorder position.
+    /// The object's preorder position; empty without representatives ([`Ranked::pos`]).
     pos: Table<u32>,
     /// The object's shallow bytes, or [`ESCAPE`] where they do not fit ([`Ranked::shallow`]).
     shallow: Table<u16>,
@@ -89,7 +89,8 @@ impl Ranked {
         // file is not written once before that.
         let mut rank = Table::filled(n, 0u32);
         let members = Disjoint::new(&mut ranked.members);
-        let by_rank = (Disjoint::new(&mut ranked.pos), Disjoint::new(&mut ranked.shallow));
+        let positions = Disjoint::new(&mut ranked.pos);
+        let shallow = Disjoint::new(&mut ranked.shallow);
         let retained = Disjoint::new(&mut ranked.retained);
         let work = rank.par_chunks_mut(part).zip(parts.par_iter()).zip(fills.par_iter_mut());
         work.for_each(|((ranks, objects), fill)| {
@@ -105,9 +106,9 @@ impl Ranked {
                 unsafe {
                     members.set(r, o as u32);
                     if with_pos {
-                        by_rank.0.set(r, pos[o]);
+                        positions.set(r, pos[o]);
                     }
-                    by_rank.1.set(r, narrow(g.shallow[o]));
+                    shallow.set(r, narrow(g.shallow[o]));
                     retained.set(r, narrow(tree.retained[o]));
                 }
             }
