@@ -45,7 +45,7 @@ fn snapshot(objects: usize, index: usize) -> TypedSnapshot {
         (0..n).flat_map(|o| (0..graph.referents(o as u32).len() as u64).map(Label::index)).collect();
     let objects = ObjectTable {
         types: (0..GROUPS as u32).map(object_type).collect(),
-        type_of: graph.group.clone(),
+        type_of: graph.group.to_table(),
         labels: EdgeLabels { names: Vec::new(), of_edge },
         // The holders, in ascending order as they were made.
         root_names: graph.roots.iter().enumerate().map(|(k, &r)| (r, format!("holder {k}"))).collect(),

@@ -247,7 +247,7 @@ pub fn snapshot_metrics(meta: &Meta) -> HeapMetrics {
 pub fn heap_graph(file: &HeapFile, grouper: &mut Grouper) -> (HeapGraph, Vec<RootSet>) {
     let (group, roots) = leaves(file, grouper);
     let graph = HeapGraph {
-        group,
+        group: group.into(),
         shallow: file.size.clone(),
         edge_start: file.edge_start.clone(),
         edges: file.edges.clone(),
@@ -260,7 +260,7 @@ pub fn heap_graph(file: &HeapFile, grouper: &mut Grouper) -> (HeapGraph, Vec<Roo
 pub fn into_heap_graph(mut file: HeapFile, grouper: &mut Grouper) -> (HeapGraph, Vec<RootSet>) {
     let (group, roots) = leaves(&file, grouper);
     let graph = HeapGraph {
-        group,
+        group: group.into(),
         shallow: std::mem::take(&mut file.size),
         edge_start: std::mem::take(&mut file.edge_start),
         edges: std::mem::take(&mut file.edges),

@@ -11,6 +11,7 @@ pub mod dominators;
 pub mod group;
 mod live;
 pub mod maps;
+mod object_groups;
 pub mod objects;
 pub mod pipeline;
 mod prefetch;
@@ -29,6 +30,7 @@ pub use classify::{Classifier, FactUse, IN_NO_STRUCTURE, InStructure, ObjectFact
 pub use group::{GroupCounts, Grouper, OUTSIDE, OUTSIDE_KEY, ROOT_KEY};
 pub use live::Live;
 pub use maps::{PointerMaps, pointer_maps};
+pub use object_groups::ObjectGroups;
 pub use objects::{
     EdgeLabels, Label, LabelKind, NO_SITE, ObjectTable, ObjectType, TypeKind, TypedHeap, TypedSnapshot,
 };
@@ -59,7 +61,7 @@ pub use retainers::{
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HeapGraph {
     /// The group (leaf of the grouping tree) of each object.
-    pub group: Table<u32>,
+    pub group: ObjectGroups,
     /// The shallow size of each object in bytes.
     pub shallow: Table<u64>,
     /// `edges[edge_start[o]..edge_start[o + 1]]` are the objects `o` references; length `n + 1`.

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use crate::dominators::UNREACHABLE;
 use crate::spanning::{Referrers, Spanning};
 use crate::table::Table;
-use crate::{HeapGraph, Live};
+use crate::{HeapGraph, Live, ObjectGroups};
 
 /// Pointer maps, indexed by group:
 /// `points_to[a][b]` = distinct objects of `b` referenced by objects of `a`;
@@ -77,7 +77,7 @@ fn point_from(pointed_from: &mut [BTreeMap<u32, u64>], seen: &mut [u32], s: u32,
 /// (the virtual root above the GC roots is no group). `group` is each object's group, `vertex`
 /// and `referrers` are a [`Spanning`]'s.
 pub fn points_to(
-    group: &[u32],
+    group: &ObjectGroups,
     group_count: usize,
     vertex: &[u32],
     referrers: &Referrers,
@@ -223,7 +223,7 @@ mod tests {
     #[test]
     fn maps_from_the_references_are_maps_from_the_referrers() {
         for g in random_graphs() {
-            let groups = g.group.iter().max().map_or(0, |&m| m as usize + 1);
+            let groups = g.group.iter().max().map_or(0, |m| m as usize + 1);
             let tree = dominators(&g);
             let marks: Vec<bool> = tree.idom.iter().map(|&d| d != UNREACHABLE).collect();
             let expected = pointer_maps(&g, groups, &marks);
@@ -243,9 +243,9 @@ mod tests {
     #[test]
     fn maps_over_more_groups_than_16_bits_hold() {
         for g in random_graphs() {
-            let group = g.group.iter().map(|&a| a * 65_536 + a % 3).collect();
+            let group = g.group.iter().map(|a| a * 65_536 + a % 3).collect();
             let g = HeapGraph { group, ..g };
-            let groups = g.group.iter().max().map_or(0, |&m| m as usize + 1);
+            let groups = g.group.iter().max().map_or(0, |m| m as usize + 1);
             let tree = dominators(&g);
             let marks: Vec<bool> = tree.idom.iter().map(|&d| d != UNREACHABLE).collect();
             let expected = pointer_maps(&g, groups, &marks);

@@ -138,7 +138,7 @@ fn dominated_part(
         if let Some(&next) = tree.preorder.get(p + PREORDER_AHEAD) {
             let next = next as usize;
             prefetch(&tree.idom, next);
-            prefetch(&g.group, next);
+            prefetch(g.group.keys(), next);
             prefetch(&tree.subtree, next);
             prefetch(&tree.retained, next);
             visit.ahead(next);

@@ -337,6 +337,12 @@ impl<T: Plain> Table<T> {
     pub fn is_mapped(&self) -> bool {
         matches!(self.storage, Storage::Mapped { .. })
     }
+
+    /// Whether the table is read in place from a file someone else wrote ([`Table::map_private`]):
+    /// a value written there is a fresh private page outside the budget's count.
+    pub fn is_read_in_place(&self) -> bool {
+        matches!(self.storage, Storage::Private { .. })
+    }
 }
 
 /// A slice's bytes.

@@ -89,7 +89,7 @@ fn reachable_follows_a_long_chain_without_recursion() {
 #[test]
 fn pointer_maps_match_distinct_set_oracle() {
     for g in heaps() {
-        let groups = g.group.iter().max().map_or(0, |&m| m as usize + 1);
+        let groups = g.group.iter().max().map_or(0, |m| m as usize + 1);
         let live = reachable(&g);
         let maps = pointer_maps(&g, groups, &live);
         // points_to[a][b] = |{t in b : some live s in a references t}|.
@@ -119,7 +119,7 @@ fn pointer_maps_match_distinct_set_oracle() {
 #[test]
 fn retained_sizes_match_removal_oracle() {
     for g in heaps() {
-        let groups = g.group.iter().max().map_or(0, |&m| m as usize + 1);
+        let groups = g.group.iter().max().map_or(0, |m| m as usize + 1);
         let live = reachable(&g);
         let got = retained_sizes(&g, groups, &live);
         for (group, &size) in got.iter().enumerate() {

@@ -7,8 +7,8 @@ use std::sync::Mutex;
 use std::sync::atomic::AtomicU64;
 
 use memcity_heapgraph::{
-    Grouper, Grouping, InSeries, Phase, Progress, SeriesHeap, TypedHeap, group_heap_inspected, history_of,
-    two_fit,
+    Grouper, Grouping, InSeries, ObjectGroups, Phase, Progress, SeriesHeap, TypedHeap, group_heap_inspected,
+    history_of, two_fit,
 };
 use memcity_model::History;
 use rayon::prelude::*;
@@ -158,7 +158,7 @@ pub fn estimated_memory(path: &Path) -> Option<u64> {
 fn analysed_place(
     file: &Path,
     options: &ImportOptions,
-    group: &[u32],
+    group: &ObjectGroups,
     group_count: usize,
 ) -> Option<analysed::AnalysedPlace> {
     let index = options.index.as_deref().filter(|_| options.keep_grouped)?;
@@ -177,7 +177,7 @@ fn import_one<T>(
     let (opened, pending) =
         crate::index::open_dump_pending(file, &options.opening(), inspect.is_some(), progress)?;
     let (mut dump, labels) = (opened.dump, opened.labels);
-    let classes = inspect.map(|_| dump.graph.group.to_vec());
+    let classes = inspect.map(|_| dump.graph.group.keys().to_vec());
     let (mut roots, group_count) = {
         let mut grouper = grouper.lock().unwrap_or_else(|e| e.into_inner());
         let (graph, names, root_kinds) = (&mut dump.graph, &dump.classes.names, &dump.root_kinds);

@@ -65,7 +65,7 @@ pub fn read_dump_bytes(
 /// Objects and bytes per class name, the way the JVM's class histogram counts them.
 pub fn class_totals(dump: &Dump) -> Histogram {
     let mut totals = Histogram::new();
-    for (&class, &size) in dump.graph.group.iter().zip(&dump.graph.shallow) {
+    for (&class, &size) in dump.graph.group.keys().iter().zip(&dump.graph.shallow) {
         let entry = totals.entry(dump.classes.names[class as usize].clone()).or_default();
         entry.0 += 1;
         entry.1 += size;

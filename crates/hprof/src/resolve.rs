@@ -77,7 +77,7 @@ pub fn resolve_labelled(
     }
     // Every node's table at its final size from the start; class objects follow the objects.
     let mut graph = HeapGraph {
-        group: Table::filled(nodes, 0),
+        group: Table::filled(nodes, 0).into(),
         shallow: Table::filled(nodes, 0),
         edge_start: Table::filled(nodes + 1, 0),
         edges: Table::default(),
@@ -102,7 +102,7 @@ pub fn resolve_labelled(
         let range = batch..(batch + BATCH).min(objects);
         let chunk_edges: Vec<(Vec<u32>, Vec<Label>)> = offsets[range.clone()]
             .par_chunks(CHUNK)
-            .zip(graph.group[range.clone()].par_chunks_mut(CHUNK))
+            .zip(graph.group.as_mut_slice()[range.clone()].par_chunks_mut(CHUNK))
             .zip(graph.shallow[range.clone()].par_chunks_mut(CHUNK))
             .zip(graph.edge_start[range.start + 1..=range.end].par_chunks_mut(CHUNK))
             .map(|(((offsets, group), shallow), edge_end)| {
@@ -137,7 +137,7 @@ pub fn resolve_labelled(
     let mut class_edges = Vec::new();
     let mut class_labels = Vec::new();
     for (k, class) in raw.classes.iter().enumerate() {
-        graph.group[objects + k] = classes.class_class;
+        graph.group.as_mut_slice()[objects + k] = classes.class_class;
         // HotSpot adds pseudo-statics such as `<resolved_references>`: references the class
         // holds, but not part of its static block.
         let pseudo = |name: u64| raw.strings.get(&name).is_some_and(|n| n.starts_with(b"<"));

@@ -3,8 +3,8 @@
 //! maps, retained sizes and retainer paths per group.
 
 use memcity_heapgraph::{
-    AnalysisOptions, Classifier, GroupedHeap, Grouper, Grouping, LeafMemo, Live, ObjectFacts, Progress,
-    RootKind, RootSet, Silent, TreeSource, group_heap_owned_with_tree, reachable, root_sets,
+    AnalysisOptions, Classifier, GroupedHeap, Grouper, Grouping, LeafMemo, Live, ObjectFacts, ObjectGroups,
+    Progress, RootKind, RootSet, Silent, TreeSource, group_heap_owned_with_tree, reachable, root_sets,
 };
 
 use rayon::prelude::*;
@@ -25,20 +25,23 @@ pub fn assign_leaves(dump: &mut Dump, grouper: &mut Grouper) -> Vec<RootSet> {
 
 /// [`assign_leaves`] over the parts of a dump it reads and writes (each object's class, which
 /// becomes its leaf; the class names; the root records), so that the rest of the dump can be
-/// read meanwhile.
+/// read meanwhile. Where the leaf is the class's alone, the groups come through the classes
+/// ([`ObjectGroups::through`]): the class table stays as it is (an index's, read in place).
 pub(crate) fn assign_leaves_of(
-    group: &mut [u32],
+    group: &mut ObjectGroups,
     names: &[String],
     root_kinds: &[(u32, RootKind)],
     grouper: &mut Grouper,
 ) -> Vec<RootSet> {
     let roots = root_sets(group.len(), root_kinds.iter().copied());
     if !grouper.uses().roots {
-        leaves_by_class(group, names, grouper);
+        let classes = std::mem::take(group).into_keys();
+        let by_class = leaves_by_class(&classes, names, grouper);
+        *group = ObjectGroups::through(classes, by_class);
         return roots;
     }
     let mut memo = LeafMemo::default();
-    for (node, group) in group.iter_mut().enumerate() {
+    for (node, group) in group.as_mut_slice().iter_mut().enumerate() {
         let (class, rooted) = (*group, roots[node]);
         let name = &names[class as usize];
         *group = memo.leaf(grouper, (class, rooted), || ObjectFacts {
@@ -50,14 +53,13 @@ pub(crate) fn assign_leaves_of(
     roots
 }
 
-/// [`assign_leaves_of`] where the leaf is the class's alone: the classes are given their leaves
+/// Each class's leaf where the leaf is the class's alone: the classes are given their leaves
 /// in the order the objects first meet them (found a run of objects at a time on every
-/// worker), which is the numbering an object-by-object walk gives, and then every object its
-/// class's leaf (on every worker too).
-fn leaves_by_class(group: &mut [u32], names: &[String], grouper: &mut Grouper) {
+/// worker), which is the numbering an object-by-object walk gives.
+fn leaves_by_class(classes: &[u32], names: &[String], grouper: &mut Grouper) -> Vec<u32> {
     const RUN: usize = 1 << 20;
     const NEVER: usize = usize::MAX;
-    let first_met = group
+    let first_met = classes
         .par_chunks(RUN)
         .enumerate()
         .fold(
@@ -82,7 +84,7 @@ fn leaves_by_class(group: &mut [u32], names: &[String], grouper: &mut Grouper) {
     for (_, class) in met {
         leaf[class] = grouper.leaf(&ObjectFacts { type_name: &names[class], ..ObjectFacts::default() });
     }
-    group.par_iter_mut().for_each(|g| *g = leaf[*g as usize]);
+    leaf
 }
 
 /// Groups one dump whose objects already have their leaves (see [`assign_leaves`]). A dump

@@ -54,7 +54,7 @@ fn typed_and_held(mut dump: Dump, labels: EdgeLabels, kept: Option<KeptTree>) ->
         TreeSource::Known(tree) => Some(tree),
         TreeSource::Build | TreeSource::BuildAndKeep => None,
     };
-    let objects = object_table(&dump, dump.graph.group.clone(), labels, &roots);
+    let objects = object_table(&dump, dump.graph.group.keys().clone(), labels, &roots);
     let reachable_bytes = dump.graph.shallow.iter().sum();
     let heap = TypedHeap { graph: dump.graph, objects, tree };
     (TypedDump { timestamp_ms: dump.timestamp_ms, reachable_bytes, heap }, held_by_vm)

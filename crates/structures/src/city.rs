@@ -210,9 +210,10 @@ pub fn regroup(
     let objects = &heap.objects;
     let at = |table: &[u32], o: u32| table.get(o as usize).copied().unwrap_or(NONE);
     let mut memo = LeafMemo::default();
-    for o in 0..heap.graph.object_count() as u32 {
+    let groups = heap.graph.group.as_mut_slice();
+    for o in 0..groups.len() as u32 {
         let kept = live[o as usize] && (keep == Keep::All || membership.is_top_level_head(o));
-        heap.graph.group[o as usize] = if !kept {
+        groups[o as usize] = if !kept {
             OUTSIDE
         } else {
             let key = (

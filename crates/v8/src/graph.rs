@@ -119,7 +119,7 @@ pub fn into_graph(mut heap: RawHeap, grouper: &mut Grouper) -> JsHeap {
         group.push(leaf);
     }
     let graph = HeapGraph {
-        group,
+        group: group.into(),
         shallow: std::mem::take(&mut heap.shallow),
         edge_start: std::mem::take(&mut heap.edge_start),
         edges: std::mem::take(&mut heap.edges),

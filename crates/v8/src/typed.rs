@@ -130,7 +130,7 @@ pub(crate) fn typed_keeping_strings(
         holders.iter().map(|&(o, kind, _)| (o, kind)).collect();
     let roots = holders.into_iter().map(|(o, _, _)| o).collect();
     let graph = HeapGraph {
-        group: type_of.clone(),
+        group: type_of.clone().into(),
         shallow: std::mem::take(&mut raw.shallow),
         edge_start: std::mem::take(&mut raw.edge_start),
         edges: std::mem::take(&mut raw.edges),

@@ -12,13 +12,14 @@
 //! group ids they are checked against the partition it is read for ([`GroupedHeap::check`]).
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use rayon::prelude::*;
 
 use super::{GroupPath, GroupedHeap};
-use crate::GroupCounts;
 use crate::maps::PointerMaps;
 use crate::retainers::MAX_STEPS;
+use crate::{GroupCounts, ObjectGroups};
 
 /// The groups that hold a heap's objects, by rank in the order of their ids.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,17 +33,18 @@ pub struct Partition {
 const ABSENT: u32 = u32::MAX;
 
 impl Partition {
-    /// The groups among `0..group_count` that the objects' `group`s name (each must be below).
-    pub fn of(group: &[u32], group_count: usize) -> Partition {
-        let present = group
-            .par_chunks(1 << 20)
+    /// The groups among `0..group_count` that the objects' `groups` name (each must be below).
+    pub fn of(groups: &ObjectGroups, group_count: usize) -> Partition {
+        let present = runs(groups.len())
             .fold(
-                || vec![false; group_count],
-                |mut present, chunk| {
-                    chunk.iter().for_each(|&g| present[g as usize] = true);
-                    present
+                || (vec![false; group_count], Vec::new()),
+                |(mut present, mut run), objects| {
+                    groups.run_into(objects, &mut run);
+                    run.iter().for_each(|&g| present[g as usize] = true);
+                    (present, run)
                 },
             )
+            .map(|(present, _)| present)
             .reduce(|| vec![false; group_count], |a, b| a.iter().zip(b).map(|(&a, b)| a || b).collect());
         let ids: Vec<u32> = (0..group_count as u32).filter(|&g| present[g as usize]).collect();
         let mut rank = vec![ABSENT; group_count];
@@ -61,12 +63,20 @@ impl Partition {
         self.ids.is_empty()
     }
 
-    /// The ranks of the groups `groups`, each holding objects, into `ranks` (cleared first).
-    pub fn ranks(&self, groups: &[u32], ranks: &mut Vec<u32>) {
-        ranks.clear();
-        ranks.extend(groups.iter().map(|&g| self.rank[g as usize]));
+    /// The ranks of the groups of `objects` (each group holding objects) into `ranks`.
+    pub fn ranks(&self, groups: &ObjectGroups, objects: Range<usize>, ranks: &mut Vec<u32>) {
+        groups.run_into(objects, ranks);
+        ranks.iter_mut().for_each(|g| *g = self.rank[*g as usize]);
     }
 }
+
+/// `0..n` in runs of [`RUN`] objects, on every worker.
+fn runs(n: usize) -> impl IndexedParallelIterator<Item = Range<usize>> {
+    (0..n.div_ceil(RUN)).into_par_iter().map(move |run| run * RUN..n.min((run + 1) * RUN))
+}
+
+/// Objects a worker takes at once.
+const RUN: usize = 1 << 20;
 
 impl GroupedHeap {
     /// This heap (of the grouping `partition` was taken of) numbered by rank: the groups

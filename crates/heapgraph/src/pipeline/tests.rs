@@ -82,7 +82,7 @@ fn snapshots_carry_keyed_paths_that_validate() {
 fn objects_outside_the_city_count_for_the_heap_but_have_no_building() {
     // The list and its nodes outside: the persons keep their building and what they retain.
     let (mut g, roots, grouper) = heap();
-    g.group[..3].fill(crate::OUTSIDE);
+    g.group.as_mut_slice()[..3].fill(crate::OUTSIDE);
     let live = crate::reachable(&g);
     let grouped = group_heap(&g, grouper.group_count(), &live, &roots, &AnalysisOptions::default());
     assert_eq!(grouped.reachable_bytes, 200);
@@ -114,7 +114,7 @@ fn objects_outside_the_city_count_for_the_heap_but_have_no_building() {
 #[test]
 fn steps_outside_the_city_are_read_through() {
     let (mut g, roots, grouper) = heap();
-    g.group[..3].fill(crate::OUTSIDE);
+    g.group.as_mut_slice()[..3].fill(crate::OUTSIDE);
     let live = crate::reachable(&g);
     let names = |from: u32, to: u32| Some(format!(".f{from}{to}"));
     let holder = |o: u32| (o == 0).then(|| "class App".to_string());
@@ -322,7 +322,7 @@ fn a_kept_tree_groups_as_the_one_built() {
 
     // Random graphs with cycles, self-references, duplicate roots and garbage.
     for g in crate::dominators::tests::random_graphs() {
-        let group_count = *g.group.iter().max().unwrap_or(&0) as usize + 1;
+        let group_count = g.group.iter().max().unwrap_or(0) as usize + 1;
         let live = crate::reachable(&g);
         let roots = vec![RootSet::NONE; g.object_count()];
         let none = |_: u32| None;

@@ -6,7 +6,7 @@ use crate::dominators::tests::{graph, oracle_dominates, random_graphs};
 use crate::{reachable, retained_sizes};
 
 fn group_count(g: &HeapGraph) -> usize {
-    g.group.iter().max().map_or(0, |&m| m as usize + 1)
+    g.group.iter().max().map_or(0, |m| m as usize + 1)
 }
 
 #[test]

@@ -214,7 +214,7 @@ fn a_million_node_list_is_climbed_without_recursion() {
 #[test]
 fn paths_on_random_graphs_start_at_the_group_and_end_below_the_virtual_root() {
     for g in random_graphs() {
-        let groups = g.group.iter().max().map_or(0, |&m| m as usize + 1);
+        let groups = g.group.iter().max().map_or(0, |m| m as usize + 1);
         let tree = dominators(&g);
         let dominated = dominated_sizes(&g, &tree, groups);
         for (group, path) in retainer_paths(&g, &tree, groups).into_iter().enumerate() {
@@ -243,7 +243,7 @@ fn paths_on_random_graphs_start_at_the_group_and_end_below_the_virtual_root() {
 fn representatives_are_one_per_step_each_dominated_by_the_next() {
     let mut checked = 0;
     for g in random_graphs() {
-        let groups = g.group.iter().max().map_or(0, |&m| m as usize + 1);
+        let groups = g.group.iter().max().map_or(0, |m| m as usize + 1);
         let tree = dominators(&g);
         let plain = retainer_paths(&g, &tree, groups);
         let represented = retainer_paths_represented(&g, &tree, groups);
@@ -429,7 +429,7 @@ fn paths_match_a_plain_climb_on_random_graphs() {
     let (wide, escaping) = (heavy(1 << 31), heavy(40_000));
     graphs.extend(wide.into_iter().chain(escaping));
     for g in graphs {
-        let groups = g.group.iter().max().map_or(0, |&m| m as usize + 1);
+        let groups = g.group.iter().max().map_or(0, |m| m as usize + 1);
         let tree = dominators(&g);
         let plain = plain_climb(&g, &tree, groups);
         assert_eq!(retainer_paths_represented(&g, &tree, groups), plain);
@@ -476,7 +476,7 @@ fn the_ranks_and_the_holders_by_rank_are_found_by_climbing() {
     use ranked::Ranked;
     let workers = rayon::ThreadPoolBuilder::new().num_threads(3).build().expect("a pool");
     for g in random_graphs() {
-        let groups = g.group.iter().max().map_or(0, |&m| m as usize + 1);
+        let groups = g.group.iter().max().map_or(0, |m| m as usize + 1);
         let tree = dominators(&g);
         for with_pos in [false, true] {
             let (ranked, rank) = workers.install(|| Ranked::new(&g, &tree, groups, with_pos));

@@ -17,7 +17,7 @@
 
 use std::path::{Path, PathBuf};
 
-use memcity_heapgraph::{AnalysisOptions, GroupedHeap, Partition, Phase, Progress};
+use memcity_heapgraph::{AnalysisOptions, GroupedHeap, ObjectGroups, Partition, Phase, Progress};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -65,7 +65,7 @@ pub(crate) fn place(
     index: Option<&Path>,
     layout: &Layout,
     options: &AnalysisOptions,
-    group: &[u32],
+    group: &ObjectGroups,
     group_count: usize,
 ) -> Option<AnalysedPlace> {
     let dir = index.filter(|d| supported() && !d.as_os_str().is_empty())?;
@@ -82,10 +82,10 @@ pub(crate) fn place(
     hash.update(&(partition.len() as u64).to_le_bytes());
     hash.update(&(group.len() as u64).to_le_bytes());
     // The ranks a run of objects at a time, on every worker, each run's hash in order.
-    let runs: Vec<[u8; 32]> = group
-        .par_chunks(RUN)
+    let runs: Vec<[u8; 32]> = (0..group.len().div_ceil(RUN))
+        .into_par_iter()
         .map_init(Vec::new, |ranks, run| {
-            partition.ranks(run, ranks);
+            partition.ranks(group, run * RUN..group.len().min((run + 1) * RUN), ranks);
             *blake3::hash(bytes_of(ranks)).as_bytes()
         })
         .collect();

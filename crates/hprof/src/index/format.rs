@@ -268,18 +268,6 @@ impl<'a> Blocks<'a> {
         copied(block, n)
     }
 
-    /// [`Blocks::table`] always copied: for a table the caller rewrites whole (each object's
-    /// class becomes its group), whose written pages would otherwise be private memory outside
-    /// the budget's count.
-    pub fn table_to_rewrite<T: Plain>(
-        &mut self,
-        what: &str,
-        count: usize,
-    ) -> Result<memcity_heapgraph::Table<T>, String> {
-        let block = self.next(what)?;
-        copied(block, checked_count::<T>(block, what, Some(count))?)
-    }
-
     /// The next two blocks as a list of strings: `count + 1` end offsets, then the bytes.
     pub fn strings(&mut self, what: &str, count: usize) -> Result<Vec<String>, String> {
         let ends: Vec<u64> = self.values(what, Some(count.saturating_add(1)))?;

@@ -35,7 +35,9 @@ pub fn read_blocks(mut blocks: Blocks<'_>) -> Result<(Dump, EdgeLabels), String>
     let first_class_node = u32::try_from(meta[3]).ok().filter(|&f| f as usize <= nodes);
     let first_class_node = first_class_node.ok_or("the first class object is beyond the objects")?;
     let class_index = |v: u64| u32::try_from(v).ok().filter(|&c| (c as usize) < classes);
-    let group = blocks.table_to_rewrite("class of each object", nodes)?;
+    // Read in place: most groupings group by class alone, and their groups come through the
+    // classes ([`memcity_heapgraph::ObjectGroups::through`]) without a table of their own.
+    let group = blocks.table("class of each object", nodes)?.into();
     let shallow = blocks.table("shallow sizes", nodes)?;
     let edge_start = blocks.table("reference starts", nodes + 1)?;
     let edges_table = blocks.table("references", edges)?;
@@ -138,7 +140,7 @@ fn check_graph(graph: &HeapGraph, classes: usize) -> Result<(), String> {
     if nodes > crate::parse::MAX_OBJECTS {
         return Err(format!("{nodes} objects, more than memcity reads"));
     }
-    if graph.group.par_iter().any(|&c| c as usize >= classes) {
+    if graph.group.keys().par_iter().any(|&c| c as usize >= classes) {
         return Err("an object of a class beyond the classes".into());
     }
     let starts = &graph.edge_start;

@@ -93,6 +93,8 @@ fn a_reopened_dump_is_the_dump_read_again() {
         assert!(!first.from_index && first.labels.is_none(), "names only when asked for");
         let again = open_dump(dump, &scratch.opening(), true, &memcity_heapgraph::Silent).unwrap();
         assert!(again.from_index, "{} is read from its index", dump.display());
+        let classes = again.dump.graph.group.keys();
+        assert!(classes.is_empty() || classes.is_read_in_place(), "the classes are the index's pages");
         assert_same(&fresh.dump, &again.dump);
         assert_same(&fresh.dump, &first.dump);
         assert_eq!(fresh.labels, again.labels);
@@ -315,7 +317,7 @@ fn an_index_pointing_outside_its_tables_is_refused() {
     let spoils: [(Spoil, &str); 6] = [
         (|d, _, n| d.graph.edges[0] = n, "a reference or root beyond the objects"),
         (|d, _, n| d.graph.roots.push(n + 7), "a reference or root beyond the objects"),
-        (|d, _, _| d.graph.group[3] = u32::MAX, "an object of a class beyond the classes"),
+        (|d, _, _| d.graph.group.as_mut_slice()[3] = u32::MAX, "an object of a class beyond the classes"),
         (|d, _, _| d.graph.edge_start[2] = u32::MAX, "the reference starts are out of order"),
         (
             |_, l, _| l.of_edge[0] = memcity_heapgraph::Label::field(1 << 20),

@@ -102,7 +102,7 @@ fn body<W: Write>(w: &mut Writer<W>, dump: &Dump, labels: &EdgeLabels) -> std::i
     meta.extend(super::key::layout_fields(layout));
     meta.extend(classes.primitive_arrays.iter().map(|&c| u64::from(c)));
     w.values(&meta)?;
-    w.values(&graph.group)?;
+    w.values(graph.group.keys())?;
     w.values(&graph.shallow)?;
     w.values(&graph.edge_start)?;
     w.values(&graph.edges)?;

@@ -99,7 +99,7 @@ fn keys(r: &mut Registry, classifiers: &str, keep: Keep) -> Vec<String> {
     let live = reachable(&r.heap.graph);
     let mut grouper = Grouper::new(parse_list(classifiers).unwrap());
     regroup(&mut r.heap, &roots, &live, &membership, keep, &mut grouper);
-    r.heap.graph.group.iter().map(|&g| grouper.leaf_key(g)).collect()
+    r.heap.graph.group.iter().map(|g| grouper.leaf_key(g)).collect()
 }
 
 #[test]

@@ -5,12 +5,12 @@ use crate::pipeline::{AnalysisOptions, group_heap};
 use crate::retainers::RetainerStep;
 
 /// The pipeline tests' heap grouped by `classifiers`, its types in packages.
-fn grouped(classifiers: &str) -> (GroupedHeap, Vec<u32>, usize) {
+fn grouped(classifiers: &str) -> (GroupedHeap, ObjectGroups, usize) {
     let types = ["app.List", "app.Node", "app.Person", "java.lang.String", "app.Temp", "x.Garbage"];
     let (g, roots, grouper) = crate::pipeline::tests::example(classifiers, types);
     let live = crate::reachable(&g);
     let heap = group_heap(&g, grouper.group_count(), &live, &roots, &AnalysisOptions::default());
-    (heap, g.group.to_vec(), grouper.group_count())
+    (heap, g.group.clone(), grouper.group_count())
 }
 
 #[test]
@@ -19,9 +19,9 @@ fn groupings_that_part_the_objects_alike_rank_to_one_analysis() {
     let (by_type, group_b, count_b) = grouped("type");
     assert_ne!(group_a, group_b, "numbered otherwise: packages are groups too");
     let (a, b) = (Partition::of(&group_a, count_a), Partition::of(&group_b, count_b));
-    let ranks = |p: &Partition, group: &[u32]| {
+    let ranks = |p: &Partition, group: &ObjectGroups| {
         let mut ranks = Vec::new();
-        p.ranks(group, &mut ranks);
+        p.ranks(group, 0..group.len(), &mut ranks);
         ranks
     };
     assert_eq!(ranks(&a, &group_a), ranks(&b, &group_b), "the same partition");
