@@ -25,13 +25,17 @@ pub(super) struct Ranked {
     pub holder: Table<u32>,
     /// The object's preorder position; empty without representatives ([`Ranked::pos`]).
     pos: Table<u32>,
-    /// The object's shallow bytes, or [`ESCAPE`] where they do not fit ([`Ranked::shallow`]).
-    shallow: Table<u16>,
-    /// The object's retained bytes, or [`ESCAPE`] where they do not fit ([`Ranked::retained`]):
-    /// most objects retain a few hundred bytes, and each byte per object of a table by rank is
-    /// fresh memory, which on a machine that hands pages back to its host costs more than the
-    /// climbs' rare second read in the tree's own table.
-    retained: Table<u16>,
+    /// The object's shallow bytes in [`Ranked::unit`]s, or [`ESCAPE`] where they do not fit
+    /// ([`Ranked::shallow`]).
+    shallow: Table<u8>,
+    /// The object's retained bytes in units, or [`ESCAPE`] where they do not fit
+    /// ([`Ranked::retained`]): most objects retain a few hundred bytes, and each byte per object
+    /// of a table by rank is fresh memory, which on a machine that hands pages back to its host
+    /// costs more than the climbs' rare second read in the tree's own table.
+    retained: Table<u8>,
+    /// The unit of the sizes by rank: the largest power of two that divides every object's
+    /// shallow size (and so every retained size), 8 bytes in a JVM's heap.
+    unit: Unit,
     /// A bit per rank, as [`Dominated::nested`].
     nested: Table<u64>,
 }
@@ -57,16 +61,20 @@ impl Ranked {
         let (part, parts) = parts(n);
         // Per part, its reachable members of each group; then, in place, the first rank of
         // each group's run in the part.
-        let mut fills: Vec<Vec<usize>> = parts
+        // Beside the counts, every size's bits together, for the unit they share.
+        let (mut fills, bits): (Vec<Vec<usize>>, Vec<u64>) = parts
             .par_iter()
             .map(|objects| {
                 let mut count = vec![0usize; group_count];
+                let mut bits = 0;
                 for o in objects.clone().filter(|&o| reachable(o)) {
                     count[g.group[o] as usize] += 1;
+                    bits |= g.shallow[o];
                 }
-                count
+                (count, bits)
             })
-            .collect();
+            .unzip();
+        let unit = Unit::dividing(bits.iter().fold(0, |all, b| all | b));
         let mut start = Vec::with_capacity(group_count + 1);
         let mut next = 0;
         for group in 0..group_count {
@@ -80,9 +88,10 @@ impl Ranked {
             members: Table::filled(next, 0u32),
             holder: Table::default(),
             pos: Table::filled(if with_pos { next } else { 0 }, 0u32),
-            shallow: Table::filled(next, 0u16),
-            retained: Table::filled(next, 0u16),
+            shallow: Table::filled(next, 0u8),
+            retained: Table::filled(next, 0u8),
             nested: Table::default(),
+            unit,
             start,
         };
         // Written in whole below, in order: zeros at first, so that past the budget its work
@@ -108,8 +117,8 @@ impl Ranked {
                     if with_pos {
                         positions.set(r, pos[o]);
                     }
-                    shallow.set(r, narrow(g.shallow[o]));
-                    retained.set(r, narrow(tree.retained[o]));
+                    shallow.set(r, unit.narrow(g.shallow[o]));
+                    retained.set(r, unit.narrow(tree.retained[o]));
                 }
             }
         });
@@ -177,7 +186,7 @@ impl Ranked {
     pub fn shallow(&self, g: &HeapGraph, r: u32) -> u64 {
         match self.shallow[r as usize] {
             ESCAPE => g.shallow[self.members[r as usize] as usize],
-            bytes => u64::from(bytes),
+            units => self.unit.bytes(units),
         }
     }
 
@@ -191,7 +200,7 @@ impl Ranked {
     pub fn retained(&self, tree: &DominatorTree, r: u32) -> u64 {
         match self.retained[r as usize] {
             ESCAPE => tree.retained[self.members[r as usize] as usize],
-            bytes => u64::from(bytes),
+            units => self.unit.bytes(units),
         }
     }
 
@@ -201,11 +210,32 @@ impl Ranked {
 }
 
 /// A byte count too large for a table by rank: the object's own table is read instead.
-const ESCAPE: u16 = u16::MAX;
+const ESCAPE: u8 = u8::MAX;
 
-/// `bytes` for a table by rank, [`ESCAPE`] where they do not fit.
-fn narrow(bytes: u64) -> u16 {
-    u16::try_from(bytes).unwrap_or(ESCAPE)
+/// The unit of the sizes by rank, as a shift: sizes are kept as whole units, so a byte per
+/// object holds up to 254 units (2,032 bytes where the unit is 8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Unit(u32);
+
+impl Unit {
+    /// The largest power of two (up to 2^16) dividing every size whose bits are ORed in `bits`.
+    fn dividing(bits: u64) -> Unit {
+        Unit(bits.trailing_zeros().min(16))
+    }
+
+    /// `bytes` for a table by rank, [`ESCAPE`] where they are not a whole number of units
+    /// below it.
+    fn narrow(self, bytes: u64) -> u8 {
+        let units = bytes >> self.0;
+        match units << self.0 == bytes && units < u64::from(ESCAPE) {
+            true => units as u8,
+            false => ESCAPE,
+        }
+    }
+
+    fn bytes(self, units: u8) -> u64 {
+        u64::from(units) << self.0
+    }
 }
 
 /// The holders and nesting of a [`dominated_pass`], written by rank.
@@ -229,5 +259,24 @@ impl Visit for ByRank<'_> {
         if nested {
             self.nested.set(r);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_by_rank_are_whole_units_or_escape() {
+        let unit = Unit::dividing(24 | 40 | 16);
+        assert_eq!(unit, Unit(3));
+        assert_eq!((unit.narrow(24), unit.bytes(unit.narrow(24))), (3, 24));
+        assert_eq!(unit.narrow(254 * 8), 254);
+        assert_eq!(unit.narrow(255 * 8), ESCAPE, "the escape is no size");
+        assert_eq!(unit.narrow(20), ESCAPE, "not a whole number of units");
+        assert_eq!(unit.narrow(8 << 40), ESCAPE);
+        assert_eq!(Unit::dividing(0), Unit(16), "all sizes 0");
+        assert_eq!(Unit::dividing(0).narrow(0), 0);
+        assert_eq!(Unit::dividing(49 | 16).narrow(49), 49, "odd sizes: bytes");
     }
 }

@@ -418,16 +418,17 @@ fn paths_match_a_plain_climb_on_random_graphs() {
     }
     // The same graphs with sizes of 2 or 4 GiB, so that groups retain more than 32 bits of
     // bytes: their paths without representatives take the wide entries, the others the narrow;
-    // and with sizes of 40,000 or 80,000 bytes, so that a table by rank holds some objects'
-    // shallow and retained bytes in its 16 bits and escapes to the object's own for others.
+    // with sizes of 8 or 16 bytes, so that a table by rank holds sizes in units of 8 in its
+    // byte (and escapes to the object's own tables for retained sizes of more than 254 units);
+    // and with sizes of 40,000 or 80,000 bytes, whose unit is 64, so that every size escapes.
     let heavy = |scale: u64| -> Vec<HeapGraph> {
         graphs
             .iter()
             .map(|g| HeapGraph { shallow: g.shallow.iter().map(|&s| s * scale).collect(), ..g.clone() })
             .collect()
     };
-    let (wide, escaping) = (heavy(1 << 31), heavy(40_000));
-    graphs.extend(wide.into_iter().chain(escaping));
+    let (wide, in_units, escaping) = (heavy(1 << 31), heavy(8), heavy(40_000));
+    graphs.extend(wide.into_iter().chain(in_units).chain(escaping));
     for g in graphs {
         let groups = g.group.iter().max().map_or(0, |m| m as usize + 1);
         let tree = dominators(&g);
@@ -443,7 +444,7 @@ fn paths_match_a_plain_climb_on_random_graphs() {
 fn an_array_over_4_gib_counts_its_bytes_and_empty_groups_do_not_shift_the_groups() {
     // Root → holder (group 0) → two arrays of 5 GiB (group 3); groups 1 and 2 are empty, so
     // group 3's ranks start where group 0's end. The arrays' shallow sizes do not fit in the
-    // 16 bits a rank's table keeps, and the paths read them from the graph.
+    // byte a rank's table keeps, and the paths read them from the graph.
     const BIG: u64 = 5 << 30;
     let mut heap = Heap::default();
     let first = heap.object(3, BIG, &[]);
