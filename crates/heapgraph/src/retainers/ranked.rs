@@ -61,20 +61,17 @@ impl Ranked {
         let (part, parts) = parts(n);
         // Per part, its reachable members of each group; then, in place, the first rank of
         // each group's run in the part.
-        // Beside the counts, every size's bits together, for the unit they share.
-        let (mut fills, bits): (Vec<Vec<usize>>, Vec<u64>) = parts
+        let mut fills: Vec<Vec<usize>> = parts
             .par_iter()
             .map(|objects| {
                 let mut count = vec![0usize; group_count];
-                let mut bits = 0;
                 for o in objects.clone().filter(|&o| reachable(o)) {
                     count[g.group[o] as usize] += 1;
-                    bits |= g.shallow[o];
                 }
-                (count, bits)
+                count
             })
-            .unzip();
-        let unit = Unit::dividing(bits.iter().fold(0, |all, b| all | b));
+            .collect();
+        let unit = Unit::of_sample(&g.shallow);
         let mut start = Vec::with_capacity(group_count + 1);
         let mut next = 0;
         for group in 0..group_count {
@@ -209,6 +206,9 @@ impl Ranked {
     }
 }
 
+/// How many sizes [`Unit::of_sample`] reads.
+const SAMPLE: usize = 1 << 16;
+
 /// A byte count too large for a table by rank: the object's own table is read instead.
 const ESCAPE: u8 = u8::MAX;
 
@@ -221,6 +221,14 @@ impl Unit {
     /// The largest power of two (up to 2^16) dividing every size whose bits are ORed in `bits`.
     fn dividing(bits: u64) -> Unit {
         Unit(bits.trailing_zeros().min(16))
+    }
+
+    /// The unit dividing a sample of the `sizes` spread over the table: a sweep of all of them
+    /// would read a table as long as the heap. A size the sample misses that is no whole
+    /// number of units escapes ([`Unit::narrow`]), so the unit only decides what fits.
+    fn of_sample(sizes: &[u64]) -> Unit {
+        let step = (sizes.len() / SAMPLE).max(1);
+        Unit::dividing(sizes.iter().step_by(step).fold(0, |all, &s| all | s))
     }
 
     /// `bytes` for a table by rank, [`ESCAPE`] where they are not a whole number of units
@@ -278,5 +286,7 @@ mod tests {
         assert_eq!(Unit::dividing(0), Unit(16), "all sizes 0");
         assert_eq!(Unit::dividing(0).narrow(0), 0);
         assert_eq!(Unit::dividing(49 | 16).narrow(49), 49, "odd sizes: bytes");
+        let sizes: Vec<u64> = (0..1 << 20).map(|i| 16 + (i % 5) * 8).collect();
+        assert_eq!(Unit::of_sample(&sizes), Unit(3));
     }
 }
