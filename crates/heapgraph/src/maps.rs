@@ -103,11 +103,11 @@ pub fn points_to(
 /// only references between objects the tree reaches (`idom` not [`UNREACHABLE`]), so they are
 /// [`pointer_maps`]'s.
 ///
-/// The points-to side needs no reversed references: the sweep notes the group of each object's
-/// first referrer, which is all most objects have; a referrer of another group is listed as an
-/// (object, group) pair, and those pairs are sorted and counted once each. Memory: a `u16` per
-/// object where the groups fit (a `u32` otherwise), and 8 bytes per reference from a group
-/// other than its target's first.
+/// The points-to side needs no reversed references: a target counts once for the group of its
+/// immediate dominator, which is the referrer itself for every object with one referrer (most
+/// objects), with a bit per object to say it is counted; a referrer of another group is listed
+/// as an (object, group) pair, and those pairs are sorted and counted once each. Memory: a bit
+/// per object and 8 bytes per reference from a group other than its target's dominator's.
 pub fn pointer_maps_reached<'a>(
     g: &HeapGraph,
     idom: &[u32],
@@ -123,37 +123,29 @@ pub fn pointer_maps_reached<'a>(
     };
     let every_one_reached = idom.iter().all(|&d| d != UNREACHABLE);
     match every_one_live && every_one_reached {
-        true => maps_where(g, group_count, |_| true, |_| true),
-        false => maps_where(g, group_count, |o| live.has(o as usize), |o| idom[o as usize] != UNREACHABLE),
+        true => maps_where(g, idom, group_count, |_| true, |_| true),
+        false => {
+            maps_where(g, idom, group_count, |o| live.has(o as usize), |o| idom[o as usize] != UNREACHABLE)
+        }
     }
 }
 
 /// [`pointer_maps_reached`] over the objects `live` and `reached` say.
 fn maps_where(
     g: &HeapGraph,
+    idom: &[u32],
     group_count: usize,
     live: impl Fn(u32) -> bool,
     reached: impl Fn(u32) -> bool,
 ) -> PointerMaps {
-    match group_count < usize::from(u16::MAX) {
-        true => maps_with::<u16>(g, group_count, live, reached),
-        false => maps_with::<u32>(g, group_count, live, reached),
-    }
-}
-
-/// [`maps_where`] with each object's first referrer's group kept as an `S`.
-fn maps_with<S: FirstGroup>(
-    g: &HeapGraph,
-    group_count: usize,
-    live: impl Fn(u32) -> bool,
-    reached: impl Fn(u32) -> bool,
-) -> PointerMaps {
+    let n = g.object_count();
     let mut points_to = vec![BTreeMap::new(); group_count];
     let mut pointed_from = vec![BTreeMap::new(); group_count];
     let mut seen = vec![u32::MAX; group_count];
-    let mut first = Table::filled(g.object_count(), S::NONE);
+    // A bit per object: counted for its dominator's group.
+    let mut counted = Table::filled(n.div_ceil(64), 0u64);
     let mut others: Table<u64> = Table::default();
-    for s in 0..g.object_count() as u32 {
+    for s in 0..n as u32 {
         let (from_live, from_reached) = (live(s), reached(s));
         if !from_live && !from_reached {
             continue;
@@ -165,18 +157,21 @@ fn maps_with<S: FirstGroup>(
                 point_from(&mut pointed_from, &mut seen, s, a, b);
             }
             if from_reached && reached(t) {
-                match first[t as usize] {
-                    none if none == S::NONE => {
-                        first[t as usize] = S::of(a);
+                // The virtual root and "unreachable" are beyond the objects.
+                let d = idom[t as usize];
+                if d == s || (d as usize) < n && g.group[d as usize] == a {
+                    let (word, bit) = (&mut counted[t as usize / 64], 1u64 << (t % 64));
+                    if *word & bit == 0 {
+                        *word |= bit;
                         *points_to[a as usize].entry(b).or_insert(0) += 1;
                     }
-                    known if known == S::of(a) => {}
-                    _ => others.push(u64::from(t) << 32 | u64::from(a)),
+                } else {
+                    others.push(u64::from(t) << 32 | u64::from(a));
                 }
             }
         }
     }
-    drop(first);
+    drop(counted);
     others.sort_unstable();
     let mut last = None;
     for &pair in others.iter() {
@@ -187,27 +182,6 @@ fn maps_with<S: FirstGroup>(
         }
     }
     PointerMaps { points_to, pointed_from }
-}
-
-/// A group in [`maps_with`]'s table of first referrers: every group is below `NONE`.
-trait FirstGroup: crate::table::Plain + Eq {
-    /// Not a group yet: no referrer met.
-    const NONE: Self;
-    fn of(group: u32) -> Self;
-}
-
-impl FirstGroup for u16 {
-    const NONE: u16 = u16::MAX;
-    fn of(group: u32) -> u16 {
-        group as u16
-    }
-}
-
-impl FirstGroup for u32 {
-    const NONE: u32 = u32::MAX;
-    fn of(group: u32) -> u32 {
-        group
-    }
 }
 
 #[cfg(test)]
@@ -234,22 +208,6 @@ mod tests {
             let all = pointer_maps_reached(&g, &tree.idom, groups, Live::All);
             assert_eq!(all.points_to, expected.points_to, "{g:?}");
             assert_eq!(all.pointed_from, pointer_maps(&g, groups, Live::All).pointed_from, "{g:?}");
-        }
-    }
-
-    /// With more groups than 16 bits tell apart, the first referrers' groups are kept in 32
-    /// bits, and the maps are still those from the referrers (groups 65,536 apart would be one
-    /// group in 16 bits).
-    #[test]
-    fn maps_over_more_groups_than_16_bits_hold() {
-        for g in random_graphs() {
-            let group = g.group.iter().map(|a| a * 65_536 + a % 3).collect();
-            let g = HeapGraph { group, ..g };
-            let groups = g.group.iter().max().map_or(0, |m| m as usize + 1);
-            let tree = dominators(&g);
-            let marks: Vec<bool> = tree.idom.iter().map(|&d| d != UNREACHABLE).collect();
-            let expected = pointer_maps(&g, groups, &marks);
-            assert_eq!(pointer_maps_reached(&g, &tree.idom, groups, &marks), expected);
         }
     }
 }
