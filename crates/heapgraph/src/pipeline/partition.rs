@@ -35,17 +35,15 @@ const ABSENT: u32 = u32::MAX;
 impl Partition {
     /// The groups among `0..group_count` that the objects' `groups` name (each must be below).
     pub fn of(groups: &ObjectGroups, group_count: usize) -> Partition {
-        let present = runs(groups.len())
-            .fold(
-                || (vec![false; group_count], Vec::new()),
-                |(mut present, mut run), objects| {
-                    groups.run_into(objects, &mut run);
-                    run.iter().for_each(|&g| present[g as usize] = true);
-                    (present, run)
-                },
-            )
-            .map(|(present, _)| present)
-            .reduce(|| vec![false; group_count], |a, b| a.iter().zip(b).map(|(&a, b)| a || b).collect());
+        let mut present = vec![false; group_count];
+        match groups.by_key() {
+            // The groups of the keys the objects have.
+            Some(by_key) => present_keys(groups.keys(), by_key.len())
+                .iter()
+                .zip(by_key)
+                .for_each(|(&has, &g)| present[g as usize] |= has),
+            None => present = present_keys(groups.keys(), group_count),
+        }
         let ids: Vec<u32> = (0..group_count as u32).filter(|&g| present[g as usize]).collect();
         let mut rank = vec![ABSENT; group_count];
         for (r, &id) in ids.iter().enumerate() {
@@ -63,6 +61,21 @@ impl Partition {
         self.ids.is_empty()
     }
 
+    /// Where the groups come through keys ([`ObjectGroups::through`]), each key's group's rank
+    /// ([`ABSENT`] for a key no object has): with the keys, what [`Partition::ranks`] gives
+    /// for every object, in a table as long as the keys' count.
+    pub fn key_ranks(&self, groups: &ObjectGroups) -> Option<Vec<u32>> {
+        let by_key = groups.by_key()?;
+        let present = present_keys(groups.keys(), by_key.len());
+        Some(
+            by_key
+                .iter()
+                .zip(present)
+                .map(|(&g, has)| if has { self.rank[g as usize] } else { ABSENT })
+                .collect(),
+        )
+    }
+
     /// The ranks of the groups of `objects` (each group holding objects) into `ranks`.
     pub fn ranks(&self, groups: &ObjectGroups, objects: Range<usize>, ranks: &mut Vec<u32>) {
         groups.run_into(objects, ranks);
@@ -70,13 +83,18 @@ impl Partition {
     }
 }
 
-/// `0..n` in runs of [`RUN`] objects, on every worker.
-fn runs(n: usize) -> impl IndexedParallelIterator<Item = Range<usize>> {
-    (0..n.div_ceil(RUN)).into_par_iter().map(move |run| run * RUN..n.min((run + 1) * RUN))
+/// Which of `0..count` the `keys` name (each must be below), a run of keys on each worker.
+fn present_keys(keys: &[u32], count: usize) -> Vec<bool> {
+    keys.par_chunks(1 << 20)
+        .fold(
+            || vec![false; count],
+            |mut present, run| {
+                run.iter().for_each(|&k| present[k as usize] = true);
+                present
+            },
+        )
+        .reduce(|| vec![false; count], |a, b| a.iter().zip(b).map(|(&a, b)| a || b).collect())
 }
-
-/// Objects a worker takes at once.
-const RUN: usize = 1 << 20;
 
 impl GroupedHeap {
     /// This heap (of the grouping `partition` was taken of) numbered by rank: the groups

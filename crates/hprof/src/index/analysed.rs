@@ -81,15 +81,22 @@ pub(crate) fn place(
     let partition = Partition::of(group, group_count);
     hash.update(&(partition.len() as u64).to_le_bytes());
     hash.update(&(group.len() as u64).to_le_bytes());
-    // The ranks a run of objects at a time, on every worker, each run's hash in order.
-    let runs: Vec<[u8; 32]> = (0..group.len().div_ceil(RUN))
-        .into_par_iter()
-        .map_init(Vec::new, |ranks, run| {
-            partition.ranks(group, run * RUN..group.len().min((run + 1) * RUN), ranks);
-            *blake3::hash(bytes_of(ranks)).as_bytes()
-        })
-        .collect();
-    runs.iter().for_each(|run| _ = hash.update(run));
+    match partition.key_ranks(group) {
+        // Groups through the classes: the classes are the dump's (its key is hashed above), so
+        // each class's group's rank says every object's.
+        Some(ranks) => _ = hash.update(b"by class").update(bytes_of(&ranks)),
+        None => {
+            // The ranks a run of objects at a time, on every worker, each run's hash in order.
+            let runs: Vec<[u8; 32]> = (0..group.len().div_ceil(RUN))
+                .into_par_iter()
+                .map_init(Vec::new, |ranks, run| {
+                    partition.ranks(group, run * RUN..group.len().min((run + 1) * RUN), ranks);
+                    *blake3::hash(bytes_of(ranks)).as_bytes()
+                })
+                .collect();
+            runs.iter().for_each(|run| _ = hash.update(run));
+        }
+    }
     let key = hash.finalize().to_hex().to_string();
     Some(AnalysedPlace { path: dir.join(format!("{}.analysed-heap", &key[..16])), key, partition })
 }

@@ -79,3 +79,21 @@ fn group_ids_past_the_partition_are_refused_by_name() {
     heap.paths[1].as_mut().unwrap().via = vec![None; 3];
     assert_eq!(heap.check(2).unwrap_err(), "3 names for a path of 2 steps");
 }
+
+#[test]
+fn groups_through_keys_part_alike_and_their_keys_rank_every_object() {
+    // Keys 0..5, key 3 held by no object; keys 1 and 4 in one group; group 2 empty.
+    let keys: Vec<u32> = vec![0, 1, 4, 2, 4, 0, 1];
+    let by_key = vec![5, 0, 3, 1, 0];
+    let through = ObjectGroups::through(keys.clone().into(), by_key.clone());
+    let direct: ObjectGroups = keys.iter().map(|&k| by_key[k as usize]).collect::<Vec<_>>().into();
+    let (a, b) = (Partition::of(&through, 6), Partition::of(&direct, 6));
+    assert_eq!(a, b);
+    assert_eq!(a.ids, [0, 3, 5], "groups 1, 2 and 4 hold no object");
+    assert_eq!(b.key_ranks(&direct), None, "a group per object: no keys");
+    let by_key_rank = a.key_ranks(&through).unwrap();
+    assert_eq!(by_key_rank, [2, 0, 1, ABSENT, 0]);
+    let mut ranks = Vec::new();
+    a.ranks(&through, 0..keys.len(), &mut ranks);
+    assert_eq!(ranks, keys.iter().map(|&k| by_key_rank[k as usize]).collect::<Vec<_>>());
+}
