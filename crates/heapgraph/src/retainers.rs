@@ -64,9 +64,9 @@ pub struct RetainerPath {
 /// object order within a group) and everything it needs about them is read in that order from
 /// tables by rank, then sorted locally (by exit, by preorder position): past the budget these
 /// tables are mapped files, and a step's reads sweep only its group's run of them instead of
-/// faulting a page per object, or sweeping tables of all objects. Memory: 4 `u32`s' worth per
+/// faulting a page per object, or sweeping tables of all objects. Memory: 3.5 `u32`s' worth per
 /// object (members, the ranks by object until the holders by rank are found, the holders, and
-/// shallow and retained bytes by rank in 16 bits each; a fifth for the preorder positions by
+/// shallow and retained bytes by rank a byte each; one more for the preorder positions by
 /// rank with representatives) and, per worker, 8 bytes per object of the largest
 /// step it climbs (16 with representatives, or for a group retaining 4 GiB or more: an
 /// [`item::Item`]): its objects with their weights, each replaced by its exit in place, which
