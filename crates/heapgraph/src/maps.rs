@@ -64,6 +64,38 @@ fn pointed_from_where(
     pointed_from
 }
 
+/// The (object, group) pairs of [`maps_where`] that the bit per object does not count, each
+/// `object << 32 | group`. A pair met lately is not listed again: an object that many of one
+/// group reference but that another group's object dominates (an enum constant, a cached
+/// `Integer`, an empty list shared by all) would otherwise be listed once per reference.
+struct Listed {
+    pairs: Table<u64>,
+    /// The pairs met lately, by a hash of the pair.
+    recent: Vec<u64>,
+}
+
+/// Pairs [`Listed`] remembers: 512 KB, within a core's cache.
+const RECENT_BITS: u32 = 16;
+
+impl Default for Listed {
+    fn default() -> Listed {
+        // No pair is all ones: objects and groups are below u32::MAX.
+        Listed { pairs: Table::default(), recent: vec![u64::MAX; 1 << RECENT_BITS] }
+    }
+}
+
+impl Listed {
+    fn add(&mut self, object: u32, group: u32) {
+        let pair = u64::from(object) << 32 | u64::from(group);
+        let slot =
+            &mut self.recent[(pair.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - RECENT_BITS)) as usize];
+        if *slot != pair {
+            *slot = pair;
+            self.pairs.push(pair);
+        }
+    }
+}
+
 /// Counts object `s` of group `a` in `pointed_from[b]` once, however many of its references
 /// reach `b`: `seen[b] == s` once it is counted, so no set is cleared per object.
 fn point_from(pointed_from: &mut [BTreeMap<u32, u64>], seen: &mut [u32], s: u32, a: u32, b: u32) {
@@ -107,7 +139,8 @@ pub fn points_to(
 /// immediate dominator, which is the referrer itself for every object with one referrer (most
 /// objects), with a bit per object to say it is counted; a referrer of another group is listed
 /// as an (object, group) pair, and those pairs are sorted and counted once each. Memory: a bit
-/// per object and 8 bytes per reference from a group other than its target's dominator's.
+/// per object and 8 bytes per reference from a group other than its target's dominator's, less
+/// the repeats [`Listed`] sees.
 pub fn pointer_maps_reached<'a>(
     g: &HeapGraph,
     idom: &[u32],
@@ -144,7 +177,7 @@ fn maps_where(
     let mut seen = vec![u32::MAX; group_count];
     // A bit per object: counted for its dominator's group.
     let mut counted = Table::filled(n.div_ceil(64), 0u64);
-    let mut others: Table<u64> = Table::default();
+    let mut others = Listed::default();
     for s in 0..n as u32 {
         let (from_live, from_reached) = (live(s), reached(s));
         if !from_live && !from_reached {
@@ -166,12 +199,13 @@ fn maps_where(
                         *points_to[a as usize].entry(b).or_insert(0) += 1;
                     }
                 } else {
-                    others.push(u64::from(t) << 32 | u64::from(a));
+                    others.add(t, a);
                 }
             }
         }
     }
     drop(counted);
+    let mut others = others.pairs;
     others.sort_unstable();
     let mut last = None;
     for &pair in others.iter() {
@@ -209,5 +243,19 @@ mod tests {
             assert_eq!(all.points_to, expected.points_to, "{g:?}");
             assert_eq!(all.pointed_from, pointer_maps(&g, groups, Live::All).pointed_from, "{g:?}");
         }
+    }
+
+    /// A pair met again lately is listed once, however often its references come; pairs that
+    /// take turns are each listed.
+    #[test]
+    fn a_shared_object_is_listed_once_per_group() {
+        let mut listed = Listed::default();
+        for _ in 0..1_000 {
+            listed.add(7, 2);
+        }
+        for i in 0..1_000u32 {
+            listed.add(9, i % 2);
+        }
+        assert_eq!(listed.pairs.to_vec(), [7 << 32 | 2, 9 << 32, 9 << 32 | 1]);
     }
 }
