@@ -173,6 +173,7 @@ fn maps_where(
 ) -> PointerMaps {
     let n = g.object_count();
     let mut points_to = vec![BTreeMap::new(); group_count];
+    let mut count = |a: u32, b: u32| *points_to[a as usize].entry(b).or_insert(0) += 1;
     let mut pointed_from = vec![BTreeMap::new(); group_count];
     let mut seen = vec![u32::MAX; group_count];
     // A bit per object: counted for its dominator's group.
@@ -196,7 +197,7 @@ fn maps_where(
                     let (word, bit) = (&mut counted[t as usize / 64], 1u64 << (t % 64));
                     if *word & bit == 0 {
                         *word |= bit;
-                        *points_to[a as usize].entry(b).or_insert(0) += 1;
+                        count(a, b);
                     }
                 } else {
                     others.add(t, a);
@@ -210,8 +211,7 @@ fn maps_where(
     let mut last = None;
     for &pair in others.iter() {
         if last != Some(pair) {
-            let (a, t) = (pair as u32, (pair >> 32) as u32);
-            *points_to[a as usize].entry(g.group[t as usize]).or_insert(0) += 1;
+            count(pair as u32, g.group[(pair >> 32) as usize]);
             last = Some(pair);
         }
     }

@@ -33,12 +33,6 @@ impl ObjectGroups {
         self.keys.is_empty()
     }
 
-    /// The group of object `o`.
-    #[inline]
-    pub fn get(&self, o: usize) -> u32 {
-        self[o]
-    }
-
     /// Every object's group, in object order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
         (0..self.len()).map(|o| self[o])
@@ -54,8 +48,8 @@ impl ObjectGroups {
         }
     }
 
-    /// The per-object table: the groups, or the keys where groups come through them (for
-    /// hints to the CPU of which entries come next).
+    /// The per-object table: the groups, or the keys where groups come through them (an HPROF
+    /// dump's classes; also what a walk asks the CPU for ahead).
     pub fn keys(&self) -> &Table<u32> {
         &self.keys
     }
@@ -141,7 +135,7 @@ mod tests {
         let through = ObjectGroups::through(keys, vec![7, 5, 9]);
         let direct: ObjectGroups = vec![9, 7, 5, 9, 9].into();
         assert_eq!(through.iter().collect::<Vec<_>>(), [9, 7, 5, 9, 9]);
-        assert_eq!((through[0], through.get(1), through.len()), (9, 7, 5));
+        assert_eq!((through[0], through[1], through.len()), (9, 7, 5));
         assert_eq!(through, direct);
         assert_eq!(through.to_table(), vec![9, 7, 5, 9, 9]);
         let mut run = Vec::new();

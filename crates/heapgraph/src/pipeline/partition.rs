@@ -35,17 +35,32 @@ const ABSENT: u32 = u32::MAX;
 impl Partition {
     /// The groups among `0..group_count` that the objects' `groups` name (each must be below).
     pub fn of(groups: &ObjectGroups, group_count: usize) -> Partition {
+        Partition::with_key_ranks(groups, group_count).0
+    }
+
+    /// [`Partition::of`] and, where the groups come through keys ([`ObjectGroups::through`]),
+    /// each key's group's rank ([`ABSENT`] for a key no object has): with the keys, what
+    /// [`Partition::ranks`] gives for every object, in a table as long as the keys' count. One
+    /// sweep over the keys finds both.
+    pub fn with_key_ranks(groups: &ObjectGroups, group_count: usize) -> (Partition, Option<Vec<u32>>) {
+        let Some(by_key) = groups.by_key() else {
+            return (Partition::of_present(&present_keys(groups.keys(), group_count)), None);
+        };
+        let keys_present = present_keys(groups.keys(), by_key.len());
         let mut present = vec![false; group_count];
-        match groups.by_key() {
-            // The groups of the keys the objects have.
-            Some(by_key) => present_keys(groups.keys(), by_key.len())
-                .iter()
-                .zip(by_key)
-                .for_each(|(&has, &g)| present[g as usize] |= has),
-            None => present = present_keys(groups.keys(), group_count),
+        for (&has, &g) in keys_present.iter().zip(by_key) {
+            present[g as usize] |= has;
         }
-        let ids: Vec<u32> = (0..group_count as u32).filter(|&g| present[g as usize]).collect();
-        let mut rank = vec![ABSENT; group_count];
+        let partition = Partition::of_present(&present);
+        let key_rank = |(&has, &g): (&bool, &u32)| if has { partition.rank[g as usize] } else { ABSENT };
+        let key_ranks = keys_present.iter().zip(by_key).map(key_rank).collect();
+        (partition, Some(key_ranks))
+    }
+
+    /// The groups `present` marks, ranked in the order of their ids.
+    fn of_present(present: &[bool]) -> Partition {
+        let ids: Vec<u32> = (0..present.len() as u32).filter(|&g| present[g as usize]).collect();
+        let mut rank = vec![ABSENT; present.len()];
         for (r, &id) in ids.iter().enumerate() {
             rank[id as usize] = r as u32;
         }
@@ -59,21 +74,6 @@ impl Partition {
 
     pub fn is_empty(&self) -> bool {
         self.ids.is_empty()
-    }
-
-    /// Where the groups come through keys ([`ObjectGroups::through`]), each key's group's rank
-    /// ([`ABSENT`] for a key no object has): with the keys, what [`Partition::ranks`] gives
-    /// for every object, in a table as long as the keys' count.
-    pub fn key_ranks(&self, groups: &ObjectGroups) -> Option<Vec<u32>> {
-        let by_key = groups.by_key()?;
-        let present = present_keys(groups.keys(), by_key.len());
-        Some(
-            by_key
-                .iter()
-                .zip(present)
-                .map(|(&g, has)| if has { self.rank[g as usize] } else { ABSENT })
-                .collect(),
-        )
     }
 
     /// The ranks of the groups of `objects` (each group holding objects) into `ranks`.

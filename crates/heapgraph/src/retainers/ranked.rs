@@ -33,8 +33,8 @@ pub(super) struct Ranked {
     /// of a table by rank is fresh memory, which on a machine that hands pages back to its host
     /// costs more than the climbs' rare second read in the tree's own table.
     retained: Table<u8>,
-    /// The unit of the sizes by rank: the largest power of two that divides every object's
-    /// shallow size (and so every retained size), 8 bytes in a JVM's heap.
+    /// The unit of the sizes by rank: the largest power of two that divides a sample of the
+    /// shallow sizes ([`Unit::of_sample`]), 8 bytes in a JVM's heap.
     unit: Unit,
     /// A bit per rank, as [`Dominated::nested`].
     nested: Table<u64>,

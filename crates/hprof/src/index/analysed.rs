@@ -78,10 +78,10 @@ pub(crate) fn place(
     );
     hash.update(&dump.bytes());
     hash.update(format!("{options:?}").as_bytes());
-    let partition = Partition::of(group, group_count);
+    let (partition, key_ranks) = Partition::with_key_ranks(group, group_count);
     hash.update(&(partition.len() as u64).to_le_bytes());
     hash.update(&(group.len() as u64).to_le_bytes());
-    match partition.key_ranks(group) {
+    match key_ranks {
         // Groups through the classes: the classes are the dump's (its key is hashed above), so
         // each class's group's rank says every object's.
         Some(ranks) => _ = hash.update(b"by class").update(bytes_of(&ranks)),

@@ -87,11 +87,13 @@ fn groups_through_keys_part_alike_and_their_keys_rank_every_object() {
     let by_key = vec![5, 0, 3, 1, 0];
     let through = ObjectGroups::through(keys.clone().into(), by_key.clone());
     let direct: ObjectGroups = keys.iter().map(|&k| by_key[k as usize]).collect::<Vec<_>>().into();
-    let (a, b) = (Partition::of(&through, 6), Partition::of(&direct, 6));
+    let ((a, key_ranks), (b, none)) =
+        (Partition::with_key_ranks(&through, 6), Partition::with_key_ranks(&direct, 6));
     assert_eq!(a, b);
+    assert_eq!(a, Partition::of(&through, 6));
     assert_eq!(a.ids, [0, 3, 5], "groups 1, 2 and 4 hold no object");
-    assert_eq!(b.key_ranks(&direct), None, "a group per object: no keys");
-    let by_key_rank = a.key_ranks(&through).unwrap();
+    assert_eq!(none, None, "a group per object: no keys");
+    let by_key_rank = key_ranks.unwrap();
     assert_eq!(by_key_rank, [2, 0, 1, ABSENT, 0]);
     let mut ranks = Vec::new();
     a.ranks(&through, 0..keys.len(), &mut ranks);
