@@ -72,12 +72,15 @@ fn import_twice_reads_the_index_the_second_time_with_the_same_history() {
         (4, 1, 1, 1, 1),
         "{written:?}"
     );
-    // The tree is sealed with a key made in the user's cache folder, for this user alone.
-    let tree = written.iter().find(|f| f.ends_with(".hprof-tree")).unwrap();
-    let tree = std::fs::read(index.join(tree)).unwrap();
-    let (length, seal) = tree[tree.len() - 40..].split_at(8);
-    assert_eq!(length, 32u64.to_le_bytes(), "a seal in the last block");
-    assert!(seal.iter().any(|&b| b != 0));
+    // The index and the tree are sealed with a key made in the user's cache folder, for this
+    // user alone.
+    for suffix in [".hprof-index", ".hprof-tree"] {
+        let file = written.iter().find(|f| f.ends_with(suffix)).unwrap();
+        let file = std::fs::read(index.join(file)).unwrap();
+        let (length, seal) = file[file.len() - 40..].split_at(8);
+        assert_eq!(length, 32u64.to_le_bytes(), "a seal in the last block of the {suffix}");
+        assert!(seal.iter().any(|&b| b != 0));
+    }
     let key = dir.join("cache").join("memcity").join("seal-key");
     #[cfg(unix)]
     {

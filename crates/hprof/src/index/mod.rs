@@ -240,10 +240,31 @@ pub(crate) fn store(path: &Path, place: &Place, dump: &Dump, labels: &EdgeLabels
     written.is_ok()
 }
 
-/// The index at `index` if there is one and it is of the dump `key` describes.
+/// The index at `index` if there is one and it is of the dump `key` describes. Sealed with
+/// the run's key, it is trusted ([`read::Trust::Sealed`]).
 pub fn open_index(index: &Path, key: &Key) -> Result<Option<(Dump, EdgeLabels)>, Unusable> {
+    open_index_sealed(index, key, seal::run_key())
+}
+
+/// [`open_index`], trusting the indexes `seal` sealed; any other is checked in full (its
+/// checksum and every table).
+pub fn open_index_sealed(
+    index: &Path,
+    key: &Key,
+    seal: Option<&seal::SealKey>,
+) -> Result<Option<(Dump, EdgeLabels)>, Unusable> {
     let Some(checked) = format::Checked::open(index, format::INDEX, key)? else { return Ok(None) };
-    checked.read(read::read_blocks).map(Some)
+    let trusted = seal.and_then(|seal| {
+        // The seal covers every byte but its own, so the tables read are the ones sealed.
+        checked.read_unsummed(|body, blocks| match seal::is_sealed_body(seal, &key.bytes(), body) {
+            true => read::read_blocks(blocks, read::Trust::Sealed).ok(),
+            false => None,
+        })
+    });
+    if let Some(read) = trusted {
+        return Ok(Some(read));
+    }
+    checked.read(|blocks| read::read_blocks(blocks, read::Trust::Checked)).map(Some)
 }
 
 /// An index's bytes, whatever dump they are of and whatever their checksum (the fuzz target

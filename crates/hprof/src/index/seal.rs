@@ -1,14 +1,15 @@
-//! Seals on the dominator trees this user's memcity keeps, so that reopening a dump need not
-//! check its kept tree's shape again (a walk down the whole preorder, at random in five tables:
-//! a quarter of a reopening's time).
+//! Seals on the indexes and dominator trees this user's memcity keeps, so that reopening a dump
+//! need not check them again: the kept tree's shape (a walk down the whole preorder, at random
+//! in five tables: a quarter of a reopening's time), the index's checksum and its sweeps over
+//! the graph's tables (a tenth).
 //!
-//! A seal is the keyed BLAKE3 hash of the tree file's body, with a key of 32 random bytes that
+//! A seal is the keyed BLAKE3 hash of the file's body, with a key of 32 random bytes that
 //! only this user can read (`seal-key` in the user's cache folder, mode 0600, made at the first
-//! run). A tree whose seal this key makes was written by this user's memcity from a tree it
-//! built, so it is a tree; any other tree — unsealed, sealed by another user's key (an index
-//! folder shared with `--index-dir`), or changed since — is checked in full as before, and the
-//! plain checksum still finds damage. Whoever can read the key can already write anything the
-//! user can, memcity itself included.
+//! run). A file whose seal this key makes was written by this user's memcity (a tree from a tree
+//! it built, an index from a dump it parsed); any other — unsealed, sealed by another user's
+//! key (an index folder shared with `--index-dir`), or changed since — is checked in full as
+//! before, and the plain checksum still finds damage. Whoever can read the key can already
+//! write anything the user can, memcity itself included.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -32,7 +33,7 @@ const KEY_FILE: &str = "seal-key";
 /// The folder of the run's key; unset (library use, the crate's tests): nothing is sealed,
 /// every kept tree is checked.
 static FOLDER: OnceLock<PathBuf> = OnceLock::new();
-/// The run's key, read (or made) when a tree is first kept or loaded.
+/// The run's key, read (or made) when an index or tree is first written or read.
 static KEY: OnceLock<Option<SealKey>> = OnceLock::new();
 
 /// Seals and trusts kept trees with the key in `folder` (the user's cache folder), made there
@@ -42,12 +43,12 @@ pub fn use_seal_key(folder: &Path) {
 }
 
 /// The run's key, if there is one. A key that cannot be read or made, or that others could
-/// read, is said in one line (once), and kept trees are then checked in full.
+/// read, is said in one line (once), and kept indexes and trees are then checked in full.
 pub fn run_key() -> Option<&'static SealKey> {
     let key = KEY.get_or_init(|| {
         let folder = FOLDER.get()?;
         key_in(folder)
-            .map_err(|why| eprintln!("memcity: {why}; kept dominator trees are checked in full"))
+            .map_err(|why| eprintln!("memcity: {why}; kept indexes and dominator trees are checked in full"))
             .ok()
     });
     key.as_ref()
@@ -173,6 +174,21 @@ impl Sealing {
     pub fn seal(&self) -> [u8; SEAL] {
         *self.0.finalize().as_bytes()
     }
+}
+
+/// Whether a file's `body` ends in a block holding `key`'s seal of `preface` and of every
+/// block before it (what a [`super::format::Writer`] with a [`Sealing`] writes last).
+pub fn is_sealed_body(key: &SealKey, preface: &[u8], body: &[u8]) -> bool {
+    let mut blocks = super::format::Blocks::new(body);
+    let (mut at, mut last) = (0, None);
+    while !blocks.finished() {
+        at = blocks.position();
+        match blocks.next("block") {
+            Ok(block) => last = Some(block),
+            Err(_) => return false,
+        }
+    }
+    last.is_some_and(|seal| is_sealed(key, preface, &body[..at], seal))
 }
 
 /// Whether `seal` is `key`'s seal of `preface` and `bytes` ([`Sealing`]).

@@ -336,6 +336,54 @@ fn an_index_pointing_outside_its_tables_is_refused() {
     assert!(open_dump(&dump, &scratch.opening(), false, &memcity_heapgraph::Silent).unwrap().from_index);
 }
 
+/// An index sealed with this user's key is what this user's memcity wrote from a dump it
+/// parsed, so its tables are not swept again (even a wrong one it was made to seal is read);
+/// the same index unsealed or sealed with another key is checked and refused, and a sealed
+/// index changed since, or moved beside another dump, is found by its seal and then checked.
+#[test]
+fn a_sealed_index_is_trusted_and_any_other_checked() {
+    let scratch = Scratch::new("sealed");
+    let (index, key, _, _) = written(&scratch);
+    let keys = scratch.0.join("keys");
+    let (mine, theirs) =
+        (seal::key_in(&keys.join("mine")).unwrap(), seal::key_in(&keys.join("theirs")).unwrap());
+    let (good, labels) = open_index(&index, &key).unwrap().unwrap();
+    write::write_sealed(&index, &key, &good, &labels, None, Some(&mine)).unwrap();
+    let (read, _) = open_index_sealed(&index, &key, Some(&mine)).unwrap().unwrap();
+    assert_same(&read, &good);
+    let (read, _) = open_index_sealed(&index, &key, Some(&theirs)).unwrap().unwrap();
+    assert_same(&read, &good);
+    let mut wrong = good.clone();
+    let beyond = wrong.graph.object_count() as u32;
+    wrong.graph.edges[0] = beyond;
+    write::write_sealed(&index, &key, &wrong, &labels, None, Some(&mine)).unwrap();
+    let (read, _) = open_index_sealed(&index, &key, Some(&mine)).unwrap().expect("trusted");
+    assert_eq!(read.graph.edges[0], beyond, "its tables are not swept");
+    for other in [Some(&theirs), None] {
+        match open_index_sealed(&index, &key, other) {
+            Err(Unusable::Corrupt(why)) => assert!(why.contains("beyond the objects"), "{why}"),
+            read => panic!("a wrong index under another seal is refused: {:?}", read.map(|r| r.is_some())),
+        }
+    }
+    // Moved beside another dump (its header's key rewritten), the seal no longer holds.
+    let another = Key { size: key.size + 1, ..key };
+    let mut moved = std::fs::read(&index).unwrap();
+    moved[16..56].copy_from_slice(&another.bytes());
+    std::fs::write(&index, &moved).unwrap();
+    match open_index_sealed(&index, &another, Some(&mine)) {
+        Err(Unusable::Corrupt(why)) => assert!(why.contains("beyond the objects"), "{why}"),
+        read => panic!("a sealed index beside another dump is checked: {:?}", read.map(|r| r.is_some())),
+    }
+    write::write_sealed(&index, &key, &good, &labels, None, Some(&mine)).unwrap();
+    let mut changed = std::fs::read(&index).unwrap();
+    changed[format::HEADER + 200] ^= 1;
+    std::fs::write(&index, &changed).unwrap();
+    match open_index_sealed(&index, &key, Some(&mine)) {
+        Err(Unusable::Corrupt(why)) => assert!(why.contains("checksum"), "{why}"),
+        read => panic!("a changed index is refused: {:?}", read.map(|r| r.is_some())),
+    }
+}
+
 #[test]
 fn any_truncation_or_flipped_byte_is_refused_or_read_without_a_panic() {
     let scratch = Scratch::new("flips");

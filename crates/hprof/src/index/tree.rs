@@ -19,7 +19,7 @@ use memcity_heapgraph::{
 
 use super::format::{self, Blocks, TREE, Unusable};
 use super::key::Key;
-use super::seal::{SEAL, SealKey, Sealing, is_sealed, run_key};
+use super::seal::{SEAL, SealKey, Sealing, is_sealed_body, run_key};
 
 /// A dump's dominator tree, and the objects no root record reaches (the VM holds them itself:
 /// the tree has them as roots).
@@ -85,7 +85,7 @@ pub fn load_sealed(
     let objects = shallow.len();
     let trusted = seal.and_then(|seal| {
         // The seal covers every byte but its own, so the tables read are the ones sealed.
-        checked.read_unsummed(|body, blocks| match sealed_by(body, key, seal) {
+        checked.read_unsummed(|body, blocks| match is_sealed_body(seal, &key.bytes(), body) {
             true => read_blocks(blocks, objects).ok(),
             false => None,
         })
@@ -100,20 +100,6 @@ pub fn load_sealed(
             Ok(kept)
         })
         .map(Some)
-}
-
-/// Whether a tree file's `body` ends in `seal`'s seal of the dump's `key` and the bytes before it.
-fn sealed_by(body: &[u8], key: &Key, seal: &SealKey) -> bool {
-    let mut blocks = Blocks::new(body);
-    for what in ["meta", "held", "dominators", "retained", "preorder", "subtree", "positions"] {
-        if blocks.next(what).is_err() {
-            return false;
-        }
-    }
-    let at = blocks.position();
-    blocks
-        .next("seal")
-        .is_ok_and(|sealed| blocks.finished() && is_sealed(seal, &key.bytes(), &body[..at], sealed))
 }
 
 /// A tree file's body, checked against the dump's objects (whatever its seal).

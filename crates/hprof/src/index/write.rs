@@ -10,9 +10,11 @@ use memcity_heapgraph::EdgeLabels;
 
 use super::format::{Checksum, HEADER, INDEX, Kind, Writer, header};
 use super::key::Key;
+use super::seal::{SealKey, Sealing, run_key};
 use crate::resolve::Dump;
 
-/// Writes the index of `dump` to `path` with the permissions `mode` (the dump's).
+/// Writes the index of `dump` to `path` with the permissions `mode` (the dump's), sealed with
+/// the run's key where there is one.
 pub fn write(
     path: &Path,
     key: &Key,
@@ -20,7 +22,27 @@ pub fn write(
     labels: &EdgeLabels,
     mode: Option<u32>,
 ) -> std::io::Result<()> {
-    replace(path, mode, |temporary| write_blocks(temporary, INDEX, key, |w| body(w, dump, labels)))
+    write_sealed(path, key, dump, labels, mode, run_key())
+}
+
+/// [`write`], sealed with `seal` (none: an empty last block).
+pub fn write_sealed(
+    path: &Path,
+    key: &Key,
+    dump: &Dump,
+    labels: &EdgeLabels,
+    mode: Option<u32>,
+    seal: Option<&SealKey>,
+) -> std::io::Result<()> {
+    replace(path, mode, |temporary| {
+        write_blocks(temporary, INDEX, key, |w| {
+            // The dump's key in the header is sealed too: an index is trusted beside its dump alone.
+            w.sealing = seal.map(|seal| Sealing::new(seal, &key.bytes()));
+            body(w, dump, labels)?;
+            let sealed = w.sealing.take().map(|sealing| sealing.seal());
+            w.block(sealed.as_ref().map_or(&[][..], |s| &s[..]))
+        })
+    })
 }
 
 /// Makes the file at `path` with `fill` under a temporary name beside it, then renames it into
@@ -85,7 +107,7 @@ pub fn write_blocks(
     file.write_all(&header(kind, key, body, sum))
 }
 
-/// The blocks, in the order [`super::read`] reads them.
+/// The blocks before the seal, in the order [`super::read`] reads them.
 fn body<W: Write>(w: &mut Writer<W>, dump: &Dump, labels: &EdgeLabels) -> std::io::Result<()> {
     let (graph, classes, layout) = (&dump.graph, &dump.classes, &dump.layout);
     let mut meta = vec![
