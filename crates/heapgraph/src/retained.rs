@@ -51,71 +51,126 @@ pub fn dominated(g: &HeapGraph, tree: &DominatorTree, group_count: usize) -> Dom
 /// root), the top-most dominator in its own group (or the object itself), the one hanging
 /// below the virtual root; and whether it is nested (a dominator of it is in its group). The
 /// holders are what the retainer paths climb; the path open above each object has them, so
-/// they cost a write each. Told from several workers at once, each object once.
+/// they cost a write each. Objects are told by *name*: what [`Visit::visit`] returns for each
+/// (its rank, for the retainer paths), kept on the open path for the objects it holds.
+/// Told from several workers at once, each object once, each part of the preorder in order by
+/// one worker with a [`Visit::Walk`] of its own.
 pub trait Visit: Sync {
+    /// What one worker keeps while it walks one part of the preorder.
+    type Walk: Send;
+    /// The walk of the preorder's `part`-th part.
+    fn walk(&self, part: usize) -> Self::Walk;
     /// `o` comes a few objects later: the entries its visit reads may be asked for now.
     fn ahead(&self, _o: usize) {}
-    fn visit(&self, o: usize, holder: u32, nested: bool);
+    /// Object `o` of `group`, at preorder position `at`, held by the object named `holder`
+    /// (None: by itself); returns its name.
+    fn visit(
+        &self,
+        walk: &mut Self::Walk,
+        o: usize,
+        at: usize,
+        group: u32,
+        holder: Option<u32>,
+        nested: bool,
+    ) -> u32;
+    /// The name of object `o`, above the part's first object: an earlier part's, so not yet
+    /// known where parts are walked at once. The `i`-th above, root-most first.
+    fn above(&self, _walk: &mut Self::Walk, o: u32, _i: usize) -> u32 {
+        o
+    }
 }
 
 /// A pass whose holders and nesting nobody asks for.
 struct Unseen;
 
 impl Visit for Unseen {
-    fn visit(&self, _: usize, _: u32, _: bool) {}
+    type Walk = ();
+    fn walk(&self, _: usize) {}
+    fn visit(&self, _: &mut (), o: usize, _: usize, _: u32, _: Option<u32>, _: bool) -> u32 {
+        o as u32
+    }
 }
 
 /// The nested objects, a bit per object ([`Dominated::nested`]).
 struct NestedByObject<'a>(Bits<'a>);
 
 impl Visit for NestedByObject<'_> {
-    fn visit(&self, o: usize, _: u32, nested: bool) {
+    type Walk = ();
+    fn walk(&self, _: usize) {}
+    fn visit(&self, _: &mut (), o: usize, _: usize, _: u32, _: Option<u32>, nested: bool) -> u32 {
         if nested {
             self.0.set(o);
         }
+        o as u32
     }
 }
 
 /// The groups' dominated sizes, each object told to `visit`. The preorder is cut into one
-/// part per worker, walked at once: a part starts with the path open above its first object,
-/// rebuilt from the dominators, so the walks see what one walk down the whole preorder would
-/// (the walk waits on reads at random, which two workers overlap).
+/// part per worker ([`parts`]), walked at once: a part starts with the path open above its
+/// first object, rebuilt from the dominators, so the walks see what one walk down the whole
+/// preorder would (the walk waits on reads at random, which two workers overlap).
 pub fn dominated_pass(
     g: &HeapGraph,
     tree: &DominatorTree,
     group_count: usize,
     visit: &impl Visit,
 ) -> Vec<(u64, u64)> {
-    use rayon::prelude::*;
     let (_, parts) = parts(tree.preorder.len());
-    let sizes = parts.into_par_iter().map(|positions| dominated_part(g, tree, group_count, positions, visit));
-    sizes.reduce(
-        || vec![(0, 0); group_count],
-        |mut sum, part| {
-            for (total, (objects, bytes)) in sum.iter_mut().zip(part) {
-                *total = (total.0 + objects, total.1 + bytes);
-            }
-            sum
-        },
-    )
+    dominated_pass_in(g, tree, group_count, &parts, visit).0
 }
 
-/// One part of a [`dominated_pass`]: the objects at `positions` of the preorder.
-fn dominated_part(
+/// A part's walk when it ends: its [`Visit::Walk`], and the path open after its last object,
+/// root-most first, as (object, name): the path above the next part's first object begins
+/// with it.
+pub type WalkEnd<W> = (W, Vec<(u32, u32)>);
+
+/// Per group, (objects, bytes) dominated: the groups' sizes, or one part's share of them.
+pub type Sizes = Vec<(u64, u64)>;
+
+/// [`dominated_pass`] over the preorder cut into `parts` (runs of positions, in order,
+/// covering it), with each part's walk as it ends.
+pub fn dominated_pass_in<V: Visit>(
     g: &HeapGraph,
     tree: &DominatorTree,
     group_count: usize,
+    parts: &[Range<usize>],
+    visit: &V,
+) -> (Sizes, Vec<WalkEnd<V::Walk>>) {
+    use rayon::prelude::*;
+    let walks: Vec<(Sizes, WalkEnd<V::Walk>)> = parts
+        .par_iter()
+        .enumerate()
+        .map(|(part, positions)| dominated_part(g, tree, group_count, part, positions.clone(), visit))
+        .collect();
+    let mut sum = vec![(0, 0); group_count];
+    let mut ends = Vec::with_capacity(walks.len());
+    for (sizes, end) in walks {
+        for (total, (objects, bytes)) in sum.iter_mut().zip(sizes) {
+            *total = (total.0 + objects, total.1 + bytes);
+        }
+        ends.push(end);
+    }
+    (sum, ends)
+}
+
+/// One part of a [`dominated_pass`]: the objects at `positions` of the preorder.
+fn dominated_part<V: Visit>(
+    g: &HeapGraph,
+    tree: &DominatorTree,
+    group_count: usize,
+    part: usize,
     positions: Range<usize>,
-    visit: &impl Visit,
-) -> Vec<(u64, u64)> {
+    visit: &V,
+) -> (Sizes, WalkEnd<V::Walk>) {
+    let mut walk = visit.walk(part);
     let mut sizes = vec![(0, 0); group_count];
     let mut open = vec![0u32; group_count];
-    // The open path: [object, its group, its holder].
-    let mut path: Vec<[u32; 3]> = Vec::new();
-    let holder_of = |path: &[[u32; 3]], o: u32, group: u32| match path.last() {
-        None => o,
-        Some(&[_, d_group, d_holder]) if d_group == group => d_holder,
-        Some(&[d, ..]) => d,
+    // The open path: [object, its group, its holder's name, its name].
+    let mut path: Vec<[u32; 4]> = Vec::new();
+    let holder_of = |path: &[[u32; 4]], group: u32| match path.last() {
+        None => None,
+        Some(&[_, d_group, d_holder, _]) if d_group == group => Some(d_holder),
+        Some(&[_, _, _, d_name]) => Some(d_name),
     };
     // The path above the part's first object, root-most first, as the walk before left it.
     if let Some(&first) = tree.preorder.get(positions.start).filter(|_| positions.start > 0) {
@@ -125,11 +180,12 @@ fn dominated_part(
             above.push(d);
             d = tree.idom[d as usize];
         }
-        for &a in above.iter().rev() {
+        for (i, &a) in above.iter().rev().enumerate() {
             let group = g.group[a as usize];
-            let holder = holder_of(&path, a, group);
+            let name = visit.above(&mut walk, a, i);
+            let holder = holder_of(&path, group).unwrap_or(name);
             open[group as usize] += 1;
-            path.push([a, group, holder]);
+            path.push([a, group, holder, name]);
         }
     }
     for p in positions.clone() {
@@ -145,7 +201,7 @@ fn dominated_part(
         }
         let d = tree.idom[o as usize];
         // Leave the subtrees that end before `o`: its dominator is the top of the path then.
-        while let Some(&[top, top_group, _]) = path.last() {
+        while let Some(&[top, top_group, ..]) = path.last() {
             if top == d {
                 break;
             }
@@ -154,17 +210,18 @@ fn dominated_part(
         }
         debug_assert!(d == VIRTUAL_ROOT || path.last().map(|&[top, ..]| top) == Some(d));
         let group = g.group[o as usize];
-        let holder = holder_of(&path, o, group);
+        let holder = holder_of(&path, group);
         let nested = open[group as usize] > 0;
-        visit.visit(o as usize, holder, nested);
+        let name = visit.visit(&mut walk, o as usize, p, group, holder, nested);
         if !nested {
             sizes[group as usize].0 += u64::from(tree.subtree[o as usize]);
             sizes[group as usize].1 += tree.retained[o as usize];
         }
         open[group as usize] += 1;
-        path.push([o, group, holder]);
+        path.push([o, group, holder.unwrap_or(name), name]);
     }
-    sizes
+    let end = path.iter().map(|&[o, _, _, name]| (o, name)).collect();
+    (sizes, (walk, end))
 }
 
 /// The exact GC closure of one group: (objects, bytes) of live objects unreachable if every

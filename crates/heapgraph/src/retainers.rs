@@ -61,13 +61,12 @@ pub struct RetainerPath {
 /// O(MAX_STEPS · n log n) and in practice a few times n: the exits (and top-most same-group
 /// holders) of all objects are computed once in one preorder pass, and each step only looks at
 /// its own objects. A step's objects are kept in rank order ([`ranked`]: group by group, in
-/// object order within a group) and everything it needs about them is read in that order from
+/// preorder within a group) and everything it needs about them is read in that order from
 /// tables by rank, then sorted locally (by exit, by preorder position): past the budget these
 /// tables are mapped files, and a step's reads sweep only its group's run of them instead of
-/// faulting a page per object, or sweeping tables of all objects. Memory: 3.5 `u32`s' worth per
-/// object (members, the ranks by object until the holders by rank are found, the holders, and
-/// shallow and retained bytes by rank a byte each; one more for the preorder positions by
-/// rank with representatives) and, per worker, 8 bytes per object of the largest
+/// faulting a page per object, or sweeping tables of all objects. Memory: 2.5 `u32`s' worth per
+/// reachable object (members and holders by rank, and shallow and retained bytes by rank a
+/// byte each; one more for the preorder positions by rank with representatives) and, per worker, 8 bytes per object of the largest
 /// step it climbs (16 with representatives, or for a group retaining 4 GiB or more: an
 /// [`item::Item`]): its objects with their weights, each replaced by its exit in place, which
 /// are filtered and become the next step's objects; as many more only where the exits come out
@@ -89,9 +88,10 @@ pub fn retainer_paths_represented(
 
 /// The groups' dominated sizes ([`crate::retained::dominated`]), which are also the paths'
 /// first steps' retained bytes, and [`retainer_paths`] (or [`retainer_paths_represented`])
-/// beside them. The tables by rank are filled first, by all workers in object order; then
-/// the pass down the preorder that gives the dominated sizes writes the holders by rank
-/// (no table of holders by object, and no sweep to rank it).
+/// beside them. The groups' runs of ranks are counted first, by all workers in object order;
+/// then the pass down the preorder that gives the dominated sizes numbers the members and
+/// writes every table by rank, the holders included (no table of ranks or holders by object,
+/// and no sweep to rank them).
 pub fn dominated_and_paths(
     g: &HeapGraph,
     tree: &DominatorTree,
@@ -111,11 +111,19 @@ pub fn dominated_and_paths_beside<R: Send>(
     represent: bool,
     beside: impl FnOnce() -> R + Send,
 ) -> (Vec<(u64, u64)>, Vec<Option<RetainerPath>>, R) {
-    let (ranked, rank) = Ranked::new(g, tree, group_count, represent);
+    let (ranked, fills) = Ranked::new(g, tree, group_count, represent);
+    // The workers' first step tables, made now with the tables by rank rather than when the
+    // climbs begin: on a machine that hands freed pages back to its host, a page asked for
+    // seconds into a run costs more than one asked for at its start (the freed ones of the run
+    // before are still there).
+    let workers = rayon::current_num_threads().clamp(1, group_count.max(1));
+    let largest = (0..group_count).map(|group| ranked.of(group).len()).max().unwrap_or(0);
+    let first_tables = || (0..workers).map(|_| Table::filled(largest, 0u64)).collect::<Vec<_>>();
+    let first_tables = if represent { Vec::new() } else { first_tables() };
     let ((dominated, paths), beside) = rayon::join(
         || {
-            let (ranked, dominated) = ranked.with_holders(rank, g, tree, group_count);
-            let paths = climb_all(&Climb::new(g, tree, &ranked, represent), &dominated);
+            let (ranked, dominated) = ranked.with_holders(fills, g, tree, group_count);
+            let paths = climb_all(&Climb::new(g, tree, &ranked, represent), &dominated, first_tables);
             (dominated, paths)
         },
         beside,
@@ -125,17 +133,25 @@ pub fn dominated_and_paths_beside<R: Send>(
 
 /// Every group's path. Groups are independent: each worker takes the next group, largest
 /// first, with tables of its own.
-fn climb_all(climb: &Climb, dominated: &[(u64, u64)]) -> Vec<Option<RetainerPath>> {
+/// `first_tables` are step tables for narrow entries made beforehand, one per worker at most.
+fn climb_all(
+    climb: &Climb,
+    dominated: &[(u64, u64)],
+    first_tables: Vec<Table<u64>>,
+) -> Vec<Option<RetainerPath>> {
     let (ranked, group_count) = (climb.ranked, dominated.len());
     let members_of = |group: usize| ranked.of(group);
     let mut order: Vec<usize> = (0..group_count).filter(|&group| !members_of(group).is_empty()).collect();
     order.sort_by_key(|&group| std::cmp::Reverse(members_of(group).len()));
     let next = std::sync::atomic::AtomicUsize::new(0);
     let workers = rayon::current_num_threads().clamp(1, order.len().max(1));
+    let first_tables = std::sync::Mutex::new(first_tables);
     let found: Vec<Vec<(usize, RetainerPath)>> = (0..workers)
         .into_par_iter()
         .map(|_| {
             let mut narrow: Scratch<u64> = Scratch::new(group_count);
+            let made = first_tables.lock().map(|mut made| made.pop()).unwrap_or_default();
+            narrow.objects = made.unwrap_or_default();
             let mut wide: Scratch<[u64; 2]> = Scratch::new(group_count);
             let mut found = Vec::new();
             while let Some(&group) = order.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
@@ -179,7 +195,7 @@ struct Climb<'a> {
 /// tables, made anew for each step ([`prefix`]).
 struct Scratch<I: Item> {
     tally: Tally,
-    /// A step's objects in object order, as [`Item`]s (the object, the preorder position of the
+    /// A step's objects in rank order, as [`Item`]s (the object, the preorder position of the
     /// first object below leading to it where entries are wide, the bytes of the path's group
     /// that lead to it); each becomes its exit in place ([`Climb::exit_in_place`]), and the
     /// exits are filtered and sorted into the next step's objects.
@@ -483,7 +499,7 @@ fn representatives<I: Item>(
     // Each step's children are keyed by the exit's rank, and lead to an object.
     for step in children.iter().rev() {
         let top = *chain.last().expect("the top");
-        let Some(at) = ranked.rank_of(top, g.group[top as usize]) else { return Vec::new() };
+        let Some(at) = ranked.rank_of(tree, top, g.group[top as usize]) else { return Vec::new() };
         match step.binary_search_by_key(&at, |&[x, _]| x) {
             Ok(i) => chain.push(step[i][1]),
             Err(_) => return Vec::new(),

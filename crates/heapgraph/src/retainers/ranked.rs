@@ -1,9 +1,11 @@
 //! The reachable objects numbered group by group: an object's *rank* is its place among the
-//! members of all groups, listed group after group and in object order within a group. Every
+//! members of all groups, listed group after group and in preorder within a group. Every
 //! object of a retainer path's step is in the step's group, so a step's objects lie in one run
-//! of the tables below, in the same order as their objects: a step sweeps its group's run, not
-//! the whole of every per-object table. Past the budget these tables are work files, and a
-//! sweep of the whole table per step is what the climbs would otherwise read from disk.
+//! of the tables below: a step sweeps its group's run, not the whole of every per-object table.
+//! Past the budget these tables are work files, and a sweep of the whole table per step is what
+//! the climbs would otherwise read from disk. In preorder, because the pass down the preorder
+//! that finds the holders then meets each group's members in rank order: it numbers them as it
+//! goes and writes every table by rank in runs, with no table of ranks by object.
 
 use std::ops::Range;
 
@@ -11,7 +13,7 @@ use rayon::prelude::*;
 
 use crate::disjoint::{Bits, Disjoint, parts};
 use crate::dominators::{DominatorTree, UNPLACED};
-use crate::retained::{Visit, dominated_pass};
+use crate::retained::{Visit, WalkEnd, dominated_pass_in};
 use crate::table::Table;
 use crate::{HeapGraph, prefetch};
 
@@ -40,94 +42,74 @@ pub(super) struct Ranked {
     nested: Table<u64>,
 }
 
+/// Where the pass down the preorder numbers each group's members: the preorder cut into
+/// parts, one per worker, and per part and group the first rank of the part's run.
+pub(super) struct Fills {
+    parts: Vec<Range<usize>>,
+    first: Vec<Vec<u32>>,
+}
+
+/// The names [`ByRank`] gives the objects above a part's first object (an earlier part's,
+/// whose ranks are not known yet): `ABOVE - i` for the `i`-th, root-most first. No rank is as
+/// large: where more than half of `u32` objects are ranked, the preorder is one part.
+const ABOVE: u32 = u32::MAX - 1;
+
 impl Ranked {
-    /// The members of each group by rank, with their preorder positions, shallow and retained
-    /// bytes, read in sweeps in object order: the objects are cut into one part per worker,
-    /// each part's members of each group are counted, and then every part is ranked at once
-    /// into its own runs of ranks (within a group, the earlier parts' members come first, so
-    /// the ranks are in object order). The holders and nesting come later
-    /// ([`Ranked::with_holders`]).
-    /// Also returns the rank of each object ([`UNPLACED`] if unreachable), which only
-    /// [`Ranked::with_holders`] needs.
-    pub fn new(
-        g: &HeapGraph,
-        tree: &DominatorTree,
-        group_count: usize,
-        with_pos: bool,
-    ) -> (Ranked, Table<u32>) {
+    /// The groups' runs of ranks, counted in one sweep in object order (each object's group,
+    /// and its preorder position for the part of the preorder it lies in), and the tables by
+    /// rank made; they are filled by [`Ranked::with_holders`].
+    pub fn new(g: &HeapGraph, tree: &DominatorTree, group_count: usize, with_pos: bool) -> (Ranked, Fills) {
         let pos = &tree.position;
-        let reachable = |o: usize| pos[o] != UNPLACED;
-        let n = g.object_count();
-        let (part, parts) = parts(n);
-        // Per part, its reachable members of each group; then, in place, the first rank of
-        // each group's run in the part.
-        let mut fills: Vec<Vec<usize>> = parts
-            .par_iter()
-            .map(|objects| {
-                let mut count = vec![0usize; group_count];
-                for o in objects.clone().filter(|&o| reachable(o)) {
-                    count[g.group[o] as usize] += 1;
-                }
-                count
-            })
-            .collect();
-        let unit = Unit::of_sample(&g.shallow);
+        let reached = tree.preorder.len();
+        let (share, walks) = match reached > (ABOVE / 2) as usize {
+            true => (reached.max(1), std::iter::once(0..reached).collect()),
+            false => parts(reached),
+        };
+        let (_, objects) = parts(g.object_count());
+        // Per run of objects, the reachable ones of each group in each part of the preorder.
+        let counts = objects.par_iter().map(|objects| {
+            let mut count = vec![0usize; walks.len() * group_count];
+            for o in objects.clone().filter(|&o| pos[o] != UNPLACED) {
+                count[pos[o] as usize / share * group_count + g.group[o] as usize] += 1;
+            }
+            count
+        });
+        let count = counts.reduce(Vec::new, |a, b| match a.is_empty() {
+            true => b,
+            false => a.iter().zip(b).map(|(a, b)| a + b).collect(),
+        });
+        let mut first = vec![vec![0u32; group_count]; walks.len()];
         let mut start = Vec::with_capacity(group_count + 1);
         let mut next = 0;
         for group in 0..group_count {
             start.push(next);
-            for fill in fills.iter_mut() {
-                (fill[group], next) = (next, next + fill[group]);
+            for (part, first) in first.iter_mut().enumerate() {
+                first[group] = next as u32;
+                next += count.get(part * group_count + group).copied().unwrap_or(0);
             }
         }
         start.push(next);
-        let mut ranked = Ranked {
+        let ranked = Ranked {
             members: Table::filled(next, 0u32),
             holder: Table::default(),
             pos: Table::filled(if with_pos { next } else { 0 }, 0u32),
             shallow: Table::filled(next, 0u8),
             retained: Table::filled(next, 0u8),
             nested: Table::default(),
-            unit,
+            unit: Unit::of_sample(&g.shallow),
             start,
         };
-        // Written in whole below, in order: zeros at first, so that past the budget its work
-        // file is not written once before that.
-        let mut rank = Table::filled(n, 0u32);
-        let members = Disjoint::new(&mut ranked.members);
-        let positions = Disjoint::new(&mut ranked.pos);
-        let shallow = Disjoint::new(&mut ranked.shallow);
-        let retained = Disjoint::new(&mut ranked.retained);
-        let work = rank.par_chunks_mut(part).zip(parts.par_iter()).zip(fills.par_iter_mut());
-        work.for_each(|((ranks, objects), fill)| {
-            for (rank, o) in ranks.iter_mut().zip(objects.clone()) {
-                if !reachable(o) {
-                    *rank = UNPLACED;
-                    continue;
-                }
-                let r = fill[g.group[o] as usize];
-                fill[g.group[o] as usize] += 1;
-                *rank = r as u32;
-                // SAFETY: each rank is in one part's run of one group, written once.
-                unsafe {
-                    members.set(r, o as u32);
-                    if with_pos {
-                        positions.set(r, pos[o]);
-                    }
-                    shallow.set(r, unit.narrow(g.shallow[o]));
-                    retained.set(r, unit.narrow(tree.retained[o]));
-                }
-            }
-        });
-        (ranked, rank)
+        (ranked, Fills { parts: walks, first })
     }
 
-    /// The holders and nesting by rank ([`crate::retained::Visit`]), from one pass down the
-    /// preorder, which also gives the groups' dominated sizes. `rank` is [`Ranked::new`]'s,
-    /// and goes once it is read: its memory is what the climbs' tables are made in.
+    /// The tables by rank, the holders and nesting included ([`crate::retained::Visit`]), from
+    /// one pass down the preorder, which also gives the groups' dominated sizes. Each part's
+    /// walk numbers its members of each group from its first rank on; the holders above its
+    /// first object are named for the time being ([`ABOVE`]) and renamed once the part before
+    /// has ended with their ranks on its path.
     pub fn with_holders(
         mut self,
-        rank: Table<u32>,
+        fills: Fills,
         g: &HeapGraph,
         tree: &DominatorTree,
         group_count: usize,
@@ -135,9 +117,20 @@ impl Ranked {
         let count = self.members.len();
         let mut holder = Table::filled(count, 0u32);
         let mut nested = Table::filled(count.div_ceil(64), 0u64);
-        let by_rank =
-            ByRank { rank: &rank, holder: Disjoint::new(&mut holder), nested: Bits::new(&mut nested) };
-        let sizes = dominated_pass(g, tree, group_count, &by_rank);
+        let by_rank = ByRank {
+            g,
+            tree,
+            unit: self.unit,
+            first: &fills.first,
+            holder: Disjoint::new(&mut holder),
+            nested: Bits::new(&mut nested),
+            members: Disjoint::new(&mut self.members),
+            pos: (!self.pos.is_empty()).then(|| Disjoint::new(&mut self.pos)),
+            shallow: Disjoint::new(&mut self.shallow),
+            retained: Disjoint::new(&mut self.retained),
+        };
+        let (sizes, ends) = dominated_pass_in(g, tree, group_count, &fills.parts, &by_rank);
+        rename_above(&mut holder, &fills, &ends);
         (self.holder, self.nested) = (holder, nested);
         (self, sizes)
     }
@@ -173,11 +166,12 @@ impl Ranked {
     }
 
     /// The rank of object `o`, a member of `group`: its place among the group's members,
-    /// which are in object order.
-    pub fn rank_of(&self, o: u32, group: u32) -> Option<u32> {
+    /// which are in preorder.
+    pub fn rank_of(&self, tree: &DominatorTree, o: u32, group: u32) -> Option<u32> {
         let run = self.of(group as usize);
-        let members = &self.members[run.clone()];
-        members.binary_search(&o).ok().map(|i| (run.start + i) as u32)
+        let (members, at) = (&self.members[run.clone()], tree.position[o as usize]);
+        let i = members.partition_point(|&m| tree.position[m as usize] < at);
+        (members.get(i) == Some(&o)).then_some((run.start + i) as u32)
     }
 
     pub fn shallow(&self, g: &HeapGraph, r: u32) -> u64 {
@@ -246,27 +240,94 @@ impl Unit {
     }
 }
 
-/// The holders and nesting of a [`dominated_pass`], written by rank.
+/// The holders above each part's first object ([`ABOVE`]) renamed by their ranks: the
+/// part before ended with them first on its path, named by rank or, where they were above
+/// its own first object too, renamed already.
+fn rename_above(holder: &mut Table<u32>, fills: &Fills, ends: &[WalkEnd<PartWalk>]) {
+    let holder: &mut [u32] = holder;
+    // The ranks of the objects above the part's first, root-most first.
+    let mut above: Vec<u32> = Vec::new();
+    for (part, (walk, path)) in ends.iter().enumerate() {
+        debug_assert!(walk.above <= above.len(), "the part before ended below them");
+        let renamed = |name: u32| match ABOVE.checked_sub(name) {
+            Some(i) if (i as usize) < walk.above => above[i as usize],
+            _ => name,
+        };
+        if walk.above > 0 {
+            for (&first, &end) in fills.first[part].iter().zip(&walk.next) {
+                for h in &mut holder[first as usize..end as usize] {
+                    *h = renamed(*h);
+                }
+            }
+        }
+        above = path.iter().map(|&(_, name)| renamed(name)).collect();
+    }
+}
+
+/// A part's walk in a [`ByRank`] pass: the next rank of each group's run, and how many
+/// objects above the part's first it named.
+struct PartWalk {
+    next: Vec<u32>,
+    above: usize,
+}
+
+/// The tables by rank, filled by a [`crate::retained::dominated_pass`].
 struct ByRank<'a> {
-    rank: &'a Table<u32>,
+    g: &'a HeapGraph,
+    tree: &'a DominatorTree,
+    unit: Unit,
+    first: &'a [Vec<u32>],
     holder: Disjoint<'a, u32>,
     nested: Bits<'a>,
+    members: Disjoint<'a, u32>,
+    pos: Option<Disjoint<'a, u32>>,
+    shallow: Disjoint<'a, u8>,
+    retained: Disjoint<'a, u8>,
 }
 
 impl Visit for ByRank<'_> {
-    fn ahead(&self, o: usize) {
-        prefetch(self.rank, o);
+    type Walk = PartWalk;
+
+    fn walk(&self, part: usize) -> PartWalk {
+        PartWalk { next: self.first[part].clone(), above: 0 }
     }
 
-    fn visit(&self, o: usize, holder: u32, nested: bool) {
-        let r = self.rank[o] as usize;
-        // The holder is the object itself, its dominator or its dominator's holder: all met
-        // lately, their ranks still cached.
-        // SAFETY: each object is visited once, and ranks are distinct.
-        unsafe { self.holder.set(r, self.rank[holder as usize]) };
-        if nested {
-            self.nested.set(r);
+    fn ahead(&self, o: usize) {
+        prefetch(&self.g.shallow, o);
+    }
+
+    fn visit(
+        &self,
+        walk: &mut PartWalk,
+        o: usize,
+        at: usize,
+        group: u32,
+        holder: Option<u32>,
+        nested: bool,
+    ) -> u32 {
+        let r = walk.next[group as usize];
+        walk.next[group as usize] += 1;
+        let r_at = r as usize;
+        // SAFETY: each object is visited once, and its rank is in its part's run of its group,
+        // which no other part writes.
+        unsafe {
+            self.holder.set(r_at, holder.unwrap_or(r));
+            self.members.set(r_at, o as u32);
+            if let Some(pos) = &self.pos {
+                pos.set(r_at, at as u32);
+            }
+            self.shallow.set(r_at, self.unit.narrow(self.g.shallow[o]));
+            self.retained.set(r_at, self.unit.narrow(self.tree.retained[o]));
         }
+        if nested {
+            self.nested.set(r_at);
+        }
+        r
+    }
+
+    fn above(&self, walk: &mut PartWalk, _: u32, i: usize) -> u32 {
+        walk.above = i + 1;
+        ABOVE - i as u32
     }
 }
 

@@ -465,38 +465,40 @@ fn an_array_over_4_gib_counts_its_bytes_and_empty_groups_do_not_shift_the_groups
 }
 
 /// The ranks and holders, made by several workers (three here, for parts of uneven shares:
-/// the walks down the preorder start inside subtrees), number each
-/// group's reachable members in object order, group after group; the holders by rank are
-/// found by climbing the dominators one by one (the first dominator in another group, else
-/// the top-most of the object's own group below the virtual root), the nesting is
-/// [`crate::retained::dominated`]'s and so are the sizes.
+/// the walks down the preorder start inside subtrees, and the holders above a part's first
+/// object are renamed once the part before has ended), number each group's reachable members
+/// in preorder, group after group; the holders by rank are found by climbing the dominators
+/// one by one (the first dominator in another group, else the top-most of the object's own
+/// group below the virtual root), the nesting is [`crate::retained::dominated`]'s and so are
+/// the sizes. Also on a chain with groups taking turns, whose parts start many objects deep.
 #[test]
 fn the_ranks_and_the_holders_by_rank_are_found_by_climbing() {
     use crate::dominators::{UNPLACED, VIRTUAL_ROOT};
     use crate::retained::dominated;
     use ranked::Ranked;
     let workers = rayon::ThreadPoolBuilder::new().num_threads(3).build().expect("a pool");
-    for g in random_graphs() {
+    let chain = {
+        let n = 3_000u32;
+        let refs: Vec<(u32, u32)> = (1..n).map(|o| (o - 1, o)).collect();
+        graph((0..n).map(|o| o / 7 % 3).collect(), vec![8; n as usize], &refs, vec![0])
+    };
+    for g in random_graphs().chain([chain]) {
         let groups = g.group.iter().max().map_or(0, |m| m as usize + 1);
         let tree = dominators(&g);
         for with_pos in [false, true] {
-            let (ranked, rank) = workers.install(|| Ranked::new(&g, &tree, groups, with_pos));
+            let (ranked, fills) = workers.install(|| Ranked::new(&g, &tree, groups, with_pos));
+            let (ranked, sizes) = workers.install(|| ranked.with_holders(fills, &g, &tree, groups));
             let reachable: Vec<u32> =
                 (0..g.object_count() as u32).filter(|&o| tree.position[o as usize] != UNPLACED).collect();
             let mut expected_members = reachable.clone();
-            expected_members.sort_by_key(|&o| (g.group[o as usize], o));
+            expected_members.sort_by_key(|&o| (g.group[o as usize], tree.position[o as usize]));
             assert_eq!(ranked.members.to_vec(), expected_members, "{g:?}");
-            for o in 0..g.object_count() {
-                let expected = match tree.position[o] {
-                    UNPLACED => UNPLACED,
-                    _ => ranked.rank_of(o as u32, g.group[o]).expect("a member"),
-                };
-                assert_eq!(rank[o], expected, "object {o} of {g:?}");
+            let rank_of = |o: u32| ranked.rank_of(&tree, o, g.group[o as usize]).expect("a member");
+            for (r, &o) in expected_members.iter().enumerate() {
+                assert_eq!(rank_of(o), r as u32, "object {o} of {g:?}");
             }
-            let (ranked, sizes) = workers.install(|| ranked.with_holders(rank, &g, &tree, groups));
             let by_object = dominated(&g, &tree, groups);
             assert_eq!(sizes, by_object.sizes, "{g:?}");
-            let rank_of = |o: u32| ranked.rank_of(o, g.group[o as usize]).expect("a member");
             for &o in reachable.iter() {
                 let mut at = o;
                 let holder = loop {
@@ -513,6 +515,8 @@ fn the_ranks_and_the_holders_by_rank_are_found_by_climbing() {
                 assert_eq!(ranked.holder[r as usize], rank_of(holder), "object {o} of {g:?}");
                 assert_eq!(ranked.is_nested(r), by_object.is_nested(o), "object {o} of {g:?}");
                 assert_eq!(ranked.pos(&tree, r), tree.position[o as usize], "object {o} of {g:?}");
+                assert_eq!(ranked.shallow(&g, r), g.shallow[o as usize], "object {o} of {g:?}");
+                assert_eq!(ranked.retained(&tree, r), tree.retained[o as usize], "object {o} of {g:?}");
             }
         }
     }
