@@ -250,7 +250,7 @@ fn rename_above(holder: &mut Table<u32>, fills: &Fills, ends: &[WalkEnd<PartWalk
     for (part, (walk, path)) in ends.iter().enumerate() {
         debug_assert!(walk.above <= above.len(), "the part before ended below them");
         let renamed = |name: u32| match ABOVE.checked_sub(name) {
-            Some(i) if (i as usize) < walk.above => above[i as usize],
+            Some(i) if (i as usize) < walk.above => above.get(i as usize).copied().unwrap_or(name),
             _ => name,
         };
         if walk.above > 0 {
