@@ -334,6 +334,21 @@ fn checked_count<T>(block: &[u8], what: &str, count: Option<usize>) -> Result<us
     }
 }
 
+/// Whether a file's `body` ends in a block holding `key`'s seal of `preface` and of every
+/// block before it (what a [`Writer`] with a [`super::seal::Sealing`] writes last).
+pub fn is_sealed_body(key: &super::seal::SealKey, preface: &[u8], body: &[u8]) -> bool {
+    let mut blocks = Blocks::new(body);
+    let (mut at, mut last) = (0, None);
+    while !blocks.finished() {
+        at = blocks.position();
+        match blocks.next("block") {
+            Ok(block) => last = Some(block),
+            Err(_) => return false,
+        }
+    }
+    last.is_some_and(|seal| super::seal::is_sealed(key, preface, &body[..at], seal))
+}
+
 /// Writes blocks.
 pub struct Writer<W: std::io::Write> {
     pub out: W,

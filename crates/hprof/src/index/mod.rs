@@ -256,7 +256,7 @@ pub fn open_index_sealed(
     let Some(checked) = format::Checked::open(index, format::INDEX, key)? else { return Ok(None) };
     let trusted = seal.and_then(|seal| {
         // The seal covers every byte but its own, so the tables read are the ones sealed.
-        checked.read_unsummed(|body, blocks| match seal::is_sealed_body(seal, &key.bytes(), body) {
+        checked.read_unsummed(|body, blocks| match format::is_sealed_body(seal, &key.bytes(), body) {
             true => read::read_blocks(blocks, read::Trust::Sealed).ok(),
             false => None,
         })

@@ -176,21 +176,6 @@ impl Sealing {
     }
 }
 
-/// Whether a file's `body` ends in a block holding `key`'s seal of `preface` and of every
-/// block before it (what a [`super::format::Writer`] with a [`Sealing`] writes last).
-pub fn is_sealed_body(key: &SealKey, preface: &[u8], body: &[u8]) -> bool {
-    let mut blocks = super::format::Blocks::new(body);
-    let (mut at, mut last) = (0, None);
-    while !blocks.finished() {
-        at = blocks.position();
-        match blocks.next("block") {
-            Ok(block) => last = Some(block),
-            Err(_) => return false,
-        }
-    }
-    last.is_some_and(|seal| is_sealed(key, preface, &body[..at], seal))
-}
-
 /// Whether `seal` is `key`'s seal of `preface` and `bytes` ([`Sealing`]).
 pub fn is_sealed(key: &SealKey, preface: &[u8], bytes: &[u8], seal: &[u8]) -> bool {
     let mut sealing = Sealing::new(key, preface);

@@ -19,7 +19,7 @@ use memcity_heapgraph::{
 
 use super::format::{self, Blocks, TREE, Unusable};
 use super::key::Key;
-use super::seal::{SEAL, SealKey, Sealing, is_sealed_body, run_key};
+use super::seal::{SEAL, SealKey, Sealing, run_key};
 
 /// A dump's dominator tree, and the objects no root record reaches (the VM holds them itself:
 /// the tree has them as roots).
@@ -85,7 +85,7 @@ pub fn load_sealed(
     let objects = shallow.len();
     let trusted = seal.and_then(|seal| {
         // The seal covers every byte but its own, so the tables read are the ones sealed.
-        checked.read_unsummed(|body, blocks| match is_sealed_body(seal, &key.bytes(), body) {
+        checked.read_unsummed(|body, blocks| match format::is_sealed_body(seal, &key.bytes(), body) {
             true => read_blocks(blocks, objects).ok(),
             false => None,
         })
