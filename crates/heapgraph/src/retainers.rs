@@ -419,7 +419,7 @@ impl<'a> Climb<'a> {
     }
 
     /// The distinct exits in group `next` of `exits` ([`Climb::exit_in_place`]; all that are
-    /// not rooted: `only_next`), sorted (moved through `through` where they are out of order),
+    /// not rooted: `only_next`), sorted (moved through `through` where they come out of order),
     /// each with the weight reaching it and the first position leading to it, at the start of
     /// `exits`; returns how many.
     fn next_objects<I: Item>(
@@ -429,13 +429,27 @@ impl<'a> Climb<'a> {
         only_next: bool,
         through: &mut Table<I>,
     ) -> usize {
-        let mut kept = 0;
+        // Neighbouring objects often share their exit (the Strings of one object's fields):
+        // such exits are merged as they come, and checked to come in order, so that most steps
+        // need neither a sort nor a second sweep.
+        let (mut kept, mut in_order) = (0usize, true);
         for i in 0..exits.len() {
             let x = exits[i];
-            if !x.is_rooted() && (only_next || self.ranked.is_in(x.object(), next)) {
-                exits[kept] = x;
-                kept += 1;
+            if x.is_rooted() || !(only_next || self.ranked.is_in(x.object(), next)) {
+                continue;
             }
+            if let Some(last) = kept.checked_sub(1).map(|at| exits[at]) {
+                if last.object() == x.object() {
+                    exits[kept - 1] = last.merged(x);
+                    continue;
+                }
+                in_order &= last.object() < x.object();
+            }
+            exits[kept] = x;
+            kept += 1;
+        }
+        if in_order {
+            return kept;
         }
         let exits = &mut exits[..kept];
         sort_by_bits(exits, through, I::word, 32, self.bits);
