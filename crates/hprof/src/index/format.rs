@@ -126,11 +126,19 @@ impl Checked {
         read.map_err(Unusable::Corrupt)
     }
 
-    /// The body read by `read`, given its bytes and its blocks, without its checksum: for a
-    /// reader that checks the body another way (a kept tree's seal), and otherwise gives None.
-    pub fn read_unsummed<T>(&self, read: impl FnOnce(&[u8], Blocks<'_>) -> Option<T>) -> Option<T> {
+    /// The body read by `read` without its checksum, where it ends in `seal`'s seal of the
+    /// dump's `key` and the blocks before it ([`is_sealed_body`]); None where there is no key,
+    /// no such seal, or `read` refuses it. The seal covers every byte but its own, so the
+    /// tables read are the ones sealed.
+    pub fn read_sealed<T>(
+        &self,
+        seal: Option<&super::seal::SealKey>,
+        key: &Key,
+        read: impl FnOnce(Blocks<'_>) -> Option<T>,
+    ) -> Option<T> {
         let body = &self.map[HEADER..];
-        read(body, Blocks::in_file(body, &self.file, HEADER as u64))
+        let sealed = seal.is_some_and(|seal| is_sealed_body(seal, &key.bytes(), body));
+        sealed.then(|| read(Blocks::in_file(body, &self.file, HEADER as u64))).flatten()
     }
 }
 
@@ -336,7 +344,7 @@ fn checked_count<T>(block: &[u8], what: &str, count: Option<usize>) -> Result<us
 
 /// Whether a file's `body` ends in a block holding `key`'s seal of `preface` and of every
 /// block before it (what a [`Writer`] with a [`super::seal::Sealing`] writes last).
-pub fn is_sealed_body(key: &super::seal::SealKey, preface: &[u8], body: &[u8]) -> bool {
+fn is_sealed_body(key: &super::seal::SealKey, preface: &[u8], body: &[u8]) -> bool {
     let mut blocks = Blocks::new(body);
     let (mut at, mut last) = (0, None);
     while !blocks.finished() {

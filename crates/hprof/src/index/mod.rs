@@ -254,14 +254,9 @@ pub fn open_index_sealed(
     seal: Option<&seal::SealKey>,
 ) -> Result<Option<(Dump, EdgeLabels)>, Unusable> {
     let Some(checked) = format::Checked::open(index, format::INDEX, key)? else { return Ok(None) };
-    let trusted = seal.and_then(|seal| {
-        // The seal covers every byte but its own, so the tables read are the ones sealed.
-        checked.read_unsummed(|body, blocks| match format::is_sealed_body(seal, &key.bytes(), body) {
-            true => read::read_blocks(blocks, read::Trust::Sealed).ok(),
-            false => None,
-        })
-    });
-    if let Some(read) = trusted {
+    if let Some(read) =
+        checked.read_sealed(seal, key, |blocks| read::read_blocks(blocks, read::Trust::Sealed).ok())
+    {
         return Ok(Some(read));
     }
     checked.read(|blocks| read::read_blocks(blocks, read::Trust::Checked)).map(Some)

@@ -286,6 +286,13 @@ fn a_corrupt_index_is_refused_in_one_line_and_rebuilt() {
         Err(Unusable::Corrupt(why)) => why,
         _ => panic!("not refused"),
     };
+    // The seal block (empty where no key sealed it) holding 5 bytes: no seal's length.
+    let mut odd_seal = good[..good.len() - 8].to_vec();
+    odd_seal.extend(5u64.to_le_bytes());
+    odd_seal.extend([1u8, 2, 3, 4, 5, 0, 0, 0]);
+    let body = (odd_seal.len() - format::HEADER) as u64;
+    odd_seal[56..64].copy_from_slice(&body.to_le_bytes());
+    assert!(said(&odd_seal).contains("a seal of 5 bytes"), "{}", said(&odd_seal));
     assert!(said(&huge_block).contains("cut off"));
     assert!(said(&huge_count).contains("more than the index could hold"));
     let cases: [(&[u8], &str); 7] = [

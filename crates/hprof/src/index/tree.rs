@@ -83,14 +83,7 @@ pub fn load_sealed(
 ) -> Result<Option<KeptTree>, Unusable> {
     let Some(checked) = format::Checked::open(path, TREE, key)? else { return Ok(None) };
     let objects = shallow.len();
-    let trusted = seal.and_then(|seal| {
-        // The seal covers every byte but its own, so the tables read are the ones sealed.
-        checked.read_unsummed(|body, blocks| match format::is_sealed_body(seal, &key.bytes(), body) {
-            true => read_blocks(blocks, objects).ok(),
-            false => None,
-        })
-    });
-    if let Some(kept) = trusted {
+    if let Some(kept) = checked.read_sealed(seal, key, |blocks| read_blocks(blocks, objects).ok()) {
         return Ok(Some(kept));
     }
     checked
