@@ -135,6 +135,54 @@ fn import_twice_reads_the_index_the_second_time_with_the_same_history() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A reopening hashes the sealed index and tree once they have settled and stamps each (a
+/// file beside it), so that later reopenings need not hash them; the history is the same
+/// either way, and an index changed in place after its stamp is still found unusable.
+#[cfg(unix)]
+#[test]
+fn settled_indexes_and_trees_are_stamped_and_a_changed_one_is_still_found() {
+    let dir = temp("stamps");
+    let dump = generated(&dir);
+    let index = dir.join("index");
+    let import = |out: &str| {
+        // Nothing kept for the grouping: the index and the tree are both read.
+        for kept in
+            files(&index).iter().filter(|f| f.ends_with(".grouped-history") || f.ends_with(".analysed-heap"))
+        {
+            std::fs::remove_file(index.join(kept)).unwrap();
+        }
+        let mut command = memcity(&dir);
+        command.arg("import").arg(&dump).arg("--index-dir").arg(&index).arg("-o").arg(dir.join(out));
+        stderr(&ok(&mut command))
+    };
+    let stamps = || files(&index).into_iter().filter(|f| f.ends_with("-stamp")).collect::<Vec<_>>();
+    import("first.json");
+    assert_eq!(stamps(), Vec::<String>::new(), "written just now: nothing hashed yet");
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let second = import("second.json");
+    assert!(second.contains("read 1 dump from its index"), "{second}");
+    let stamped = stamps();
+    let kinds: Vec<&str> = stamped.iter().map(|f| f.rsplit('.').next().unwrap()).collect();
+    assert_eq!(kinds, ["hprof-index-stamp", "hprof-tree-stamp"], "{stamped:?}");
+    let third = import("third.json");
+    assert!(third.contains("read 1 dump from its index"), "{third}");
+    for out in ["second.json", "third.json"] {
+        assert_eq!(json(&dir.join("first.json")), json(&dir.join(out)), "{out}");
+    }
+    let file = files(&index).into_iter().find(|f| f.ends_with(".hprof-index")).unwrap();
+    let mut bytes = std::fs::read(index.join(&file)).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 1;
+    std::fs::write(index.join(&file), &bytes).unwrap();
+    let fourth = import("fourth.json");
+    assert!(
+        fourth.contains("is unusable (its contents do not match its checksum); rebuilding it"),
+        "{fourth}"
+    );
+    assert_eq!(json(&dir.join("first.json")), json(&dir.join("fourth.json")));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_corrupt_index_is_rebuilt_with_a_note_and_no_index_writes_nothing() {
     let dir = temp("corrupt");

@@ -4,14 +4,24 @@
 
 use std::path::{Path, PathBuf};
 
-/// Marks `path` as used now (its modification time), so it is the last to be evicted.
+/// Marks `path` as used now (its modification time, or its stamp's where it has one: setting
+/// its own would undo the stamp, [`super::stamp`]), so it is the last to be evicted.
 pub(super) fn renew(path: &Path) {
     let now = std::time::SystemTime::now();
-    let _ = std::fs::File::options().append(true).open(path).and_then(|f| f.set_modified(now));
+    let stamp = super::stamp::path_of(path);
+    let used = if stamp.is_file() { stamp.as_path() } else { path };
+    let _ = std::fs::File::options().append(true).open(used).and_then(|f| f.set_modified(now));
+}
+
+/// When `path` was last used: its modification time, or its stamp's where that is later.
+fn used(path: &Path) -> Option<std::time::SystemTime> {
+    let modified = |p: &Path| std::fs::metadata(p).ok()?.modified().ok();
+    let own = modified(path)?;
+    Some(modified(&super::stamp::path_of(path)).map_or(own, |stamp| stamp.max(own)))
 }
 
 /// Removes the least recently used files named `*.extension` in `dir` (by modification time,
-/// which [`renew`] sets on a read) beyond the `most` newest, each with its companions (the same
+/// which [`renew`] sets on a read: [`used`]) beyond the `most` newest, each with its companions (the same
 /// name with each of `companions` as its extension); never `place`, just written.
 pub(super) fn evict(dir: &Path, place: &Path, extension: &str, companions: &[&str], most: usize) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
@@ -19,7 +29,7 @@ pub(super) fn evict(dir: &Path, place: &Path, extension: &str, companions: &[&st
         .filter_map(|e| e.ok())
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == extension) && p != place)
-        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+        .filter_map(|p| Some((used(&p)?, p)))
         .collect();
     kept.sort();
     let over = (kept.len() + 1).saturating_sub(most);

@@ -93,6 +93,11 @@ pub fn body<'a>(file: &'a [u8], kind: Kind, key: &Key) -> Result<&'a [u8], Unusa
 pub struct Checked {
     file: std::fs::File,
     map: memmap2::Mmap,
+    path: std::path::PathBuf,
+    /// The file's identity when it was opened, and the time then, for its stamp
+    /// ([`super::stamp`]).
+    identity: Option<super::stamp::Identity>,
+    opened: std::time::SystemTime,
 }
 
 impl Checked {
@@ -109,7 +114,8 @@ impl Checked {
         let map = unsafe { memmap2::Mmap::map(&file) }
             .map_err(|e| Unusable::Corrupt(format!("cannot map it: {e}")))?;
         body(&map, kind, key)?;
-        Ok(Some(Checked { file, map }))
+        let (identity, opened) = (super::stamp::Identity::of(&file), std::time::SystemTime::now());
+        Ok(Some(Checked { file, map, path: path.to_path_buf(), identity, opened }))
     }
 
     /// The body read by `read` from its blocks (tables read in place from the file), if it is
@@ -127,9 +133,10 @@ impl Checked {
     }
 
     /// The body read by `read` without its checksum, where it ends in `seal`'s seal of the
-    /// dump's `key` and the blocks before it ([`is_sealed_body`]); None where there is no key,
-    /// no such seal, or `read` refuses it. The seal covers every byte but its own, so the
-    /// tables read are the ones sealed.
+    /// dump's `key` and the blocks before it ([`is_sealed_body`]), or a stamp says it did when
+    /// the file was as it is now ([`super::stamp`]); None where there is no key, no such seal,
+    /// or `read` refuses it. The seal covers every byte but its own, so the tables read are the
+    /// ones sealed.
     pub fn read_sealed<T>(
         &self,
         seal: Option<&super::seal::SealKey>,
@@ -137,8 +144,24 @@ impl Checked {
         read: impl FnOnce(Blocks<'_>) -> Option<T>,
     ) -> Option<T> {
         let body = &self.map[HEADER..];
-        let sealed = seal.is_some_and(|seal| is_sealed_body(seal, &key.bytes(), body));
+        let preface = key.bytes();
+        let sealed = seal.is_some_and(|seal| self.is_stamped(seal, &preface) || self.stamp(seal, &preface));
         sealed.then(|| read(Blocks::in_file(body, &self.file, HEADER as u64))).flatten()
+    }
+
+    /// Whether a stamp says the file's seal was found good when it was as it is now.
+    pub fn is_stamped(&self, seal: &super::seal::SealKey, preface: &[u8]) -> bool {
+        let holds = |identity| super::stamp::holds(&self.path, seal, preface, identity);
+        self.identity.as_ref().is_some_and(holds)
+    }
+
+    /// Whether the body is sealed; if it is, the file is stamped so (where it has settled).
+    fn stamp(&self, seal: &super::seal::SealKey, preface: &[u8]) -> bool {
+        let sealed = is_sealed_body(seal, preface, &self.map[HEADER..]);
+        if let (true, Some(identity)) = (sealed, &self.identity) {
+            super::stamp::make(&self.path, seal, preface, identity, self.opened);
+        }
+        sealed
     }
 }
 

@@ -16,6 +16,7 @@ pub(crate) mod grouped;
 mod key;
 mod read;
 pub mod seal;
+mod stamp;
 mod tree;
 mod write;
 
@@ -236,7 +237,8 @@ pub(crate) fn store(path: &Path, place: &Place, dump: &Dump, labels: &EdgeLabels
             dir.display()
         ));
     }
-    evict::evict(dir, &place.index, "hprof-index", &["hprof-tree"], INDEXES_KEPT_AT_MOST);
+    let companions = ["hprof-tree", "hprof-index-stamp", "hprof-tree-stamp"];
+    evict::evict(dir, &place.index, "hprof-index", &companions, INDEXES_KEPT_AT_MOST);
     written.is_ok()
 }
 

@@ -9,7 +9,8 @@
 //! it built, an index from a dump it parsed); any other — unsealed, sealed by another user's
 //! key (an index folder shared with `--index-dir`), or changed since — is checked in full as
 //! before, and the plain checksum still finds damage. Whoever can read the key can already
-//! write anything the user can, memcity itself included.
+//! write anything the user can, memcity itself included. A seal found good is remembered for
+//! the file as it is ([`super::stamp`]), so it is hashed once, not at every opening.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

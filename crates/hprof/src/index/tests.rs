@@ -15,6 +15,12 @@ impl Scratch {
         Scratch(dir)
     }
 
+    /// This user's seal key and another's.
+    fn keys(&self) -> (seal::SealKey, seal::SealKey) {
+        let keys = self.0.join("keys");
+        (seal::key_in(&keys.join("mine")).unwrap(), seal::key_in(&keys.join("theirs")).unwrap())
+    }
+
     fn dumps(&self) -> PathBuf {
         self.0.join("dumps")
     }
@@ -351,9 +357,7 @@ fn an_index_pointing_outside_its_tables_is_refused() {
 fn a_sealed_index_is_trusted_and_any_other_checked() {
     let scratch = Scratch::new("sealed");
     let (index, key, _, _) = written(&scratch);
-    let keys = scratch.0.join("keys");
-    let (mine, theirs) =
-        (seal::key_in(&keys.join("mine")).unwrap(), seal::key_in(&keys.join("theirs")).unwrap());
+    let (mine, theirs) = scratch.keys();
     let (good, labels) = open_index(&index, &key).unwrap().unwrap();
     write::write_sealed(&index, &key, &good, &labels, None, Some(&mine)).unwrap();
     let (read, _) = open_index_sealed(&index, &key, Some(&mine)).unwrap().unwrap();
@@ -389,6 +393,40 @@ fn a_sealed_index_is_trusted_and_any_other_checked() {
         Err(Unusable::Corrupt(why)) => assert!(why.contains("checksum"), "{why}"),
         read => panic!("a changed index is refused: {:?}", read.map(|r| r.is_some())),
     }
+}
+
+/// A stamp for an index's file as it is lets it be read as sealed without hashing or sweeping
+/// it (here a wrong index sealed by another key, stamped by this one: its wrong table is read as
+/// it is); a reopening's renewal leaves the stamp holding; changed in place, the index is hashed
+/// again, and refused.
+#[cfg(unix)]
+#[test]
+fn a_stamped_index_is_read_without_hashing_while_it_is_unchanged() {
+    let scratch = Scratch::new("stamped");
+    let (index, key, _, _) = written(&scratch);
+    let (mine, theirs) = scratch.keys();
+    let (good, labels) = open_index(&index, &key).unwrap().unwrap();
+    let mut wrong = good.clone();
+    let beyond = wrong.graph.object_count() as u32;
+    wrong.graph.edges[0] = beyond;
+    write::write_sealed(&index, &key, &wrong, &labels, None, Some(&theirs)).unwrap();
+    let refused = |why: &str| match open_index_sealed(&index, &key, Some(&mine)) {
+        Err(Unusable::Corrupt(said)) => assert!(said.contains("beyond the objects"), "{why}: {said}"),
+        read => panic!("{why}: {:?}", read.map(|r| r.is_some())),
+    };
+    refused("another key's seal is checked");
+    let identity = stamp::Identity::of(&std::fs::File::open(&index).unwrap()).unwrap();
+    let later = std::time::SystemTime::now() + stamp::SETTLED + std::time::Duration::from_secs(1);
+    stamp::make(&index, &mine, &key.bytes(), &identity, later);
+    let (read, _) = open_index_sealed(&index, &key, Some(&mine)).unwrap().expect("trusted by its stamp");
+    assert_eq!(read.graph.edges[0], beyond, "neither hashed nor swept");
+    evict::renew(&index);
+    let (read, _) = open_index_sealed(&index, &key, Some(&mine)).unwrap().expect("renewed, still stamped");
+    assert_eq!(read.graph.edges[0], beyond);
+    // Rewritten in place with the same bytes, a clock tick later: its status-change time moves.
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    std::fs::write(&index, std::fs::read(&index).unwrap()).unwrap();
+    refused("changed since its stamp");
 }
 
 #[test]
@@ -605,6 +643,18 @@ fn the_indexes_of_the_least_recently_opened_dumps_beyond_the_bound_go_with_their
             std::fs::File::options().append(true).open(name(i, extension)).unwrap().set_modified(at).unwrap();
         }
     }
+    // The first one used since by its stamp (a reopening renews the stamp, not the stamped
+    // file), the second's stamp older than itself.
+    for (i, at) in [(0, 10_000), (1, 0)] {
+        std::fs::write(name(i, "hprof-index-stamp"), b"x").unwrap();
+        let at = long_ago + std::time::Duration::from_secs(at);
+        std::fs::File::options()
+            .append(true)
+            .open(name(i, "hprof-index-stamp"))
+            .unwrap()
+            .set_modified(at)
+            .unwrap();
+    }
     std::fs::write(dir.join("kept.grouped-history"), b"x").unwrap();
     open_dump(&dump, &opening, false, &memcity_heapgraph::Silent).unwrap();
     let mut left: Vec<String> = std::fs::read_dir(&dir)
@@ -613,12 +663,20 @@ fn the_indexes_of_the_least_recently_opened_dumps_beyond_the_bound_go_with_their
         .collect();
     left.sort();
     let own = key::file_name(&dump, &Layout::default());
-    let mut expected: Vec<String> = (4..super::INDEXES_KEPT_AT_MOST + 3)
+    let mut expected: Vec<String> = (5..super::INDEXES_KEPT_AT_MOST + 3)
+        .chain([0])
         .flat_map(|i| [format!("{i:016x}.hprof-index"), format!("{i:016x}.hprof-tree")])
         .collect();
-    expected.extend([own.clone(), "kept.grouped-history".to_string()]);
+    expected.extend([
+        own.clone(),
+        "kept.grouped-history".to_string(),
+        format!("{:016x}.hprof-index-stamp", 0),
+    ]);
     expected.sort();
-    assert_eq!(left, expected, "the seven newest others with their trees, the new one, no history");
+    assert_eq!(
+        left, expected,
+        "the seven last used others with their trees and stamps, the new one, no history"
+    );
 
     // Opening a dump from its index renews it: written long ago, it is used now.
     let index = dir.join(&own);
