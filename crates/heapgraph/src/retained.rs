@@ -165,13 +165,15 @@ fn dominated_part<V: Visit>(
     let mut walk = visit.walk(part);
     let mut sizes = vec![(0, 0); group_count];
     let mut open = vec![0u32; group_count];
-    // The open path: [object, its group, its holder's name, its name].
-    let mut path: Vec<[u32; 4]> = Vec::new();
-    let holder_of = |path: &[[u32; 4]], group: u32| match path.last() {
+    // The open path: [object, its group, its holder's name, its name, the position its
+    // subtree ends at]. The ends tell when a subtree is left, so no object's dominator is read.
+    let mut path: Vec<[u32; 5]> = Vec::new();
+    let holder_of = |path: &[[u32; 5]], group: u32| match path.last() {
         None => None,
-        Some(&[_, d_group, d_holder, _]) if d_group == group => Some(d_holder),
-        Some(&[_, _, _, d_name]) => Some(d_name),
+        Some(&[_, d_group, d_holder, _, _]) if d_group == group => Some(d_holder),
+        Some(&[_, _, _, d_name, _]) => Some(d_name),
     };
+    let end_of = |o: u32, at: usize| (at + tree.subtree[o as usize] as usize) as u32;
     // The path above the part's first object, root-most first, as the walk before left it.
     if let Some(&first) = tree.preorder.get(positions.start).filter(|_| positions.start > 0) {
         let mut above = Vec::new();
@@ -185,7 +187,7 @@ fn dominated_part<V: Visit>(
             let name = visit.above(&mut walk, a, i);
             let holder = holder_of(&path, group).unwrap_or(name);
             open[group as usize] += 1;
-            path.push([a, group, holder, name]);
+            path.push([a, group, holder, name, end_of(a, tree.position[a as usize] as usize)]);
         }
     }
     for p in positions.clone() {
@@ -193,22 +195,23 @@ fn dominated_part<V: Visit>(
         // The objects come in preorder, at random in the tables: their reads are started early.
         if let Some(&next) = tree.preorder.get(p + PREORDER_AHEAD) {
             let next = next as usize;
-            prefetch(&tree.idom, next);
             prefetch(g.group.keys(), next);
             prefetch(&tree.subtree, next);
             prefetch(&tree.retained, next);
             visit.ahead(next);
         }
-        let d = tree.idom[o as usize];
         // Leave the subtrees that end before `o`: its dominator is the top of the path then.
-        while let Some(&[top, top_group, ..]) = path.last() {
-            if top == d {
+        while let Some(&[_, top_group, _, _, end]) = path.last() {
+            if end as usize > p {
                 break;
             }
             open[top_group as usize] -= 1;
             path.pop();
         }
-        debug_assert!(d == VIRTUAL_ROOT || path.last().map(|&[top, ..]| top) == Some(d));
+        debug_assert!({
+            let d = tree.idom[o as usize];
+            d == VIRTUAL_ROOT && path.is_empty() || path.last().map(|&[top, ..]| top) == Some(d)
+        });
         let group = g.group[o as usize];
         let holder = holder_of(&path, group);
         let nested = open[group as usize] > 0;
@@ -218,9 +221,9 @@ fn dominated_part<V: Visit>(
             sizes[group as usize].1 += tree.retained[o as usize];
         }
         open[group as usize] += 1;
-        path.push([o, group, holder.unwrap_or(name), name]);
+        path.push([o, group, holder.unwrap_or(name), name, end_of(o, p)]);
     }
-    let end = path.iter().map(|&[o, _, _, name]| (o, name)).collect();
+    let end = path.iter().map(|&[o, _, _, name, _]| (o, name)).collect();
     (sizes, (walk, end))
 }
 
