@@ -174,3 +174,25 @@ fn a_private_table_reads_a_file_in_place_and_writes_only_its_copy() {
     assert!(Table::<u32>::map_private(&file, 0, usize::MAX).is_err());
     let _ = std::fs::remove_file(&path);
 }
+
+/// Tables read in place at offsets on, past and just before page and 2 MiB boundaries read
+/// the file's values there, and their own writes stay theirs.
+#[test]
+fn private_tables_at_any_offset_read_the_values_there() {
+    let path = std::env::temp_dir().join(format!("memcity-private-offsets-{}", std::process::id()));
+    let words: Vec<u64> = (0..(5 << 20) / 8).map(|i| i * 0x9E37_79B9).collect();
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&path, &bytes).unwrap();
+    let file = File::open(&path).unwrap();
+    for offset in [8u64, 4096, (2 << 20) - 8, 2 << 20, (2 << 20) + 4096 + 16, (4 << 20) + 8] {
+        let at = offset as usize / 8;
+        let n = (words.len() - at).min(300_000);
+        let mut table: Table<u64> = Table::map_private(&file, offset, n).unwrap();
+        assert_eq!(&table[..], &words[at..at + n], "at byte {offset}");
+        table[n - 1] = 7;
+        table.expect(Access::Random);
+        assert_eq!((table[0], table[n - 1]), (words[at], 7));
+    }
+    assert_eq!(std::fs::read(&path).unwrap(), bytes, "the file is not written");
+    let _ = std::fs::remove_file(&path);
+}
