@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use super::format::bytes_of;
 use super::key::Key;
-use super::{mode_of, note, supported, write};
+use super::{mode_of, note, replace, supported};
 use crate::layout::Layout;
 
 /// The most analyses kept in one index folder, the least recently used going first.
@@ -157,7 +157,7 @@ pub(crate) fn keep(place: &AnalysedPlace, file: &Path, heap: &GroupedHeap) {
     let ranked = heap.ranked(&place.partition);
     let kept = Keeping { version: VERSION, key: &place.key, heap: &ranked };
     let written = std::fs::create_dir_all(dir).and_then(|()| {
-        write::replace(&place.path, mode_of(file), |temporary| {
+        replace::replace(&place.path, mode_of(file), |temporary| {
             let json = serde_json::to_vec(&kept).map_err(std::io::Error::other)?;
             std::fs::write(temporary, json)
         })

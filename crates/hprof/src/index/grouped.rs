@@ -16,7 +16,7 @@ use memcity_heapgraph::{Phase, Progress};
 use memcity_model::History;
 
 use super::key::{Fnv, Key};
-use super::{mode_of, note, supported, write};
+use super::{mode_of, note, replace, supported};
 use crate::layout::Layout;
 
 /// The most histories kept in one index folder: each build and grouping keeps its own, so
@@ -91,7 +91,7 @@ pub(crate) fn keep(place: &Path, files: &[PathBuf], history: &History) {
     let dir = place.parent().unwrap_or(Path::new("."));
     let mode = files.iter().map(|f| mode_of(f)).try_fold(0o7777, |m, f| f.map(|f| m & f));
     let written = std::fs::create_dir_all(dir).and_then(|()| {
-        write::replace(place, mode, |temporary| {
+        replace::replace(place, mode, |temporary| {
             memcity_model::save_history(history, temporary).map_err(std::io::Error::other)
         })
     });

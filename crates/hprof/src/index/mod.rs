@@ -15,6 +15,7 @@ mod format;
 pub(crate) mod grouped;
 mod key;
 mod read;
+mod replace;
 pub mod seal;
 mod stamp;
 mod tree;
@@ -227,7 +228,7 @@ const INDEXES_KEPT_AT_MOST: usize = 8;
 /// dump again). Whether it was written.
 pub(crate) fn store(path: &Path, place: &Place, dump: &Dump, labels: &EdgeLabels) -> bool {
     let dir = place.index.parent().unwrap_or(Path::new("."));
-    write::remove_stale_temporaries(dir);
+    replace::remove_stale_temporaries(dir);
     let written = std::fs::create_dir_all(dir)
         .and_then(|()| write::write(&place.index, &place.key, dump, labels, mode_of(path)));
     if let Err(e) = &written {

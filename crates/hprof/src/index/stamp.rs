@@ -90,7 +90,7 @@ pub fn make(sealed: &Path, key: &SealKey, preface: &[u8], identity: &Identity, c
         return;
     }
     let stamp = identity.stamp(key, preface);
-    let _ = super::write::replace(&path_of(sealed), None, |temporary| std::fs::write(temporary, stamp));
+    let _ = super::replace::replace(&path_of(sealed), None, |temporary| std::fs::write(temporary, stamp));
 }
 
 #[cfg(test)]

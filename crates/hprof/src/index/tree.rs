@@ -49,7 +49,7 @@ pub fn keep(place: &TreePlace, kept: &KeptTree) -> std::io::Result<()> {
 
 /// [`keep`], sealed with `seal` (none: an empty last block).
 pub fn keep_sealed(place: &TreePlace, kept: &KeptTree, seal: Option<&SealKey>) -> std::io::Result<()> {
-    super::write::replace(&place.path, place.mode, |temporary| {
+    super::replace::replace(&place.path, place.mode, |temporary| {
         super::write::write_blocks(temporary, TREE, &place.key, |w| {
             // The dump's key in the header is sealed too: a tree is trusted beside its dump alone.
             w.sealing = seal.map(|seal| Sealing::new(seal, &place.key.bytes()));

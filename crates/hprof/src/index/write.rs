@@ -34,7 +34,7 @@ pub fn write_sealed(
     mode: Option<u32>,
     seal: Option<&SealKey>,
 ) -> std::io::Result<()> {
-    replace(path, mode, |temporary| {
+    super::replace::replace(path, mode, |temporary| {
         write_blocks(temporary, INDEX, key, |w| {
             // The dump's key in the header is sealed too: an index is trusted beside its dump alone.
             w.sealing = seal.map(|seal| Sealing::new(seal, &key.bytes()));
@@ -43,44 +43,6 @@ pub fn write_sealed(
             w.block(sealed.as_ref().map_or(&[][..], |s| &s[..]))
         })
     })
-}
-
-/// Makes the file at `path` with `fill` under a temporary name beside it, then renames it into
-/// place with the permissions `mode`.
-pub fn replace(
-    path: &Path,
-    mode: Option<u32>,
-    fill: impl FnOnce(&Path) -> std::io::Result<()>,
-) -> std::io::Result<()> {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let temporary = path.with_extension(format!("{}-{n}.tmp", std::process::id()));
-    let written = fill(&temporary).and_then(|()| {
-        set_mode(&temporary, mode)?;
-        std::fs::rename(&temporary, path)
-    });
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    written
-}
-
-/// Removes the temporary files that runs killed while writing left in `dir`: those of
-/// processes that no longer exist (Linux; elsewhere they stay).
-pub fn remove_stale_temporaries(dir: &Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".tmp")) else { continue };
-        let pid = stem.rsplit('.').next().and_then(|last| last.split('-').next());
-        let Some(pid) = pid.and_then(|p| p.parse::<u32>().ok()) else { continue };
-        if cfg!(target_os = "linux")
-            && pid != std::process::id()
-            && !Path::new("/proc").join(pid.to_string()).exists()
-        {
-            let _ = std::fs::remove_file(entry.path());
-        }
-    }
 }
 
 /// A file of `kind` for the dump `key` describes: the header, then the blocks `blocks` writes.
@@ -150,18 +112,4 @@ fn body<W: Write>(w: &mut Writer<W>, dump: &Dump, labels: &EdgeLabels) -> std::i
     let mut by_id: Vec<[u64; 2]> = classes.by_id.iter().map(|(&id, &class)| [id, u64::from(class)]).collect();
     by_id.sort_unstable();
     w.values(&by_id)
-}
-
-#[cfg(unix)]
-fn set_mode(path: &Path, mode: Option<u32>) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt as _;
-    match mode {
-        Some(mode) => std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & 0o666)),
-        None => Ok(()),
-    }
-}
-
-#[cfg(not(unix))]
-fn set_mode(_: &Path, _: Option<u32>) -> std::io::Result<()> {
-    Ok(())
 }
