@@ -195,6 +195,9 @@ struct Climb<'a> {
 /// tables, made anew for each step ([`prefix`]).
 struct Scratch<I: Item> {
     tally: Tally,
+    /// The ranks of a step's objects whose exit is the virtual root, where the exits are
+    /// compacted as they are found ([`Climb::exit_compacted`]).
+    rooted: Vec<u32>,
     /// A step's objects in rank order, as [`Item`]s (the object, the preorder position of the
     /// first object below leading to it where entries are wide, the bytes of the path's group
     /// that lead to it); each becomes its exit in place ([`Climb::exit_in_place`]), and the
@@ -215,6 +218,7 @@ impl<I: Item> Scratch<I> {
     fn new(group_count: usize) -> Scratch<I> {
         Scratch {
             tally: Tally::new(group_count),
+            rooted: Vec::new(),
             objects: Table::default(),
             through: Table::default(),
             spans: Table::default(),
@@ -296,7 +300,7 @@ impl<'a> Climb<'a> {
         retained: u64,
         scratch: &mut Scratch<I>,
     ) -> RetainerPath {
-        let Scratch { tally, objects, through, spans, spare } = scratch;
+        let Scratch { tally, rooted, objects, through, spans, spare } = scratch;
         let mut bytes = 0;
         for (item, r) in prefix(objects, members.len()).iter_mut().zip(members.clone()) {
             let weight = self.ranked.shallow(self.g, r as u32);
@@ -312,16 +316,34 @@ impl<'a> Climb<'a> {
         let mut exited = false;
         // The group of the last step's objects.
         let mut at = group;
+        // The rooted objects of the last step, where its exits were compacted.
+        let mut rooted_last = None;
         while steps.len() < MAX_STEPS {
-            let (held, root) = self.exit_in_place(&mut objects[..len], at, tally);
+            let (held, root, compacted) = match self.represent {
+                // Representatives need the rooted entries among the exits.
+                true => {
+                    let (held, root) = self.exit_in_place(&mut objects[..len], at, tally);
+                    (held, root, None)
+                }
+                false => {
+                    let (held, root, kept, in_order) =
+                        self.exit_compacted(&mut objects[..len], at, tally, rooted);
+                    (held, root, Some((kept, in_order)))
+                }
+            };
             exited = true;
             let Some((next, (_, reaching))) = tally.heaviest(root) else {
+                rooted_last = compacted.map(|_| &*rooted);
                 break;
             };
             // Where every exit is in `next` (a String's byte[] has one kind of holder), only
             // the rooted objects are left out.
             let only_next = reaching == held as u64;
-            len = self.next_objects(next, &mut objects[..len], only_next, through);
+            len = match compacted {
+                Some((kept, true)) if only_next => kept,
+                Some((kept, _)) => self.next_objects(next, &mut objects[..kept], only_next, through),
+                None => self.next_objects(next, &mut objects[..len], only_next, through),
+            };
             (exited, at) = (false, next);
             let step_objects = &objects[..len];
             if self.represent {
@@ -337,7 +359,11 @@ impl<'a> Climb<'a> {
             true => representatives(last, exited, &children, self.g, self.tree, self.ranked),
             false => Vec::new(),
         };
-        RetainerPath { steps, rooted: self.rooted(last, at, exited), representatives }
+        let rooted = match rooted_last {
+            Some(ranks) => self.tops(ranks.iter().copied()),
+            None => self.rooted(last, at, exited),
+        };
+        RetainerPath { steps, rooted, representatives }
     }
 
     /// The step's figures; `objects` in rank order. Where none of
@@ -418,6 +444,48 @@ impl<'a> Climb<'a> {
         (held, root)
     }
 
+    /// [`Climb::exit_in_place`] and the first sweep of [`Climb::next_objects`] in one: each of
+    /// `objects` replaced by its exit, the exits compacted at the start as they come (rooted
+    /// objects left out and listed in `rooted` instead, neighbours with one exit merged), so
+    /// that a step whose exits all fall in the next group and come in order needs no second
+    /// sweep. Returns how many have an exit, what reaches the virtual root, how many exits are
+    /// kept, and whether they are in order.
+    fn exit_compacted<I: Item>(
+        &self,
+        objects: &mut [I],
+        group: u32,
+        tally: &mut Tally,
+        rooted: &mut Vec<u32>,
+    ) -> (usize, (u64, u64), usize, bool) {
+        rooted.clear();
+        let (mut root, mut held, mut last) = ((0, 0), 0, group);
+        let (mut kept, mut in_order) = (0usize, true);
+        for i in 0..objects.len() {
+            let (r, weight) = (objects[i].object(), objects[i].weight());
+            let x = self.exit(r, group);
+            if x == VIRTUAL_ROOT {
+                root = (root.0 + weight, root.1 + 1);
+                rooted.push(r);
+                continue;
+            }
+            last = self.ranked.group_near(x, last);
+            tally.add(last, weight, 1);
+            held += 1;
+            let exit = I::exited(x, 0, weight);
+            if let Some(before) = kept.checked_sub(1).map(|at| objects[at]) {
+                if before.object() == x {
+                    objects[kept - 1] = before.merged(exit);
+                    continue;
+                }
+                in_order &= before.object() < x;
+            }
+            // `kept <= i`: the place is read already.
+            objects[kept] = exit;
+            kept += 1;
+        }
+        (held, root, kept, in_order)
+    }
+
     /// The distinct exits in group `next` of `exits` ([`Climb::exit_in_place`]; all that are
     /// not rooted: `only_next`), sorted (moved through `through` where they come out of order),
     /// each with the weight reaching it and the first position leading to it, at the start of
@@ -471,16 +539,19 @@ impl<'a> Climb<'a> {
     /// exit is the virtual root (each once, in preorder of the first object leading to it), of
     /// a step's objects, or of what they became (`exited`: [`Climb::exit_in_place`]).
     fn rooted<I: Item>(&self, objects: &[I], group: u32, exited: bool) -> Vec<u32> {
-        let ranked = self.ranked;
         let rooted = |item: &I| match exited {
             true => item.is_rooted().then(|| item.rooted_object()),
             false => Some(item.object()).filter(|&r| self.exit(r, group) == VIRTUAL_ROOT),
         };
-        let mut tops: Vec<[u32; 2]> = objects
-            .iter()
-            .filter_map(rooted)
-            .map(|r| [ranked.holder[r as usize], ranked.pos(self.tree, r)])
-            .collect();
+        self.tops(objects.iter().filter_map(rooted))
+    }
+
+    /// The top-most same-group holders of the ranks `rooted` (whose exit is the virtual root),
+    /// each once, in preorder of the first of them leading to it ([`Climb::rooted`]).
+    fn tops(&self, rooted: impl Iterator<Item = u32>) -> Vec<u32> {
+        let ranked = self.ranked;
+        let mut tops: Vec<[u32; 2]> =
+            rooted.map(|r| [ranked.holder[r as usize], ranked.pos(self.tree, r)]).collect();
         tops.sort_unstable();
         tops.dedup_by_key(|&mut [top, _]| top);
         tops.sort_unstable_by_key(|&[_, pos]| pos);
