@@ -103,7 +103,7 @@ pub struct Checked {
 impl Checked {
     /// The file at `path` if there is one, of `kind`, for the dump `key` describes.
     pub fn open(path: &std::path::Path, kind: Kind, key: &Key) -> Result<Option<Checked>, Unusable> {
-        let file = match std::fs::File::open(path) {
+        let file = match super::open_regular(path) {
             Ok(file) => file,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(Unusable::Corrupt(format!("cannot read it: {e}"))),

@@ -314,6 +314,25 @@ fn mode_of(path: &Path) -> Option<u32> {
     }
 }
 
+/// Opens `path` for reading if it is a regular file: a FIFO (or a device) put in the index
+/// folder in its place is refused at once, where opening it would wait for a writer. It is
+/// opened without waiting, and its kind read from the open file, so it cannot be swapped
+/// between a look and the open.
+fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    match file.metadata()?.is_file() {
+        true => Ok(file),
+        false => Err(std::io::Error::other("not a regular file")),
+    }
+}
+
 /// One line on stderr.
 fn note(text: &str) {
     eprintln!("memcity: {text}");

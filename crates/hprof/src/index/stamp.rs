@@ -76,7 +76,7 @@ pub fn holds(sealed: &Path, key: &SealKey, preface: &[u8], identity: &Identity) 
     let mut bytes = Vec::new();
     // A stamp is 32 bytes; more is not read.
     let read =
-        std::fs::File::open(path_of(sealed)).and_then(|f| f.take(SEAL as u64 + 1).read_to_end(&mut bytes));
+        super::open_regular(&path_of(sealed)).and_then(|f| f.take(SEAL as u64 + 1).read_to_end(&mut bytes));
     let Ok(stamp) = <[u8; SEAL]>::try_from(bytes) else { return false };
     // Compared in constant time.
     read.is_ok() && blake3::Hash::from(stamp) == blake3::Hash::from(identity.stamp(key, preface))

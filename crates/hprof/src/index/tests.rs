@@ -260,6 +260,30 @@ fn written(scratch: &Scratch) -> (PathBuf, Key, Vec<u8>, PathBuf) {
     (index.clone(), key, std::fs::read(&index).unwrap(), dump)
 }
 
+/// A FIFO in an index's place (someone else's, in a shared index folder) is found unusable at
+/// once rather than waited on, and the dump is read and its index written in its place.
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_an_indexs_place_is_refused_and_replaced() {
+    let scratch = Scratch::new("fifo");
+    let (index, key, _, dump) = written(&scratch);
+    std::fs::remove_file(&index).unwrap();
+    let fifo = std::ffi::CString::new(index.clone().into_os_string().into_encoded_bytes()).unwrap();
+    // SAFETY: a valid path string; mkfifo only makes a file.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    let (sent, answer) = std::sync::mpsc::channel();
+    let (opening, fifo, fifo_key) = (scratch.opening(), index.clone(), key);
+    std::thread::spawn(move || {
+        let why = corrupt_why(&fifo, &fifo_key);
+        let opened = open_dump(&dump, &opening, false, &memcity_heapgraph::Silent).map(|o| o.from_index);
+        sent.send((why, opened.is_ok_and(|from_index| !from_index)))
+    });
+    let answered = answer.recv_timeout(std::time::Duration::from_secs(60)).expect("answered at once");
+    assert_eq!(answered, ("cannot read it: not a regular file".to_string(), true), "read from the dump");
+    assert!(index.is_file(), "an index written in the FIFO's place");
+    assert!(open_index(&index, &key).unwrap().is_some());
+}
+
 fn corrupt_why(index: &Path, key: &Key) -> String {
     match open_index(index, key) {
         Err(Unusable::Corrupt(why)) => {

@@ -67,3 +67,23 @@ fn a_stamp_holds_for_the_file_as_it_was_stamped_only() {
     assert!(!holds(&sealed, &mine, b"dump A", &replaced), "none");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A FIFO in a stamp's place (someone else's, in a shared index folder) is no stamp, found at
+/// once rather than waited on.
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_a_stamps_place_is_no_stamp() {
+    let dir = folder("fifo");
+    let mine = key_in(&dir.join("mine")).unwrap();
+    let sealed = dir.join("a.hprof-tree");
+    std::fs::write(&sealed, b"a sealed tree's bytes").unwrap();
+    let fifo = std::ffi::CString::new(path_of(&sealed).into_os_string().into_encoded_bytes()).unwrap();
+    // SAFETY: a valid path string; mkfifo only makes a file.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    let identity = identity(&sealed);
+    let (sent, answer) = std::sync::mpsc::channel();
+    let key = mine.clone();
+    std::thread::spawn(move || sent.send(holds(&sealed, &key, b"dump A", &identity)));
+    assert_eq!(answer.recv_timeout(Duration::from_secs(20)), Ok(false), "answered at once");
+    let _ = std::fs::remove_dir_all(&dir);
+}
