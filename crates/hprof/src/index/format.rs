@@ -145,18 +145,20 @@ impl Checked {
     ) -> Option<T> {
         let body = &self.map[HEADER..];
         let preface = key.bytes();
-        let sealed = seal.is_some_and(|seal| self.is_stamped(seal, &preface) || self.stamp(seal, &preface));
+        let sealed = seal.is_some_and(|seal| {
+            self.is_stamped(seal, &preface) || self.is_sealed_then_stamped(seal, &preface)
+        });
         sealed.then(|| read(Blocks::in_file(body, &self.file, HEADER as u64))).flatten()
     }
 
     /// Whether a stamp says the file's seal was found good when it was as it is now.
-    pub fn is_stamped(&self, seal: &super::seal::SealKey, preface: &[u8]) -> bool {
+    fn is_stamped(&self, seal: &super::seal::SealKey, preface: &[u8]) -> bool {
         let holds = |identity| super::stamp::holds(&self.path, seal, preface, identity);
         self.identity.as_ref().is_some_and(holds)
     }
 
     /// Whether the body is sealed; if it is, the file is stamped so (where it has settled).
-    fn stamp(&self, seal: &super::seal::SealKey, preface: &[u8]) -> bool {
+    fn is_sealed_then_stamped(&self, seal: &super::seal::SealKey, preface: &[u8]) -> bool {
         let sealed = is_sealed_body(seal, preface, &self.map[HEADER..]);
         if let (true, Some(identity)) = (sealed, &self.identity) {
             super::stamp::make(&self.path, seal, preface, identity, self.opened);

@@ -24,8 +24,8 @@ pub const SETTLED: Duration = Duration::from_secs(2);
 /// the open file that is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Identity {
+    /// Device, inode, size, modification and status-change times (seconds, nanoseconds).
     fields: [u64; 7],
-    changed: SystemTime,
 }
 
 impl Identity {
@@ -35,8 +35,6 @@ impl Identity {
     pub fn of(file: &std::fs::File) -> Option<Identity> {
         use std::os::unix::fs::MetadataExt as _;
         let meta = file.metadata().ok()?;
-        let changed = SystemTime::UNIX_EPOCH
-            .checked_add(Duration::new(u64::try_from(meta.ctime()).ok()?, meta.ctime_nsec() as u32))?;
         let fields = [
             meta.dev(),
             meta.ino(),
@@ -46,12 +44,20 @@ impl Identity {
             meta.ctime() as u64,
             meta.ctime_nsec() as u64,
         ];
-        Some(Identity { fields, changed })
+        Some(Identity { fields })
     }
 
     #[cfg(not(unix))]
     pub fn of(_: &std::fs::File) -> Option<Identity> {
         None
+    }
+
+    /// When the file last changed (its status-change time); None where that is out of range.
+    fn changed(&self) -> Option<SystemTime> {
+        let [.., seconds, nanoseconds] = self.fields;
+        // Before 1970 (a negative time, stored as its bits): not stamped.
+        i64::try_from(seconds).ok()?;
+        SystemTime::UNIX_EPOCH.checked_add(Duration::new(seconds, u32::try_from(nanoseconds).ok()?))
     }
 
     /// The keyed hash a stamp holds: of this identity, beside the dump whose key is `preface`.
@@ -86,7 +92,8 @@ pub fn holds(sealed: &Path, key: &SealKey, preface: &[u8], identity: &Identity) 
 /// found good), unless it changed less than [`SETTLED`] before that. A stamp that cannot be
 /// written is no loss: the next opening hashes the file again.
 pub fn make(sealed: &Path, key: &SealKey, preface: &[u8], identity: &Identity, checked: SystemTime) {
-    if identity.changed.checked_add(SETTLED).is_none_or(|settled| settled > checked) {
+    let settled = identity.changed().and_then(|changed| changed.checked_add(SETTLED));
+    if settled.is_none_or(|settled| settled > checked) {
         return;
     }
     let stamp = identity.stamp(key, preface);
