@@ -1,10 +1,5 @@
-//! Big allocations: mapped by the allocator itself, on huge pages, and kept for reuse once
-//! freed. Small ones go to the system allocator unchanged.
-//!
-//! An import fills gigabytes of fresh tables (numbers, referrers, the dominator forest), and on
-//! virtual machines every 4 KiB page fault costs microseconds: a 1 GB heap snapshot spent a
-//! third of its import time faulting pages in. With transparent huge pages in `madvise` mode
-//! (the usual default) one fault maps 2 MiB instead.
+//! Big allocations: mapped by the allocator itself and kept for reuse once freed. Small ones
+//! go to the system allocator unchanged.
 //!
 //! Memory handed back to the kernel and asked for again is zeroed anew, and on a virtual
 //! machine whose host takes back the pages its guest frees, each page is first a fault on the
@@ -14,6 +9,16 @@
 //! freed big blocks are kept ([`pool`]), up to a share of the memory budget
 //! ([`keep_at_most`]), for the next allocation they fit; an allocation none fits has them
 //! moved into its region (mremap: their pages, not copies), so that only the rest is fresh.
+//!
+//! No transparent huge pages are asked for. They were (2026-11-23 to 2026-12-06), for fewer
+//! faults; but a huge page needs 2 MiB of free memory in one piece, and a guest reports such
+//! pieces to its host once they have been free for a moment (free page reporting), so huge
+//! pages were the ones the host had to back anew, at up to 12 s a GiB (zeroing them was 77 % of
+//! a first import's reading phase), while 4 KiB pages come from the smaller free pieces the
+//! guest still has backed. Measured
+//! on the development machine without the advice: a 1.5 GB V8 snapshot imported in 6.5 s
+//! instead of 17.5 s, a reopening of the 96 M-object dump in 4.1 s instead of 11.0 s
+//! (docs/hprof.md, "Huge pages").
 
 mod pool;
 
@@ -26,10 +31,13 @@ use pool::{Block, Pool, Taken};
 pub struct BigBlocks;
 
 /// Allocations this big or bigger are mapped here: per-object tables of heaps with millions of
-/// objects. (Advising huge pages from 8 MiB made an HPROF import without dominators slower:
-/// more, smaller regions to find huge pages for.)
+/// objects.
 const BIG: usize = 32 << 20;
-const HUGE_PAGE: usize = 2 << 20;
+/// Big regions are whole multiples of this, so that tables of nearly one size fit each
+/// other's kept blocks.
+const GRAIN: usize = 2 << 20;
+/// The alignment a fresh mapping has: a page.
+const PAGE: usize = 4096;
 
 static POOL: Mutex<Pool> = Mutex::new(Pool::new());
 /// Bytes handed out again from kept blocks, for the tests to see the pool at work.
@@ -54,12 +62,12 @@ pub fn release_kept() {
 }
 
 fn is_big(layout: &Layout) -> bool {
-    layout.size() >= BIG && layout.align() <= HUGE_PAGE
+    layout.size() >= BIG && layout.align() <= PAGE
 }
 
 /// The length of the region a big allocation of `size` bytes gets.
 fn length(size: usize) -> usize {
-    size.next_multiple_of(HUGE_PAGE)
+    size.next_multiple_of(GRAIN)
 }
 
 unsafe impl GlobalAlloc for BigBlocks {
@@ -167,35 +175,24 @@ fn free(block: Block) {
     back.into_iter().for_each(unmap);
 }
 
-/// A fresh anonymous mapping of `len` bytes on a huge-page boundary, advised huge pages; null
-/// when the kernel has no room.
+/// A fresh anonymous mapping of `len` bytes; null when the kernel has no room.
 fn map(len: usize) -> *mut u8 {
-    let Some(reach) = len.checked_add(HUGE_PAGE) else { return std::ptr::null_mut() };
     // SAFETY: a new private anonymous mapping, overlapping nothing.
     let raw = unsafe {
         libc::mmap(
             std::ptr::null_mut(),
-            reach,
+            len,
             libc::PROT_READ | libc::PROT_WRITE,
             libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
             -1,
             0,
         )
     };
-    if raw == libc::MAP_FAILED {
-        return std::ptr::null_mut();
-    }
-    let (raw, start) = (raw as usize, (raw as usize).next_multiple_of(HUGE_PAGE));
-    unmap(Block { at: raw, len: start - raw });
-    unmap(Block { at: start + len, len: raw + reach - start - len });
-    // SAFETY: the range is the mapping just made; madvise only changes how the kernel backs
-    // it, never its contents (a hint: its result is ignored).
-    unsafe { libc::madvise(start as *mut libc::c_void, len, libc::MADV_HUGEPAGE) };
-    start as *mut u8
+    if raw == libc::MAP_FAILED { std::ptr::null_mut() } else { raw.cast() }
 }
 
 /// Moves or resizes a big region in the page tables (no copy, no fresh zeroing of what it
-/// held); the advice goes with it.
+/// held).
 fn remap(block: Block, len: usize) -> *mut u8 {
     if len == block.len {
         return block.at as *mut u8;
@@ -237,7 +234,7 @@ mod tests {
         // Another test's thread may take the block in between; it comes back on a later try.
         let reused = (0..3).any(|_| {
             let first = vec![7u64; 8 << 20];
-            assert_eq!(first.as_ptr() as usize % HUGE_PAGE, 0, "on a huge-page boundary");
+            assert_eq!(first.as_ptr() as usize % PAGE, 0, "on a page boundary");
             drop(first);
             let before = REUSED.load(std::sync::atomic::Ordering::Relaxed);
             let second = vec![0u64; 8 << 20];
