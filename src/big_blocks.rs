@@ -13,12 +13,11 @@
 //! No transparent huge pages are asked for. They were (2026-11-23 to 2026-12-06), for fewer
 //! faults; but a huge page needs 2 MiB of free memory in one piece, and a guest reports such
 //! pieces to its host once they have been free for a moment (free page reporting), so huge
-//! pages were the ones the host had to back anew, at up to 12 s a GiB (zeroing them was 77 % of
-//! a first import's reading phase), while 4 KiB pages come from the smaller free pieces the
-//! guest still has backed. Measured
-//! on the development machine without the advice: a 1.5 GB V8 snapshot imported in 6.5 s
-//! instead of 17.5 s, a reopening of the 96 M-object dump in 4.1 s instead of 11.0 s
-//! (docs/hprof.md, "Huge pages").
+//! pages were the ones the host had to back anew: 11.7–13.2 s a GiB to touch, against 0.4–0.9 s
+//! for 4 KiB pages, which come from the smaller free pieces the guest still has backed (zeroing
+//! huge pages was 77 % of a first import's reading phase). Without the advice, paired runs on
+//! the development machine: a 1.5 GB V8 snapshot imported in 6.5 s instead of 17.5 s, a
+//! reopening of the 96 M-object dump in 3.8 s instead of 8.9 s (docs/hprof.md, "Huge pages").
 
 mod pool;
 
