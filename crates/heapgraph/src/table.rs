@@ -96,10 +96,11 @@ fn room_to_spare(bytes: u64) -> bool {
 /// Touches every page of `values`, which are zeros, from all workers at once. A fresh zeroed
 /// table is a mapping with no pages yet, each faulted in (and zeroed by the kernel) at its
 /// first write; on a virtual machine whose host takes back the memory its guest frees, that
-/// costs up to milliseconds per huge page (a second per 400 MB table, seen here), and a table
-/// written by one worker (the group table copied from an index, the holders of a pass whose
-/// other workers are busy) would pay it all on that worker. Pages already there (a block the allocator kept) are
-/// only written over with the zeros they hold.
+/// costs up to seconds per GiB (with huge pages, as the binary's allocator once asked for, a
+/// second per 400 MB table), and a table written by one worker (the group table copied from an
+/// index, the holders of a pass whose other workers are busy) would pay it all on that worker.
+/// With 4 KiB pages a reopening measured the same with and without it (1.00×). Pages already
+/// there (a block the allocator kept) are only written over with the zeros they hold.
 fn fault_in<T: Plain>(values: &mut [T]) {
     use rayon::prelude::*;
     const PAGE: usize = 4096;
