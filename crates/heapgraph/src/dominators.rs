@@ -41,11 +41,11 @@ pub const UNPLACED: u32 = u32::MAX;
 
 /// The dominator tree of what is reachable from `g.roots`, with a virtual root above the roots.
 /// Time O(m log n) for m references and n objects, whatever the shape. Memory: about 9 `u32`s
-/// per object plus one per reference, besides the result.
+/// per object plus one per reference outside the depth-first spanning tree, besides the result.
 pub fn dominators(g: &HeapGraph) -> DominatorTree {
     let Spanning { vertex, parent, referrers } = Spanning::new(g);
-    let idom = immediate_dominators(parent, &referrers);
-    drop(referrers);
+    let idom = immediate_dominators(&parent, &referrers);
+    drop((parent, referrers));
     assemble(&g.shallow, &vertex, &idom)
 }
 
@@ -73,13 +73,13 @@ unsafe impl Plain for Link {}
 /// The immediate dominator of each DFS number (Lengauer–Tarjan with simple linking and path
 /// compression: O(m log n) whatever the shape). Numbers are processed in decreasing order and
 /// linked to their DFS parent as they go, so the linked numbers are those from `w` up.
-pub(crate) fn immediate_dominators(parent: Table<u32>, referrers: &Referrers) -> Table<u32> {
+/// `referrers` are a [`Spanning`]'s: a number's referrers besides its parent.
+pub(crate) fn immediate_dominators(parent: &[u32], referrers: &Referrers) -> Table<u32> {
     let count = parent.len();
     // A number not yet processed has itself as its label and semi-dominator.
     let mut forest = Table::from_fn(count, |v| Link { ancestor: parent[v], label: v as u32, semi: v as u32 });
     // The forest holds the parents: a number's ancestor is only compressed once the number is
     // linked, after its own step, so `forest[w].ancestor` is still its parent at step `w`.
-    drop(parent);
     // The numbers whose semi-dominator is each number, as linked lists: a list's head in
     // `bucket`, a number's link to the next in `idom`, unused until it gets its dominator (or
     // a number with the same one). A number's own bucket is done with by then (its children
@@ -90,6 +90,7 @@ pub(crate) fn immediate_dominators(parent: Table<u32>, referrers: &Referrers) ->
     let mut path = Vec::new();
     for w in (1..count).rev() {
         let p = forest[w].ancestor;
+        // The parent is a referrer, not listed among the others.
         let mut s = p;
         for &v in referrers.of(w as u32) {
             // A number below `w` is not processed yet: its own number is its semi-dominator.

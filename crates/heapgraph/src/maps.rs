@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use crate::dominators::UNREACHABLE;
-use crate::spanning::{Referrers, Spanning};
+use crate::spanning::{Referrers, Spanning, every_referrer};
 use crate::table::Table;
 use crate::{HeapGraph, Live, ObjectGroups};
 
@@ -26,7 +26,7 @@ pub fn pointer_maps<'a>(g: &HeapGraph, group_count: usize, live: impl Into<Live<
     let (points_to, pointed_from) = rayon::join(
         || {
             let spanning = Spanning::new(g);
-            points_to(&g.group, group_count, &spanning.vertex, &spanning.referrers)
+            points_to(&g.group, group_count, &spanning.vertex, &spanning.parent, &spanning.referrers)
         },
         || pointed_from(g, group_count, live),
     );
@@ -153,19 +153,20 @@ fn point_from(pointed_from: &mut Tally, seen: &mut [u32], s: u32, a: u32, b: u32
 }
 
 /// `points_to[a][b]`: for each reachable object of `b`, the distinct groups of its referrers
-/// (the virtual root above the GC roots is no group). `group` is each object's group, `vertex`
-/// and `referrers` are a [`Spanning`]'s.
+/// (the virtual root above the GC roots is no group). `group` is each object's group, `vertex`,
+/// `parent` and `referrers` are a [`Spanning`]'s.
 pub fn points_to(
     group: &ObjectGroups,
     group_count: usize,
     vertex: &[u32],
+    parent: &[u32],
     referrers: &Referrers,
 ) -> Vec<BTreeMap<u32, u64>> {
     let mut points_to = Tally::new(group_count);
     let mut seen = vec![u32::MAX; group_count];
     for v in 1..vertex.len() as u32 {
         let b = group[vertex[v as usize] as usize];
-        for &r in referrers.of(v).iter().filter(|&&r| r != 0) {
+        for r in every_referrer(parent, referrers, v).filter(|&r| r != 0) {
             let a = group[vertex[r as usize] as usize];
             if seen[a as usize] != v {
                 seen[a as usize] = v;

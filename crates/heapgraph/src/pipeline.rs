@@ -449,13 +449,14 @@ fn build_tree(
     }
     let g = graph.get();
     let Spanning { vertex, parent, referrers } = spanning;
-    let (referrers, vertex) = (Arc::new(referrers), Arc::new(vertex));
-    let (tree_referrers, tree_vertex) = (Arc::clone(&referrers), Arc::clone(&vertex));
+    let (referrers, vertex, parent) = (Arc::new(referrers), Arc::new(vertex), Arc::new(parent));
+    let (tree_referrers, tree_vertex, tree_parent) =
+        (Arc::clone(&referrers), Arc::clone(&vertex), Arc::clone(&parent));
     let (points_to, tree) = rayon::join(
-        move || options.pointer_maps.then(|| points_to(&g.group, group_count, &vertex, &referrers)),
+        move || options.pointer_maps.then(|| points_to(&g.group, group_count, &vertex, &parent, &referrers)),
         move || {
-            let idom = immediate_dominators(parent, &tree_referrers);
-            drop(tree_referrers);
+            let idom = immediate_dominators(&tree_parent, &tree_referrers);
+            drop((tree_parent, tree_referrers));
             let tree = assemble(&g.shallow, &tree_vertex, &idom);
             drop((idom, tree_vertex));
             tree

@@ -2,6 +2,12 @@
 //! Lengauer–Tarjan walks the numbers and their referrers, and the points-to side of the pointer
 //! maps needs the groups of each object's referrers: both read this one table, built in one
 //! search and one pass over the references, so the heap's references are reversed only once.
+//!
+//! A number's parent in the spanning tree is one of its referrers, and for most objects of a
+//! real heap the only one: the reversed references keep the others alone ([`Referrers`]). The
+//! search marks the references it numbers through, and the reversal skips them without looking
+//! at their targets, so it reads at random only for the references that close a cycle or join
+//! two paths.
 
 use crate::HeapGraph;
 use crate::table::{Access, Table};
@@ -24,11 +30,14 @@ pub struct Spanning {
     pub vertex: Table<u32>,
     /// The number of each number's parent in the spanning tree (`parent[0] == 0`).
     pub parent: Table<u32>,
+    /// Each number's referrers besides the reference from its parent.
     pub referrers: Referrers,
 }
 
 /// The numbers that reference each number (0 for a GC root), once per reference, in compressed
-/// sparse rows.
+/// sparse rows, less one: the reference the search numbered it through, from its parent in the
+/// spanning tree (another reference from the parent to it is listed). A number's referrers are
+/// its parent and these.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Referrers {
     start: Table<u32>,
@@ -43,8 +52,8 @@ impl Referrers {
 }
 
 impl Spanning {
-    /// Numbers what `g.roots` reach and collects the referrers. Memory besides the result: two
-    /// `u32`s per object, while it runs.
+    /// Numbers what `g.roots` reach and collects the referrers. Memory besides the result: a
+    /// `u32` per object and a bit per reference, while it runs.
     pub fn new(g: &HeapGraph) -> Spanning {
         let limit = VIRTUAL_ROOT as usize;
         assert!(
@@ -55,9 +64,14 @@ impl Spanning {
         // gives read-around back) in order.
         g.edge_start.expect(Access::Random);
         g.edges.expect(Access::Random);
-        let mut search = Search::new(g);
-        let referrers = referrers(g, &mut search);
+        let search = Search::new(g);
+        let referrers = referrers(g, &search);
         Spanning { vertex: search.vertex, parent: search.parent, referrers }
+    }
+
+    /// Every referrer of number `v`: its parent (none for the virtual root), then the others.
+    pub fn referrers_of(&self, v: u32) -> impl Iterator<Item = u32> + '_ {
+        every_referrer(&self.parent, &self.referrers, v)
     }
 
     /// The number of numbers (reachable objects and the virtual root).
@@ -70,6 +84,17 @@ impl Spanning {
     }
 }
 
+/// Every referrer of number `v` (see [`Spanning::referrers_of`]), from the spanning tree's
+/// parents and the other referrers.
+pub fn every_referrer<'a>(
+    parent: &'a [u32],
+    referrers: &'a Referrers,
+    v: u32,
+) -> impl Iterator<Item = u32> + 'a {
+    let parent = (v != 0).then(|| parent[v as usize]);
+    parent.into_iter().chain(referrers.of(v).iter().copied())
+}
+
 /// In the search's table: an object without a number yet. Number 0 is the virtual root's,
 /// never an object's, so a fresh table reads as all unnumbered: past the budget its work file
 /// is not written (and read back) once before the search begins.
@@ -77,12 +102,16 @@ const UNNUMBERED: u32 = 0;
 
 /// The search's state: numbers by object, and the spanning tree so far.
 struct Search {
-    /// Per object: its number (or [`UNNUMBERED`]), and the references to it from reachable
-    /// objects (counted by the search, later a fill position). Side by side because both are
-    /// touched for every reference, at random: one cache miss instead of two.
-    object: Table<[u32; 2]>,
+    /// Per object: its number, or [`UNNUMBERED`]. Touched for every reference, at random: 4
+    /// bytes an object, as the other referrers are counted afterwards, by the reversal.
+    number: Table<u32>,
     vertex: Table<u32>,
     parent: Table<u32>,
+    /// A bit per reference (by its place in `g.edges`): set for the ones numbers were given
+    /// through, the spanning tree's edges.
+    tree_edge: Vec<u64>,
+    /// Per GC root (in `g.roots`): numbered from the virtual root, not found from another first.
+    root_numbered: Vec<bool>,
 }
 
 impl Search {
@@ -91,11 +120,13 @@ impl Search {
         // At most every object gets a number: room for all at once, since growing by doubling
         // would hold twice that.
         let mut search = Search {
-            object: Table::filled(g.object_count(), [UNNUMBERED, 0]),
+            number: Table::filled(g.object_count(), UNNUMBERED),
             vertex: Table::with_capacity(g.object_count() + 1),
             parent: Table::with_capacity(g.object_count() + 1),
+            tree_edge: vec![0; g.edges.len().div_ceil(64)],
+            root_numbered: vec![false; g.roots.len()],
         };
-        search.object.expect(Access::Random);
+        search.number.expect(Access::Random);
         search.vertex.push(VIRTUAL_ROOT);
         search.parent.push(0);
         // Frames: (number, next reference, end of references) in `g.edges`.
@@ -104,8 +135,9 @@ impl Search {
             let edges = g.edge_range(o);
             (v, edges.start, edges.end)
         };
-        for &root in &g.roots {
+        for (r, &root) in g.roots.iter().enumerate() {
             if let Some(v) = search.visit(root, 0) {
+                search.root_numbered[r] = true;
                 stack.push(frame(v, root));
             }
             while let Some(top) = stack.last_mut() {
@@ -113,9 +145,11 @@ impl Search {
                     stack.pop();
                     continue;
                 }
-                let t = g.edges[top.1];
+                let e = top.1;
                 top.1 += 1;
+                let t = g.edges[e];
                 if let Some(v) = search.visit(t, top.0) {
+                    search.tree_edge[e / 64] |= 1 << (e % 64);
                     stack.push(frame(v, t));
                 }
             }
@@ -123,58 +157,100 @@ impl Search {
         search
     }
 
-    /// Counts a reference from number `from` to object `o`, and numbers `o` if it is new.
+    /// Numbers object `o`, reached from number `from`, if it is new.
     fn visit(&mut self, o: u32, from: u32) -> Option<u32> {
-        let entry = &mut self.object[o as usize];
-        entry[1] += 1;
-        if entry[0] != UNNUMBERED {
+        let number = &mut self.number[o as usize];
+        if *number != UNNUMBERED {
             return None;
         }
         let v = self.vertex.len() as u32;
-        entry[0] = v;
+        *number = v;
         self.vertex.push(o);
         self.parent.push(from);
         Some(v)
     }
 }
 
-/// The referrers of each number as numbers (a counting sort by the counts the search left).
-/// Both sweeps go over the objects in id order, not the numbers': the references are then
-/// read in order, and only the targets' entries and the lists are met at random — past the
-/// budget, where the tables are work files, that halves the tables read at random. A list's
-/// order is then the referrers' ids', which nothing reads it by.
-fn referrers(g: &HeapGraph, search: &mut Search) -> Referrers {
+/// The referrers of each number as numbers, less the spanning tree's edges: counted, then
+/// placed (a counting sort). Both sweeps go over the objects in id order, not the numbers': the
+/// references and their marks are then read in order, and the targets' numbers and the lists
+/// are met at random only for the references outside the tree. A list's order is then the
+/// referrers' ids' (reversed), which nothing reads it by.
+fn referrers(g: &HeapGraph, search: &Search) -> Referrers {
     let count = search.vertex.len();
+    let number = &search.number;
+    // `start[v]` counts the other referrers of `v`, then holds where its list ends, then (each
+    // list filled from its end) where it starts; `start[count]` is where the last one ends.
     let mut start = Table::filled(count + 1, 0u32);
-    search.object.expect(Access::InOrder);
-    for &[v, referrers] in search.object.iter().filter(|e| e[0] != UNNUMBERED) {
-        start[v as usize + 1] = referrers;
-    }
-    for v in 1..count {
-        start[v + 1] += start[v];
-    }
-    // The virtual root's referrers (none) are empty: its start and end are both 0.
-    for entry in search.object.iter_mut().filter(|e| e[0] != UNNUMBERED) {
-        entry[1] = start[entry[0] as usize];
-    }
-    let mut list = Table::filled(start[count] as usize, 0u32);
     g.edge_start.expect(Access::InOrder);
     g.edges.expect(Access::InOrder);
-    search.object.expect(Access::Random);
-    let object = &mut search.object;
-    let mut note = |object: &mut [[u32; 2]], t: u32, v: u32| {
-        let entry = &mut object[t as usize];
-        list[entry[1] as usize] = v;
-        entry[1] += 1;
-    };
-    for &t in &g.roots {
-        note(object, t, 0);
+    number.expect(Access::Random);
+    other_referrers(g, search, |t, _| start[number[t as usize] as usize] += 1);
+    let mut total = 0;
+    for end in &mut start[..count] {
+        total += *end;
+        *end = total;
     }
-    for o in 0..g.object_count() as u32 {
-        let v = object[o as usize][0];
-        if v != UNNUMBERED {
-            g.referents(o).iter().for_each(|&t| note(object, t, v));
+    start[count] = total;
+    let mut list = Table::filled(total as usize, 0u32);
+    other_referrers(g, search, |t, v| {
+        let end = &mut start[number[t as usize] as usize];
+        *end -= 1;
+        list[*end as usize] = v;
+    });
+    Referrers { start, list }
+}
+
+/// `each(target, referrer's number)` for every reference from a numbered object (and from the
+/// virtual root to each GC root) that is not a spanning-tree edge, in the objects' id order.
+fn other_referrers(g: &HeapGraph, search: &Search, mut each: impl FnMut(u32, u32)) {
+    for (&t, _) in g.roots.iter().zip(&search.root_numbered).filter(|&(_, &numbered)| !numbered) {
+        each(t, 0);
+    }
+    let tree_edge = &search.tree_edge;
+    for (o, &v) in search.number.iter().enumerate().filter(|&(_, &v)| v != UNNUMBERED) {
+        let edges = g.edge_range(o as u32);
+        for (e, &t) in edges.clone().zip(&g.edges[edges]) {
+            if tree_edge[e / 64] >> (e % 64) & 1 == 0 {
+                each(t, v);
+            }
         }
     }
-    Referrers { start, list }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dominators::tests::random_graphs;
+
+    /// A number's referrers, its parent with the others, are every reference to it from a
+    /// numbered object (and 0 for each time it is a GC root), and the parent's reference is not
+    /// listed twice: the lists hold only the references outside the spanning tree.
+    #[test]
+    fn parents_and_the_other_referrers_are_every_reference_once() {
+        for g in random_graphs() {
+            let spanning = Spanning::new(&g);
+            let number: std::collections::HashMap<u32, u32> =
+                spanning.vertex.iter().enumerate().skip(1).map(|(v, &o)| (o, v as u32)).collect();
+            let mut expected = vec![Vec::new(); spanning.len()];
+            for &root in &g.roots {
+                expected[number[&root] as usize].push(0);
+            }
+            for (&o, &v) in &number {
+                for t in g.referents(o) {
+                    expected[number[t] as usize].push(v);
+                }
+            }
+            let mut listed = 0;
+            for v in 1..spanning.len() as u32 {
+                let mut found: Vec<u32> = spanning.referrers_of(v).collect();
+                found.sort_unstable();
+                expected[v as usize].sort_unstable();
+                assert_eq!(found, expected[v as usize], "referrers of number {v}");
+                listed += spanning.referrers.of(v).len();
+            }
+            let references = expected.iter().map(Vec::len).sum::<usize>();
+            assert_eq!(listed, references - (spanning.len() - 1), "one tree edge a number left out");
+        }
+    }
 }
