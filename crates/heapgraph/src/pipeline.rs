@@ -442,8 +442,16 @@ fn build_tree(
     options: &AnalysisOptions,
 ) -> (Option<PointerMaps>, DominatorTree) {
     let g = graph.get();
-    let (pointed_from, spanning) =
-        rayon::join(|| options.pointer_maps.then(|| pointed_from(g, group_count, live)), || Spanning::new(g));
+    // The sizes are read again once the tree is assembled.
+    g.shallow.set_aside();
+    let pointed_from = || options.pointer_maps.then(|| pointed_from(g, group_count, live));
+    // References in a work file are read in turn: the maps read them in order, the search at
+    // random (which turns the file's read-around off), and side by side the maps' reads went
+    // a page a fault, as slow as the search.
+    let (pointed_from, spanning) = match g.edges.is_mapped() {
+        true => (pointed_from(), Spanning::new(g)),
+        false => rayon::join(pointed_from, || Spanning::new(g)),
+    };
     if !matches!(names, PathNames::Edges(_)) {
         graph.free_references();
     }

@@ -121,8 +121,8 @@ impl Search {
         // would hold twice that.
         let mut search = Search {
             number: Table::filled(g.object_count(), UNNUMBERED),
-            vertex: Table::with_capacity(g.object_count() + 1),
-            parent: Table::with_capacity(g.object_count() + 1),
+            vertex: Table::with_capacity_in_order(g.object_count() + 1),
+            parent: Table::with_capacity_in_order(g.object_count() + 1),
             tree_edge: vec![0; g.edges.len().div_ceil(64)],
             root_numbered: vec![false; g.roots.len()],
         };
@@ -181,7 +181,7 @@ fn referrers(g: &HeapGraph, search: &Search) -> Referrers {
     let number = &search.number;
     // `start[v]` counts the other referrers of `v`, then holds where its list ends, then (each
     // list filled from its end) where it starts; `start[count]` is where the last one ends.
-    let mut start = Table::filled(count + 1, 0u32);
+    let mut start = Table::filled_in_order(count + 1, 0u32);
     g.edge_start.expect(Access::InOrder);
     g.edges.expect(Access::InOrder);
     number.expect(Access::Random);

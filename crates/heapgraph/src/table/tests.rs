@@ -90,6 +90,14 @@ fn tables_read_the_same_in_memory_and_mapped() {
         let _graph = Held::new(2 << 30);
         assert!(Table::filled(1_000, 1u32).is_mapped());
     }
+    // A table filled and read in order takes only the first half of the budget; one read at
+    // random the whole of it.
+    {
+        let _graph = Held::new(3 << 28);
+        assert!(!Table::<u32>::with_capacity(1_000).is_mapped());
+        assert!(Table::<u32>::with_capacity_in_order(1_000).is_mapped());
+    }
+    assert!(!Table::<u32>::with_capacity_in_order(1_000).is_mapped());
 
     // A folder that cannot be made (below a file): the table stays in memory and one line
     // says why.
