@@ -108,8 +108,8 @@ struct Search {
     vertex: Table<u32>,
     parent: Table<u32>,
     /// A bit per reference (by its place in `g.edges`): set for the ones numbers were given
-    /// through, the spanning tree's edges.
-    tree_edge: Vec<u64>,
+    /// through, the spanning tree's edges. A table like the others, counted in the budget.
+    tree_edge: Table<u64>,
     /// Per GC root (in `g.roots`): numbered from the virtual root, not found from another first.
     root_numbered: Vec<bool>,
 }
@@ -123,7 +123,7 @@ impl Search {
             number: Table::filled(g.object_count(), UNNUMBERED),
             vertex: Table::with_capacity_in_order(g.object_count() + 1),
             parent: Table::with_capacity_in_order(g.object_count() + 1),
-            tree_edge: vec![0; g.edges.len().div_ceil(64)],
+            tree_edge: Table::filled(g.edges.len().div_ceil(64), 0),
             root_numbered: vec![false; g.roots.len()],
         };
         search.number.expect(Access::Random);
