@@ -94,7 +94,8 @@ pub(crate) fn immediate_dominators(parent: &[u32], referrers: &Referrers) -> Tab
         // The parent is a referrer, not listed among the others.
         let mut s = p;
         for &v in referrers.of(w as u32) {
-            // A number up to `w` is not processed yet: its own number is its semi-dominator.
+            // A number below `w` is not processed yet, nor is `w` (a reference to itself) done:
+            // its own number stands for its semi-dominator, which `bucket` does not hold yet.
             let candidate = match v <= w as u32 {
                 true => v,
                 false => bucket[eval(v, w as u32 + 1, &mut forest, &bucket, &mut path) as usize],

@@ -429,11 +429,12 @@ fn group_counts(
 }
 
 /// The dominator tree, and the pointer maps beside it: the references are followed forward
-/// (pointed-from maps beside the depth-first numbering) and reversed once into the numbering's
-/// referrers, which the points-to maps read beside the dominator forest. The graph's
+/// (pointed-from maps beside the depth-first numbering, or just before it where the references
+/// are in a work file) and reversed once into the numbering's referrers, which the points-to
+/// maps read with the spanning tree's parents beside the dominator forest. The graph's
 /// references go as soon as they are followed, unless the paths are named from them. Each
 /// table goes as soon as its last reader is done: the points-to maps usually finish before
-/// the dominator forest, so the tree is assembled without the referrers.
+/// the dominator forest, so the tree is assembled without the referrers and parents.
 fn build_tree(
     graph: &mut Graph,
     group_count: usize,

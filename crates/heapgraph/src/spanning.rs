@@ -86,7 +86,7 @@ impl Spanning {
 
 /// Every referrer of number `v` (see [`Spanning::referrers_of`]), from the spanning tree's
 /// parents and the other referrers.
-pub fn every_referrer<'a>(
+pub(crate) fn every_referrer<'a>(
     parent: &'a [u32],
     referrers: &'a Referrers,
     v: u32,

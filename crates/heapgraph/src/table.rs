@@ -350,14 +350,8 @@ impl<T: Plain> Table<T> {
             Storage::Memory(_) => return,
             Storage::Mapped { map, .. } | Storage::Private { map, .. } => map,
         };
-        #[cfg(target_os = "linux")]
-        // SAFETY: advice on this whole mapping; MADV_PAGEOUT changes no contents (a private
-        // page that was written has no file to go to and stays). Older kernels refuse it.
-        unsafe {
-            libc::madvise(map.as_ptr() as *mut libc::c_void, map.len(), libc::MADV_PAGEOUT);
-        }
-        #[cfg(not(target_os = "linux"))]
-        let _ = map;
+        // A private page that was written has no file to go to and stays.
+        page_out(map, 0..map.len());
     }
 
     /// Gives back the room a table in memory grew beyond its length (a mapped one keeps its
@@ -433,14 +427,20 @@ const WRITTEN_OUT: usize = 16 << 20;
 /// cheap, while its dirty pages would take the page cache from the tables read at random
 /// beside it (the numbering's search, whose spanning tree grows this way).
 fn write_out(map: &memmap2::MmapMut, at: usize) {
+    page_out(map, at..at + WRITTEN_OUT);
+}
+
+/// Lets the pages of `bytes` of `map` go (`MADV_PAGEOUT`), written out first where changed.
+fn page_out(map: &memmap2::MmapMut, bytes: std::ops::Range<usize>) {
+    debug_assert!(bytes.end <= map.len());
     #[cfg(target_os = "linux")]
     // SAFETY: advice on a range of this mapping; MADV_PAGEOUT changes no contents. Older
     // kernels refuse it, and then nothing changes.
     unsafe {
-        libc::madvise(map.as_ptr().add(at) as *mut libc::c_void, WRITTEN_OUT, libc::MADV_PAGEOUT);
+        libc::madvise(map.as_ptr().add(bytes.start) as *mut libc::c_void, bytes.len(), libc::MADV_PAGEOUT);
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = (map, at);
+    let _ = (map, bytes);
 }
 
 /// Makes, reserves, unlinks and maps a work file.
