@@ -10,6 +10,7 @@
 //! have reference chains of millions of objects, and recursion would overflow the stack.
 
 use crate::HeapGraph;
+use crate::narrow::Narrow;
 use crate::spanning::{Referrers, Spanning};
 use crate::table::{Plain, Table};
 
@@ -156,18 +157,30 @@ fn eval(v: u32, linked: u32, forest: &mut [Link], semi: &[u32], path: &mut Vec<u
 /// then preorder positions top-down: each child takes the next free slot of its dominator's range
 /// (and the preorder and the positions are written together, the one the other's inverse).
 pub(crate) fn assemble(shallow: &[u64], vertex: &[u32], idom: &[u32]) -> DominatorTree {
+    assemble_with(shallow.len(), |o| shallow[o], vertex, idom, None)
+}
+
+/// [`assemble`] for `n` objects, reading each object's shallow bytes from `shallow`, and with
+/// `retained`, writing the retained sizes a byte each there too (zeros at first: unreachable
+/// objects retain nothing).
+pub(crate) fn assemble_with(
+    n: usize,
+    shallow: impl Fn(usize) -> u64,
+    vertex: &[u32],
+    idom: &[u32],
+    mut retained: Option<&mut Narrow>,
+) -> DominatorTree {
     let count = vertex.len();
     // The objects below each number, itself not counted: tables that start at zero are fresh
     // ones, whose work files past the budget are not written before the pass.
     let mut below = Table::filled(count, 0u32);
     let mut bytes = Table::filled(count, 0u64);
     for v in (1..count).rev() {
-        bytes[v] += shallow[vertex[v] as usize];
+        bytes[v] += shallow(vertex[v] as usize);
         let d = idom[v] as usize;
         below[d] += below[v] + 1;
         bytes[d] += bytes[v];
     }
-    let n = shallow.len();
     // Zeros at first, as above; the unreachable objects' markers come after the placing. The
     // tree outlives this pass and is then mostly swept in order: past half the budget its
     // tables go to work files, leaving the memory to the tables the analyses after it read
@@ -195,6 +208,9 @@ pub(crate) fn assemble(shallow: &[u64], vertex: &[u32], idom: &[u32]) -> Dominat
         tree.position[o] = at;
         tree.idom[o] = if d == 0 { VIRTUAL_ROOT } else { vertex[d] };
         tree.retained[o] = bytes[v];
+        if let Some(retained) = retained.as_deref_mut() {
+            retained.set(o, bytes[v]);
+        }
     }
     drop(next);
     mark_unreachable(&mut tree);

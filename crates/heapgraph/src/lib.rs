@@ -11,6 +11,7 @@ pub mod dominators;
 pub mod group;
 mod live;
 pub mod maps;
+mod narrow;
 mod object_groups;
 pub mod objects;
 pub mod pipeline;

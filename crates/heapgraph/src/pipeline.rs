@@ -13,13 +13,14 @@ use rustc_hash::FxHashMap as HashMap;
 use crate::Live;
 use crate::classify::{Classifier, ObjectFacts};
 use crate::dominators::{DominatorTree, VIRTUAL_ROOT};
-use crate::dominators::{assemble, immediate_dominators};
+use crate::dominators::{assemble_with, immediate_dominators};
 use crate::group::{GroupCounts, Grouper, OUTSIDE};
 use crate::maps::{PointerMaps, pointed_from, pointer_maps, pointer_maps_reached, points_to};
+use crate::narrow::{Narrow, NarrowSizes, Unit};
 use crate::objects::EdgeLabels;
 use crate::progress::{Phase, Progress, Silent};
 use crate::retained::dominated_sizes;
-use crate::retainers::dominated_and_paths_beside;
+use crate::retainers::dominated_and_paths_narrowed;
 use crate::roots::RootKind;
 use crate::roots::RootSet;
 use crate::spanning::Spanning;
@@ -322,19 +323,19 @@ fn analyse(
     // with an index, whose references are mapped from its file: no memory of the process's
     // own.)
     let beside_paths = matches!(source, TreeSource::Known(_)) && options.retainer_paths;
-    let (early, tree) = match source {
-        TreeSource::Known(tree) if beside_paths => (None, tree),
+    let (early, tree, narrow) = match source {
+        TreeSource::Known(tree) if beside_paths => (None, tree, None),
         TreeSource::Known(tree) => {
             if options.pointer_maps {
                 progress.phase(Phase::PointerMaps);
             }
-            (Some(counts_and_maps(g, &tree, group_count, live, options)), tree)
+            (Some(counts_and_maps(g, &tree, group_count, live, options)), tree, None)
         }
         TreeSource::Build | TreeSource::BuildAndKeep => {
             let counts = counts_of();
             progress.phase(Phase::Dominators);
-            let (maps, tree) = build_tree(&mut graph, group_count, live, names, options);
-            (Some((counts, maps)), tree)
+            let (maps, tree, narrow) = build_tree(&mut graph, group_count, live, names, options);
+            (Some((counts, maps)), tree, Some(narrow))
         }
     };
     if !matches!(names, PathNames::Edges(_)) && !beside_paths {
@@ -349,7 +350,9 @@ fn analyse(
     let (dominated, paths, beside) = match options.retainer_paths {
         true => {
             let beside = || early.is_none().then(|| counts_and_maps(g, &tree, group_count, live, options));
-            let (dominated, paths, beside) = dominated_and_paths_beside(g, &tree, group_count, named, beside);
+            let narrow = narrow.as_ref();
+            let (dominated, paths, beside) =
+                dominated_and_paths_narrowed(g, &tree, narrow, group_count, named, beside);
             (Some(dominated), Some(paths), beside)
         }
         false => (want_retained.then(|| dominated_sizes(g, &tree, group_count)), None, None),
@@ -441,9 +444,13 @@ fn build_tree(
     live: Live,
     names: PathNames,
     options: &AnalysisOptions,
-) -> (Option<PointerMaps>, DominatorTree) {
+) -> (Option<PointerMaps>, DominatorTree, NarrowSizes) {
     let g = graph.get();
-    // The sizes are read again once the tree is assembled.
+    // The sizes are read again once the tree is assembled, and by the retainer paths' pass
+    // down its preorder: a byte each (what is left of the full table past the budget then is
+    // a work file, read only where a size escapes).
+    let unit = Unit::of_sample(&g.shallow);
+    let shallow = Narrow::of(&g.shallow, unit);
     g.shallow.set_aside();
     let pointed_from = || options.pointer_maps.then(|| pointed_from(g, group_count, live));
     // References in a work file are read in turn: the maps read them in order, the search at
@@ -466,14 +473,17 @@ fn build_tree(
         move || {
             let idom = immediate_dominators(&tree_parent, &tree_referrers);
             drop((tree_parent, tree_referrers));
-            let tree = assemble(&g.shallow, &tree_vertex, &idom);
+            let mut retained = Narrow::zeros(g.object_count(), unit);
+            let bytes = |o| shallow.get(o, &g.shallow);
+            let tree = assemble_with(g.object_count(), bytes, &tree_vertex, &idom, Some(&mut retained));
             drop((idom, tree_vertex));
-            tree
+            (tree, NarrowSizes { shallow, retained })
         },
     );
     let maps =
         pointed_from.zip(points_to).map(|(pointed_from, points_to)| PointerMaps { points_to, pointed_from });
-    (maps, tree)
+    let (tree, narrow) = tree;
+    (maps, tree, narrow)
 }
 
 /// The `via` of each step of a path, and the object its last step is rooted at.

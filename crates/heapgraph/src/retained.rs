@@ -60,8 +60,15 @@ pub trait Visit: Sync {
     type Walk: Send;
     /// The walk of the preorder's `part`-th part.
     fn walk(&self, part: usize) -> Self::Walk;
-    /// `o` comes a few objects later: the entries its visit reads may be asked for now.
-    fn ahead(&self, _o: usize) {}
+    /// `o` comes a few objects later: the entries its visit reads (and its retained bytes)
+    /// may be asked for now.
+    fn ahead(&self, tree: &DominatorTree, o: usize) {
+        prefetch(&tree.retained, o);
+    }
+    /// The retained bytes of object `o` (the tree's, unless the visit has them nearer).
+    fn retained(&self, tree: &DominatorTree, o: usize) -> u64 {
+        tree.retained[o]
+    }
     /// Object `o` of `group`, at preorder position `at`, held by the object named `holder`
     /// (None: by itself); returns its name.
     fn visit(
@@ -197,8 +204,7 @@ fn dominated_part<V: Visit>(
             let next = next as usize;
             prefetch(g.group.keys(), next);
             prefetch(&tree.subtree, next);
-            prefetch(&tree.retained, next);
-            visit.ahead(next);
+            visit.ahead(tree, next);
         }
         // Leave the subtrees that end before `o`: its dominator is the top of the path then.
         while let Some(&[_, top_group, _, _, end]) = path.last() {
@@ -218,7 +224,7 @@ fn dominated_part<V: Visit>(
         let name = visit.visit(&mut walk, o as usize, p, group, holder, nested);
         if !nested {
             sizes[group as usize].0 += u64::from(tree.subtree[o as usize]);
-            sizes[group as usize].1 += tree.retained[o as usize];
+            sizes[group as usize].1 += visit.retained(tree, o as usize);
         }
         open[group as usize] += 1;
         path.push([o, group, holder.unwrap_or(name), name, end_of(o, p)]);

@@ -11,6 +11,7 @@ use std::ops::Range;
 
 use crate::HeapGraph;
 use crate::dominators::{DominatorTree, VIRTUAL_ROOT};
+use crate::narrow::NarrowSizes;
 use crate::radix::sort_by_bits;
 use crate::table::{Plain, Table};
 use item::Item;
@@ -111,7 +112,20 @@ pub fn dominated_and_paths_beside<R: Send>(
     represent: bool,
     beside: impl FnOnce() -> R + Send,
 ) -> (Vec<(u64, u64)>, Vec<Option<RetainerPath>>, R) {
-    let (ranked, fills) = Ranked::new(g, tree, group_count, represent);
+    dominated_and_paths_narrowed(g, tree, None, group_count, represent, beside)
+}
+
+/// [`dominated_and_paths_beside`], the objects' sizes read a byte each from `narrow` where
+/// the first import made them with the tree.
+pub(crate) fn dominated_and_paths_narrowed<R: Send>(
+    g: &HeapGraph,
+    tree: &DominatorTree,
+    narrow: Option<&NarrowSizes>,
+    group_count: usize,
+    represent: bool,
+    beside: impl FnOnce() -> R + Send,
+) -> (Vec<(u64, u64)>, Vec<Option<RetainerPath>>, R) {
+    let (ranked, fills) = Ranked::new(g, tree, group_count, represent, narrow);
     // The workers' first step tables, made now with the tables by rank rather than when the
     // climbs begin: on a machine that hands freed pages back to its host, a page asked for
     // seconds into a run costs more than one asked for at its start (the freed ones of the run
@@ -122,7 +136,7 @@ pub fn dominated_and_paths_beside<R: Send>(
     let first_tables = if represent { Vec::new() } else { first_tables() };
     let ((dominated, paths), beside) = rayon::join(
         || {
-            let (ranked, dominated) = ranked.with_holders(fills, g, tree, group_count);
+            let (ranked, dominated) = ranked.with_holders(fills, g, tree, group_count, narrow);
             let paths = climb_all(&Climb::new(g, tree, &ranked, represent), &dominated, first_tables);
             (dominated, paths)
         },

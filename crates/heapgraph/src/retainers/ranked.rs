@@ -13,6 +13,7 @@ use rayon::prelude::*;
 
 use crate::disjoint::{Bits, Disjoint, parts};
 use crate::dominators::{DominatorTree, UNPLACED};
+use crate::narrow::{ESCAPE, NarrowSizes, Unit};
 use crate::retained::{Visit, WalkEnd, dominated_pass_in};
 use crate::table::Table;
 use crate::{HeapGraph, prefetch};
@@ -58,7 +59,14 @@ impl Ranked {
     /// The groups' runs of ranks, counted in one sweep in object order (each object's group,
     /// and its preorder position for the part of the preorder it lies in), and the tables by
     /// rank made; they are filled by [`Ranked::with_holders`].
-    pub fn new(g: &HeapGraph, tree: &DominatorTree, group_count: usize, with_pos: bool) -> (Ranked, Fills) {
+    /// The sizes' unit is `narrow`'s where the sizes come narrowed already.
+    pub fn new(
+        g: &HeapGraph,
+        tree: &DominatorTree,
+        group_count: usize,
+        with_pos: bool,
+        narrow: Option<&NarrowSizes>,
+    ) -> (Ranked, Fills) {
         let pos = &tree.position;
         let reached = tree.preorder.len();
         let (share, walks) = match reached > (ABOVE / 2) as usize {
@@ -96,7 +104,7 @@ impl Ranked {
             shallow: Table::filled(next, 0u8),
             retained: Table::filled(next, 0u8),
             nested: Table::default(),
-            unit: Unit::of_sample(&g.shallow),
+            unit: narrow.map_or_else(|| Unit::of_sample(&g.shallow), |narrow| narrow.shallow.unit),
             start,
         };
         (ranked, Fills { parts: walks, first })
@@ -106,13 +114,15 @@ impl Ranked {
     /// one pass down the preorder, which also gives the groups' dominated sizes. Each part's
     /// walk numbers its members of each group from its first rank on; the holders above its
     /// first object are named for the time being ([`ABOVE`]) and renamed once the part before
-    /// has ended with their ranks on its path.
+    /// has ended with their ranks on its path. The sizes are read from `narrow` where given
+    /// (the same unit).
     pub fn with_holders(
         mut self,
         fills: Fills,
         g: &HeapGraph,
         tree: &DominatorTree,
         group_count: usize,
+        narrow: Option<&NarrowSizes>,
     ) -> (Ranked, Vec<(u64, u64)>) {
         let count = self.members.len();
         let mut holder = Table::filled(count, 0u32);
@@ -121,6 +131,7 @@ impl Ranked {
             g,
             tree,
             unit: self.unit,
+            narrow,
             first: &fills.first,
             holder: Disjoint::new(&mut holder),
             nested: Bits::new(&mut nested),
@@ -200,46 +211,6 @@ impl Ranked {
     }
 }
 
-/// How many sizes [`Unit::of_sample`] reads.
-const SAMPLE: usize = 1 << 16;
-
-/// A byte count too large for a table by rank: the object's own table is read instead.
-const ESCAPE: u8 = u8::MAX;
-
-/// The unit of the sizes by rank, as a shift: sizes are kept as whole units, so a byte per
-/// object holds up to 254 units (2,032 bytes where the unit is 8).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Unit(u32);
-
-impl Unit {
-    /// The largest power of two (up to 2^16) dividing every size whose bits are ORed in `bits`.
-    fn dividing(bits: u64) -> Unit {
-        Unit(bits.trailing_zeros().min(16))
-    }
-
-    /// The unit dividing a sample of the `sizes` spread over the table: a sweep of all of them
-    /// would read a table as long as the heap. A size the sample misses that is no whole
-    /// number of units escapes ([`Unit::narrow`]), so the unit only decides what fits.
-    fn of_sample(sizes: &[u64]) -> Unit {
-        let step = (sizes.len() / SAMPLE).max(1);
-        Unit::dividing(sizes.iter().step_by(step).fold(0, |all, &s| all | s))
-    }
-
-    /// `bytes` for a table by rank, [`ESCAPE`] where they are not a whole number of units
-    /// below it.
-    fn narrow(self, bytes: u64) -> u8 {
-        let units = bytes >> self.0;
-        match units << self.0 == bytes && units < u64::from(ESCAPE) {
-            true => units as u8,
-            false => ESCAPE,
-        }
-    }
-
-    fn bytes(self, units: u8) -> u64 {
-        u64::from(units) << self.0
-    }
-}
-
 /// The holders above each part's first object ([`ABOVE`]) renamed by their ranks: the
 /// part before ended with them first on its path, named by rank or, where they were above
 /// its own first object too, renamed already.
@@ -276,6 +247,8 @@ struct ByRank<'a> {
     g: &'a HeapGraph,
     tree: &'a DominatorTree,
     unit: Unit,
+    /// The sizes a byte each in `unit`s, where the first import made them.
+    narrow: Option<&'a NarrowSizes>,
     first: &'a [Vec<u32>],
     holder: Disjoint<'a, u32>,
     nested: Bits<'a>,
@@ -292,8 +265,24 @@ impl Visit for ByRank<'_> {
         PartWalk { next: self.first[part].clone(), above: 0 }
     }
 
-    fn ahead(&self, o: usize) {
-        prefetch(&self.g.shallow, o);
+    fn ahead(&self, tree: &DominatorTree, o: usize) {
+        match self.narrow {
+            Some(narrow) => {
+                prefetch(&narrow.shallow.values, o);
+                prefetch(&narrow.retained.values, o);
+            }
+            None => {
+                prefetch(&self.g.shallow, o);
+                prefetch(&tree.retained, o);
+            }
+        }
+    }
+
+    fn retained(&self, tree: &DominatorTree, o: usize) -> u64 {
+        match self.narrow {
+            Some(narrow) => narrow.retained.get(o, &tree.retained),
+            None => tree.retained[o],
+        }
     }
 
     fn visit(
@@ -316,8 +305,12 @@ impl Visit for ByRank<'_> {
             if let Some(pos) = &self.pos {
                 pos.set(r_at, at as u32);
             }
-            self.shallow.set(r_at, self.unit.narrow(self.g.shallow[o]));
-            self.retained.set(r_at, self.unit.narrow(self.tree.retained[o]));
+            let (shallow, retained) = match self.narrow {
+                Some(narrow) => (narrow.shallow.values[o], narrow.retained.values[o]),
+                None => (self.unit.narrow(self.g.shallow[o]), self.unit.narrow(self.tree.retained[o])),
+            };
+            self.shallow.set(r_at, shallow);
+            self.retained.set(r_at, retained);
         }
         if nested {
             self.nested.set(r_at);
@@ -328,26 +321,5 @@ impl Visit for ByRank<'_> {
     fn above(&self, walk: &mut PartWalk, _: u32, i: usize) -> u32 {
         walk.above = i + 1;
         ABOVE - i as u32
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sizes_by_rank_are_whole_units_or_escape() {
-        let unit = Unit::dividing(24 | 40 | 16);
-        assert_eq!(unit, Unit(3));
-        assert_eq!((unit.narrow(24), unit.bytes(unit.narrow(24))), (3, 24));
-        assert_eq!(unit.narrow(254 * 8), 254);
-        assert_eq!(unit.narrow(255 * 8), ESCAPE, "the escape is no size");
-        assert_eq!(unit.narrow(20), ESCAPE, "not a whole number of units");
-        assert_eq!(unit.narrow(8 << 40), ESCAPE);
-        assert_eq!(Unit::dividing(0), Unit(16), "all sizes 0");
-        assert_eq!(Unit::dividing(0).narrow(0), 0);
-        assert_eq!(Unit::dividing(49 | 16).narrow(49), 49, "odd sizes: bytes");
-        let sizes: Vec<u64> = (0..1 << 20).map(|i| 16 + (i % 5) * 8).collect();
-        assert_eq!(Unit::of_sample(&sizes), Unit(3));
     }
 }

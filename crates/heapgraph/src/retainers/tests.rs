@@ -485,9 +485,18 @@ fn the_ranks_and_the_holders_by_rank_are_found_by_climbing() {
     for g in random_graphs().chain([chain]) {
         let groups = g.group.iter().max().map_or(0, |m| m as usize + 1);
         let tree = dominators(&g);
-        for with_pos in [false, true] {
-            let (ranked, fills) = workers.install(|| Ranked::new(&g, &tree, groups, with_pos));
-            let (ranked, sizes) = workers.install(|| ranked.with_holders(fills, &g, &tree, groups));
+        // The sizes read from the objects' tables, or a byte each as the first import makes
+        // them (the chain's retained sizes escape).
+        let unit = crate::narrow::Unit::of_sample(&g.shallow);
+        let narrowed = crate::narrow::NarrowSizes {
+            shallow: crate::narrow::Narrow::of(&g.shallow, unit),
+            retained: crate::narrow::Narrow::of(&tree.retained, unit),
+        };
+        for (with_pos, narrow) in
+            [(false, None), (true, None), (false, Some(&narrowed)), (true, Some(&narrowed))]
+        {
+            let (ranked, fills) = workers.install(|| Ranked::new(&g, &tree, groups, with_pos, narrow));
+            let (ranked, sizes) = workers.install(|| ranked.with_holders(fills, &g, &tree, groups, narrow));
             let reachable: Vec<u32> =
                 (0..g.object_count() as u32).filter(|&o| tree.position[o as usize] != UNPLACED).collect();
             let mut expected_members = reachable.clone();
