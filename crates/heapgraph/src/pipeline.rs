@@ -350,7 +350,6 @@ fn analyse(
     let (dominated, paths, beside) = match options.retainer_paths {
         true => {
             let beside = || early.is_none().then(|| counts_and_maps(g, &tree, group_count, live, options));
-            let narrow = narrow.as_ref();
             let (dominated, paths, beside) =
                 dominated_and_paths_narrowed(g, &tree, narrow, group_count, named, beside);
             (Some(dominated), Some(paths), beside)
