@@ -20,7 +20,7 @@ use crate::narrow::{Narrow, NarrowSizes, Unit};
 use crate::objects::EdgeLabels;
 use crate::progress::{Phase, Progress, Silent};
 use crate::retained::dominated_sizes;
-use crate::retainers::dominated_and_paths_narrowed;
+use crate::retainers::dominated_and_paths_beside;
 use crate::roots::RootKind;
 use crate::roots::RootSet;
 use crate::spanning::Spanning;
@@ -351,7 +351,7 @@ fn analyse(
         true => {
             let beside = || early.is_none().then(|| counts_and_maps(g, &tree, group_count, live, options));
             let (dominated, paths, beside) =
-                dominated_and_paths_narrowed(g, &tree, narrow, group_count, named, beside);
+                dominated_and_paths_beside(g, &tree, narrow, group_count, named, beside);
             (Some(dominated), Some(paths), beside)
         }
         false => (want_retained.then(|| dominated_sizes(g, &tree, group_count)), None, None),
@@ -450,8 +450,7 @@ fn build_tree(
     // read it only where a size escapes, and the retained sizes come a byte each too (in a 2
     // GiB cgroup the assembly took 5.6 s instead of 11, the pass 2.6 s instead of 5.4-6.3). In
     // memory, the narrow tables would only be fresh memory to make (1.08x unbounded).
-    let unit = Unit::of_sample(&g.shallow);
-    let shallow = g.shallow.is_mapped().then(|| Narrow::of(&g.shallow, unit));
+    let shallow = g.shallow.is_mapped().then(|| Narrow::of(&g.shallow, Unit::of_sample(&g.shallow)));
     g.shallow.set_aside();
     let pointed_from = || options.pointer_maps.then(|| pointed_from(g, group_count, live));
     // References in a work file are read in turn: the maps read them in order, the search at
@@ -474,7 +473,7 @@ fn build_tree(
         move || {
             let idom = immediate_dominators(&tree_parent, &tree_referrers);
             drop((tree_parent, tree_referrers));
-            let mut retained = shallow.as_ref().map(|_| Narrow::zeros(g.object_count(), unit));
+            let mut retained = shallow.as_ref().map(|shallow| Narrow::zeros(g.object_count(), shallow.unit));
             let bytes = |o| match &shallow {
                 Some(shallow) => shallow.get(o, &g.shallow),
                 None => g.shallow[o],

@@ -99,25 +99,15 @@ pub fn dominated_and_paths(
     group_count: usize,
     represent: bool,
 ) -> (Vec<(u64, u64)>, Vec<Option<RetainerPath>>) {
-    let (dominated, paths, ()) = dominated_and_paths_beside(g, tree, group_count, represent, || ());
+    let (dominated, paths, ()) = dominated_and_paths_beside(g, tree, None, group_count, represent, || ());
     (dominated, paths)
 }
 
 /// [`dominated_and_paths`], with `beside` run beside the pass down the preorder and the
-/// climbs: work for a worker whenever one of theirs waits or runs out.
-pub fn dominated_and_paths_beside<R: Send>(
-    g: &HeapGraph,
-    tree: &DominatorTree,
-    group_count: usize,
-    represent: bool,
-    beside: impl FnOnce() -> R + Send,
-) -> (Vec<(u64, u64)>, Vec<Option<RetainerPath>>, R) {
-    dominated_and_paths_narrowed(g, tree, None, group_count, represent, beside)
-}
-
-/// [`dominated_and_paths_beside`], the objects' sizes read a byte each from `narrow` where
-/// the first import made them with the tree (dropped once the pass that reads them is done).
-pub(crate) fn dominated_and_paths_narrowed<R: Send>(
+/// climbs (work for a worker whenever one of theirs waits or runs out), and the objects' sizes
+/// read a byte each from `narrow` where the first import made them with the tree (dropped once
+/// the pass that reads them is done).
+pub(crate) fn dominated_and_paths_beside<R: Send>(
     g: &HeapGraph,
     tree: &DominatorTree,
     narrow: Option<NarrowSizes>,
