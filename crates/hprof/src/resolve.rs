@@ -120,6 +120,13 @@ pub fn resolve_labelled(
                 Ok((out.edges, out.labels))
             })
             .collect::<Result<_, Fault>>()?;
+        // The batch before is final and not read again while the others are resolved: its pages
+        // go, as a table filled in order lets its chunks go (see `Table::let_go`).
+        let before = range.start.saturating_sub(BATCH)..range.start;
+        offsets.let_go(before.clone());
+        graph.group.keys().let_go(before.clone());
+        graph.shallow.let_go(before.clone());
+        graph.edge_start.let_go(before);
         let mut first = range.start + 1;
         for (chunk_edges, chunk_labels) in chunk_edges {
             check_references(edges.len() + chunk_edges.len(), nodes, data.len())?;

@@ -61,7 +61,22 @@ fn tables_read_the_same_in_memory_and_mapped() {
     // Filled in order past a chunk that is written out: its values read the same.
     let mut filled = Table::with_capacity(1);
     (0..(WRITTEN_OUT as u32 / 2)).for_each(|i| filled.push(i));
-    assert!(filled.is_mapped() && filled.iter().enumerate().all(|(i, &x)| x == i as u32));
+    // Its first chunk was let go when the second filled: out of the page cache, not lost.
+    assert!(filled.is_mapped());
+    // (In a tmpfs folder the page cache is the file: nothing can go.)
+    let droppable = !on_tmpfs(&dir);
+    assert!(!droppable || resident(&filled[..WRITTEN_OUT / 4]) == 0, "the first chunk's pages went");
+    assert!(filled.iter().enumerate().all(|(i, &x)| x == i as u32));
+    // Values let go are written out first, and read back the same.
+    let mut written = Table::filled(1 << 20, 0u32);
+    written.iter_mut().enumerate().for_each(|(i, x)| *x = i as u32 ^ 0x5a5a);
+    written.let_go(0..1 << 19);
+    assert!(!droppable || resident(&written[..1 << 19]) == 0, "the pages let go went");
+    assert_eq!(resident(&written[1 << 19..]), (2 << 20) / 4096, "the others stay");
+    assert!(written.iter().enumerate().all(|(i, &x)| x == i as u32 ^ 0x5a5a));
+    let in_memory_written = Table::from_fn(1_000, |i| i as u32);
+    in_memory_written.let_go(0..1_000);
+    assert_eq!(in_memory_written[999], 999, "nothing to let go in memory");
     // A value that straddles a chunk's end (12 bytes do not divide 16 MiB) reads the same too.
     let mut triples = Table::with_capacity(1);
     (0..(WRITTEN_OUT / 12 + 10) as u32).for_each(|i| triples.push([i, i + 1, i + 2]));
@@ -139,13 +154,23 @@ fn tables_read_the_same_in_memory_and_mapped() {
 }
 
 /// How many pages of a table are in memory (`mincore`).
-fn resident<T: Plain>(table: &Table<T>) -> usize {
-    let bytes = std::mem::size_of_val(&table[..]);
+fn resident<T: Plain>(table: &[T]) -> usize {
+    let bytes = std::mem::size_of_val(table);
     let mut pages = vec![0u8; bytes.div_ceil(4096)];
     // SAFETY: the table's own pages, one status byte each.
     let status = unsafe { libc::mincore(table.as_ptr() as *mut libc::c_void, bytes, pages.as_mut_ptr()) };
     assert_eq!(status, 0);
     pages.iter().filter(|&&p| p & 1 == 1).count()
+}
+
+/// Whether `dir` is on a tmpfs, whose pages are the files themselves.
+fn on_tmpfs(dir: &std::path::Path) -> bool {
+    use std::os::unix::ffi::OsStrExt as _;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a NUL-terminated path and a zeroed statfs for the kernel to fill.
+    let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
+    assert_eq!(unsafe { libc::statfs(path.as_ptr(), &mut fs) }, 0);
+    fs.f_type == libc::TMPFS_MAGIC
 }
 
 /// Whether the mapping holding `address` is advised random (`rr` in /proc/self/smaps).
