@@ -327,12 +327,16 @@ impl<T: Plain> Table<T> {
         };
         match access {
             Access::Random => {
+                let _ = map.advise(memmap2::Advice::Random);
                 if budget().is_some_and(|budget| map.len() as u64 <= budget / 2) {
+                    // Read ahead with read-around off: the pages come one by one, not in the
+                    // large folios read-around takes, which on a machine that hands free memory
+                    // back to its host are mostly memory it must back anew (the dominator phase
+                    // of a 96 M-object dump in a 2 GiB cgroup: 19.1-19.5 s instead of 20.5-22.3).
                     // Older kernels refuse MADV_POPULATE_READ; the faults then read it.
-                    let _ = map.advise(memmap2::Advice::Normal);
+                    let _ = map.advise(memmap2::Advice::WillNeed);
                     let _ = map.advise(memmap2::Advice::PopulateRead);
                 }
-                let _ = map.advise(memmap2::Advice::Random);
             }
             Access::InOrder => {
                 let _ = map.advise(memmap2::Advice::Normal);
