@@ -113,6 +113,15 @@ fn tables_read_the_same_in_memory_and_mapped() {
         assert!(Table::<u32>::with_capacity_in_order(1_000).is_mapped());
     }
     assert!(!Table::<u32>::with_capacity_in_order(1_000).is_mapped());
+    // Grown in memory past the budget: moved to a work file (32 MiB written a page at a time,
+    // its first chunk let go once the second is written), the same values.
+    spill_to(IN_MEMORY.load(Ordering::Relaxed) + (48 << 20), Some(dir.clone()));
+    let mut moved = Table::default();
+    (0..10u32 << 20).for_each(|i| moved.push(i.wrapping_mul(2_654_435_761)));
+    assert!(moved.is_mapped() && moved.len() == 10 << 20);
+    assert!(!droppable || resident(&moved[..WRITTEN_OUT / 4]) == 0, "the first chunk's pages went");
+    assert!(moved.iter().zip(0u32..).all(|(&x, i)| x == i.wrapping_mul(2_654_435_761)));
+    drop(moved);
 
     // A folder that cannot be made (below a file): the table stays in memory and one line
     // says why.
