@@ -23,11 +23,11 @@ pub(super) fn write_out(map: &memmap2::MmapMut, file: &File, at: usize) {
 }
 
 /// Writes `bytes` at the start of a fresh work file mapped as `map`, a page at a time, each
-/// whole chunk written out and the one before let go as [`super::Table::push`] does. A page-sized write
-/// takes one page for the page cache, where a copy through the mapping (faults with
-/// read-around) or a larger write takes large folios, which on a machine that hands free memory
-/// back to its host are mostly memory it must back anew: the offsets of a 96 M-object dump,
-/// 256 MB moved to a work file in a 2 GiB cgroup, took 4 s of the reading that way.
+/// whole chunk written out and the one before let go as [`super::Table::push`] does. A
+/// page-sized write takes one page for the page cache, where a copy through the mapping (faults
+/// with read-around) or a larger write takes large folios, which on a machine that hands free
+/// memory back to its host are mostly memory it must back anew: the offsets of a 96 M-object
+/// dump, 256 MB moved to a work file in a 2 GiB cgroup, took 4 s of the reading that way.
 pub(super) fn write_in_pages(map: &mut memmap2::MmapMut, file: &File, bytes: &[u8]) -> std::io::Result<()> {
     #[cfg(unix)]
     {
