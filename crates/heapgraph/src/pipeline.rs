@@ -20,7 +20,7 @@ use crate::narrow::{Narrow, NarrowSizes, Unit};
 use crate::objects::EdgeLabels;
 use crate::progress::{Phase, Progress, Silent};
 use crate::retained::dominated_sizes;
-use crate::retainers::dominated_and_paths_beside;
+use crate::retainers::{dominated_and_paths_beside, dominated_and_paths_spending};
 use crate::roots::RootKind;
 use crate::roots::RootSet;
 use crate::spanning::Spanning;
@@ -323,7 +323,7 @@ fn analyse(
     // with an index, whose references are mapped from its file: no memory of the process's
     // own.)
     let beside_paths = matches!(source, TreeSource::Known(_)) && options.retainer_paths;
-    let (early, tree, narrow) = match source {
+    let (early, mut tree, narrow) = match source {
         TreeSource::Known(tree) if beside_paths => (None, tree, None),
         TreeSource::Known(tree) => {
             if options.pointer_maps {
@@ -347,7 +347,13 @@ fn analyse(
         progress.phase(Phase::RetainedAndPaths);
     }
     // The dominated sizes are also the paths' first steps.
+    let spend = early.is_some() && !keep && !named;
     let (dominated, paths, beside) = match options.retainer_paths {
+        // Nobody reads the tree's dominators or preorder after the pass down it.
+        true if spend => {
+            let (dominated, paths) = dominated_and_paths_spending(g, &mut tree, narrow, group_count);
+            (Some(dominated), Some(paths), None)
+        }
         true => {
             let beside = || early.is_none().then(|| counts_and_maps(g, &tree, group_count, live, options));
             let (dominated, paths, beside) =

@@ -122,11 +122,10 @@ pub(crate) fn dominated_and_paths_beside<R: Send>(
     // before are still there). Not where the sizes come narrow (the memory is tight): there
     // they wait for the narrow tables' memory, and stay out of work files (the climbs took
     // 2.5 s instead of 1.4-2.2 in a 2 GiB cgroup with both in files).
-    let workers = rayon::current_num_threads().clamp(1, group_count.max(1));
-    let largest = (0..group_count).map(|group| ranked.of(group).len()).max().unwrap_or(0);
+    let largest = ranked.largest_group(group_count);
     let first_tables = || match represent {
         true => Vec::new(),
-        false => (0..workers).map(|_| Table::filled(largest, 0u64)).collect::<Vec<_>>(),
+        false => first_step_tables(largest, group_count),
     };
     let early = narrow.is_none().then(first_tables);
     let ((dominated, paths), beside) = rayon::join(
@@ -140,6 +139,34 @@ pub(crate) fn dominated_and_paths_beside<R: Send>(
         beside,
     );
     (dominated, paths, beside)
+}
+
+/// [`dominated_and_paths_beside`] with nothing beside and no representatives, for a caller
+/// that reads neither the tree's dominators nor its preorder once the pass down the preorder
+/// is done (it does not keep the tree, nor name the paths' references): they go before the
+/// climbs' first step tables are made, so that the import's peak does not hold them at once
+/// (on a machine whose host takes back the memory its guest frees, each GiB more than the
+/// process held before costs seconds).
+pub(crate) fn dominated_and_paths_spending(
+    g: &HeapGraph,
+    tree: &mut DominatorTree,
+    narrow: Option<NarrowSizes>,
+    group_count: usize,
+) -> (Vec<(u64, u64)>, Vec<Option<RetainerPath>>) {
+    let (ranked, fills) = Ranked::new(g, tree, group_count, false, narrow.as_ref());
+    let (ranked, dominated) = ranked.with_holders(fills, g, tree, group_count, narrow.as_ref());
+    drop(narrow);
+    (tree.idom, tree.preorder) = (Table::default(), Table::default());
+    let first_tables = first_step_tables(ranked.largest_group(group_count), group_count);
+    let paths = climb_all(&Climb::new(g, tree, &ranked, false), &dominated, first_tables);
+    (dominated, paths)
+}
+
+/// A first step table for narrow entries per worker, each `largest` long (the most members a
+/// group has).
+fn first_step_tables(largest: usize, group_count: usize) -> Vec<Table<u64>> {
+    let workers = rayon::current_num_threads().clamp(1, group_count.max(1));
+    (0..workers).map(|_| Table::filled(largest, 0u64)).collect()
 }
 
 /// Every group's path. Groups are independent: each worker takes the next group, largest

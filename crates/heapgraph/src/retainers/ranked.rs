@@ -156,6 +156,11 @@ impl Ranked {
         self.start[group]..self.start[group + 1]
     }
 
+    /// The most members any of the `group_count` groups has.
+    pub fn largest_group(&self, group_count: usize) -> usize {
+        (0..group_count).map(|group| self.of(group).len()).max().unwrap_or(0)
+    }
+
     /// Whether rank `r` is a member of `group`.
     pub fn is_in(&self, r: u32, group: u32) -> bool {
         self.of(group as usize).contains(&(r as usize))

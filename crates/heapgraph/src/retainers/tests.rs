@@ -437,6 +437,12 @@ fn paths_match_a_plain_climb_on_random_graphs() {
         let unnamed: Vec<_> =
             plain.into_iter().map(|p| p.map(|p| RetainerPath { representatives: Vec::new(), ..p })).collect();
         assert_eq!(retainer_paths(&g, &tree, groups), unnamed);
+        // A caller that lets the pass spend the tree's dominators and preorder gets the same.
+        let mut spent = tree.clone();
+        let (dominated, paths) = dominated_and_paths_spending(&g, &mut spent, None, groups);
+        assert_eq!((dominated, paths), (dominated_sizes(&g, &tree, groups), unnamed));
+        assert!(spent.idom.is_empty() && spent.preorder.is_empty(), "they are freed");
+        assert_eq!((spent.subtree, spent.retained), (tree.subtree.clone(), tree.retained.clone()));
     }
 }
 
