@@ -38,7 +38,7 @@ pub use objects::{
 pub use pipeline::{
     AnalysisOptions, GroupPath, GroupedHeap, Grouping, LeafMemo, MAX_HOPS, Partition, PathNames, Retained,
     SnapshotInfo, TreeSource, group_heap, group_heap_inspected, group_heap_labelled, group_heap_named,
-    group_heap_owned, group_heap_owned_labelled, group_heap_owned_with_tree,
+    group_heap_owned, group_heap_owned_handing_tree, group_heap_owned_labelled, group_heap_owned_with_tree,
 };
 pub use prefetch::{PREORDER_AHEAD, prefetch};
 pub use progress::{InSeries, Phase, Progress, Silent};

@@ -267,6 +267,25 @@ pub fn group_heap_owned_with_tree<'a>(
     (heap, tree)
 }
 
+/// [`group_heap_owned_with_tree`] building the tree and handing it to `hand` as soon as it is
+/// assembled (to be kept), before the retained sizes and paths: where the paths' references
+/// are not named, the tree's dominators and preorder, which only the pass down the preorder
+/// reads, then go before the climbs' tables are made.
+#[allow(clippy::too_many_arguments)] // group_heap_owned's, the hand, progress
+pub fn group_heap_owned_handing_tree<'a>(
+    g: HeapGraph,
+    hand: &dyn Fn(&DominatorTree),
+    group_count: usize,
+    live: impl Into<Live<'a>>,
+    roots: &[RootSet],
+    holder: &dyn Fn(u32) -> Option<String>,
+    options: &AnalysisOptions,
+    progress: &dyn Progress,
+) -> GroupedHeap {
+    let ask = Ask { hand: Some(hand), progress, ..Ask::default() };
+    analyse(Graph::Owned(g), group_count, live.into(), roots, holder, options, ask).0
+}
+
 /// The steps, in an order that keeps the fewest tables alive at once (docs/why.md): the
 /// dominator tree ([`build_tree`], unless it is known), then, side by side, the groups'
 /// retained sizes and their retainer paths, both read from the tree. With `object_retained`,
@@ -282,6 +301,8 @@ struct Ask<'a> {
     object_retained: bool,
     /// Told each phase as it begins.
     progress: &'a dyn Progress,
+    /// Handed a built tree as soon as it is assembled.
+    hand: Option<&'a dyn Fn(&DominatorTree)>,
 }
 
 impl Default for Ask<'_> {
@@ -291,6 +312,7 @@ impl Default for Ask<'_> {
             names: PathNames::default(),
             object_retained: false,
             progress: &Silent,
+            hand: None,
         }
     }
 }
@@ -304,7 +326,7 @@ fn analyse(
     options: &AnalysisOptions,
     ask: Ask,
 ) -> (GroupedHeap, Vec<u64>, Option<DominatorTree>) {
-    let Ask { source, names, object_retained, progress } = ask;
+    let Ask { source, names, object_retained, progress, hand } = ask;
     let g = graph.get();
     // The caller's tables count against the budget of the tables made here.
     let _held = crate::table::Held::new((live.bytes() + roots.len() * 2) as u64);
@@ -335,6 +357,9 @@ fn analyse(
             let counts = counts_of();
             progress.phase(Phase::Dominators);
             let (maps, tree, narrow) = build_tree(&mut graph, group_count, live, names, options);
+            if let Some(hand) = hand {
+                hand(&tree);
+            }
             (Some((counts, maps)), tree, narrow)
         }
     };

@@ -200,13 +200,16 @@ fn import_one<T>(
         None => (None, opened.keep_tree),
     };
     let (Some(inspect), Some(classes)) = (inspect, classes) else {
-        let (analysis, keep) = (&options.grouping.analysis, keep_at.is_some());
-        let (heap, built) =
-            group_dump_with_tree(&mut dump, &mut roots, group_count, analysis, kept, keep, progress);
-        if let (Some(place), Some(built)) = (keep_at, built) {
-            progress.phase(Phase::KeepingTree);
-            crate::index::keep_tree(&place, &built);
-        }
+        let analysis = &options.grouping.analysis;
+        let heap = group_dump_with_tree(
+            &mut dump,
+            &mut roots,
+            group_count,
+            analysis,
+            kept,
+            keep_at.as_ref(),
+            progress,
+        );
         if let Some(place) = &analysed {
             analysed::keep(place, file, &heap);
         }

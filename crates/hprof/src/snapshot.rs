@@ -3,13 +3,14 @@
 //! maps, retained sizes and retainer paths per group.
 
 use memcity_heapgraph::{
-    AnalysisOptions, Classifier, GroupedHeap, Grouper, Grouping, LeafMemo, Live, ObjectFacts, ObjectGroups,
-    Progress, RootKind, RootSet, Silent, TreeSource, group_heap_owned_with_tree, reachable, root_sets,
+    AnalysisOptions, Classifier, DominatorTree, GroupedHeap, Grouper, Grouping, LeafMemo, Live, ObjectFacts,
+    ObjectGroups, Phase, Progress, RootKind, RootSet, Silent, TreeSource, group_heap_owned_handing_tree,
+    group_heap_owned_with_tree, reachable, root_sets,
 };
 
 use rayon::prelude::*;
 
-use crate::index::KeptTree;
+use crate::index::{KeptTree, TreePlace};
 use crate::resolve::Dump;
 
 /// Dumps are grouped by package, then type, by default.
@@ -96,29 +97,49 @@ pub fn group_dump(
     group_count: usize,
     options: &AnalysisOptions,
 ) -> GroupedHeap {
-    group_dump_with_tree(dump, roots, group_count, options, None, false, &Silent).0
+    group_dump_with_tree(dump, roots, group_count, options, None, None, &Silent)
 }
 
 /// [`group_dump`] with the dump's dominator tree `kept` from an earlier analysis (the index
-/// keeps it), or building it and, with `keep`, handing it back to be kept; `progress` hears
-/// each phase as it begins.
-#[allow(clippy::too_many_arguments)] // group_dump's, the tree's source and progress
+/// keeps it), or building it and, with `keep_at`, keeping it there as soon as it is assembled
+/// (the retained sizes and paths, which follow, then need less of it in memory); `progress`
+/// hears each phase as it begins.
+#[allow(clippy::too_many_arguments)] // group_dump's, the tree's source and place, progress
 pub fn group_dump_with_tree(
     dump: &mut Dump,
     roots: &mut [RootSet],
     group_count: usize,
     options: &AnalysisOptions,
     kept: Option<KeptTree>,
-    keep: bool,
+    keep_at: Option<&TreePlace>,
     progress: &dyn Progress,
-) -> (GroupedHeap, Option<KeptTree>) {
-    let (held_by_vm, tree) = hold_with_tree(dump, roots, kept, keep);
+) -> GroupedHeap {
+    let (held_by_vm, tree) = hold_with_tree(dump, roots, kept, false);
     // Nothing reads the graph afterwards: its references can go as soon as they are followed.
     let graph = std::mem::take(&mut dump.graph);
     let holder = |node| dump.holder_name(node);
-    let (heap, tree) =
-        group_heap_owned_with_tree(graph, tree, group_count, Live::All, roots, &holder, options, progress);
-    (heap, tree.map(|tree| KeptTree { held_by_vm, tree }))
+    match (tree, keep_at) {
+        (TreeSource::Build, Some(place)) => {
+            let keep = |tree: &DominatorTree| {
+                progress.phase(Phase::KeepingTree);
+                crate::index::keep_tree_parts(place, &held_by_vm, tree);
+            };
+            group_heap_owned_handing_tree(
+                graph,
+                &keep,
+                group_count,
+                Live::All,
+                roots,
+                &holder,
+                options,
+                progress,
+            )
+        }
+        (tree, _) => {
+            group_heap_owned_with_tree(graph, tree, group_count, Live::All, roots, &holder, options, progress)
+                .0
+        }
+    }
 }
 
 /// Makes the objects no root record reaches roots of the VM's own — those the kept tree lists,

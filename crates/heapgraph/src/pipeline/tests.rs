@@ -311,6 +311,12 @@ fn a_kept_tree_groups_as_the_one_built() {
     let kept = kept.expect("asked to be kept");
     assert_eq!(kept, crate::dominators(&g));
     assert_eq!(built, group_heap_named(&g, n, &live, &roots, &holder, &options));
+    // Handed over as soon as it is assembled, the same tree, and the same grouping after it.
+    let handed = std::sync::Mutex::new(None);
+    let hand = |tree: &DominatorTree| *handed.lock().unwrap() = Some(tree.clone());
+    let grouped =
+        group_heap_owned_handing_tree(g.clone(), &hand, n, &live, &roots, &holder, &options, &Silent);
+    assert_eq!((grouped, handed.into_inner().unwrap()), (built.clone(), Some(kept.clone())));
     let (known, none) = owned(TreeSource::Known(kept));
     assert!(none.is_none(), "only a built tree is handed back");
     assert_eq!(known, built);

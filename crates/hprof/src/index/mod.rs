@@ -138,7 +138,12 @@ impl PendingTree {
 /// Keeps a dump's dominator tree where [`Opened::keep_tree`] says; a failure is one line (the
 /// next opening builds the tree again).
 pub fn keep_tree(place: &TreePlace, kept: &KeptTree) {
-    if let Err(e) = tree::keep(place, kept) {
+    keep_tree_parts(place, &kept.held_by_vm, &kept.tree);
+}
+
+/// [`keep_tree`] for a tree and the objects the VM holds, as they are.
+pub fn keep_tree_parts(place: &TreePlace, held_by_vm: &[u32], tree: &memcity_heapgraph::DominatorTree) {
+    if let Err(e) = tree::keep_parts(place, held_by_vm, tree) {
         note(&format!(
             "cannot keep the dominator tree in {} ({e}); the next opening builds it again",
             place.path.display()

@@ -199,12 +199,13 @@ fn an_opening_tells_its_bytes_and_then_its_phases_in_order() {
         import(std::slice::from_ref(&dump), options, &heard).unwrap();
         heard.0.into_inner().unwrap()
     };
+    // The tree is kept as soon as it is assembled, before the paths that need less of it.
     let first = [
         Phase::Resolving,
         Phase::WritingIndex,
         Phase::Dominators,
-        Phase::RetainedAndPaths,
         Phase::KeepingTree,
+        Phase::RetainedAndPaths,
     ];
     assert_eq!(heard(&indexed), (size, size, first.to_vec()));
     let regrouped = ImportOptions { keep_grouped: false, ..indexed.clone() };

@@ -42,21 +42,26 @@ pub fn path_beside(index: &Path) -> PathBuf {
     index.with_extension("hprof-tree")
 }
 
-/// Writes the tree where `place` says, sealed with the run's key where there is one.
-pub fn keep(place: &TreePlace, kept: &KeptTree) -> std::io::Result<()> {
-    keep_sealed(place, kept, run_key())
+/// Writes a tree and the objects the VM holds where `place` says, sealed with the run's key
+/// where there is one.
+pub fn keep_parts(place: &TreePlace, held_by_vm: &[u32], tree: &DominatorTree) -> std::io::Result<()> {
+    keep_sealed(place, held_by_vm, tree, run_key())
 }
 
-/// [`keep`], sealed with `seal` (none: an empty last block).
-pub fn keep_sealed(place: &TreePlace, kept: &KeptTree, seal: Option<&SealKey>) -> std::io::Result<()> {
+/// [`keep_parts`], sealed with `seal` (none: an empty last block).
+pub(crate) fn keep_sealed(
+    place: &TreePlace,
+    held_by_vm: &[u32],
+    tree: &DominatorTree,
+    seal: Option<&SealKey>,
+) -> std::io::Result<()> {
     super::replace::replace(&place.path, place.mode, |temporary| {
         super::write::write_blocks(temporary, TREE, &place.key, |w| {
             // The dump's key in the header is sealed too: a tree is trusted beside its dump alone.
             w.sealing = seal.map(|seal| Sealing::new(seal, &place.key.bytes()));
-            let tree = &kept.tree;
-            let meta = [tree.idom.len() as u64, kept.held_by_vm.len() as u64, tree.preorder.len() as u64];
+            let meta = [tree.idom.len() as u64, held_by_vm.len() as u64, tree.preorder.len() as u64];
             w.values(&meta)?;
-            w.values(&kept.held_by_vm)?;
+            w.values(held_by_vm)?;
             w.values(&tree.idom)?;
             w.values(&tree.retained)?;
             w.values(&tree.preorder)?;

@@ -115,11 +115,13 @@ fn a_kept_tree_of_the_wrong_shape_is_built_again_by_the_import() {
     let o = kept.tree.preorder[kept.tree.preorder.len() / 2] as usize;
     kept.tree.retained[o] += 8;
     // Unsealed (as by another user's memcity): its shape is checked.
-    keep_sealed(&TreePlace { path: file.clone(), key, mode: None }, &kept, None).unwrap();
+    keep_sealed(&TreePlace { path: file.clone(), key, mode: None }, &kept.held_by_vm, &kept.tree, None)
+        .unwrap();
     assert_ne!(std::fs::read(&file).unwrap(), good);
     let opened = setup.opened();
     assert!(opened.tree.is_none() && opened.keep_tree.is_some(), "its shape is refused");
-    keep_sealed(&TreePlace { path: file.clone(), key, mode: None }, &kept, None).unwrap();
+    keep_sealed(&TreePlace { path: file.clone(), key, mode: None }, &kept.held_by_vm, &kept.tree, None)
+        .unwrap();
     assert_eq!(import(&[setup.dump()], &setup.options(), &memcity_heapgraph::Silent).unwrap(), plain);
     assert_eq!(std::fs::read(&file).unwrap(), good, "built again, the same");
 }
@@ -139,12 +141,12 @@ fn a_sealed_tree_is_trusted_and_any_other_checked() {
     let (mine, theirs) =
         (seal::key_in(&keys.join("mine")).unwrap(), seal::key_in(&keys.join("theirs")).unwrap());
     let place = TreePlace { path: file.clone(), key, mode: None };
-    keep_sealed(&place, &good, Some(&mine)).unwrap();
+    keep_sealed(&place, &good.held_by_vm, &good.tree, Some(&mine)).unwrap();
     assert_eq!(load_sealed(&file, &key, &shallow, Some(&mine)).unwrap(), Some(good.clone()));
     assert_eq!(load_sealed(&file, &key, &shallow, Some(&theirs)).unwrap(), Some(good.clone()), "checked");
     let mut wrong = good.clone();
     wrong.tree.retained[wrong.tree.preorder[1] as usize] += 8;
-    keep_sealed(&place, &wrong, Some(&mine)).unwrap();
+    keep_sealed(&place, &wrong.held_by_vm, &wrong.tree, Some(&mine)).unwrap();
     assert_eq!(load_sealed(&file, &key, &shallow, Some(&mine)).unwrap(), Some(wrong), "trusted");
     for other in [Some(&theirs), None] {
         match load_sealed(&file, &key, &shallow, other) {
@@ -161,7 +163,7 @@ fn a_sealed_tree_is_trusted_and_any_other_checked() {
         Err(Unusable::Corrupt(why)) => assert!(why.contains("do not add up"), "{why}"),
         read => panic!("a sealed tree beside another dump is checked: {read:?}"),
     }
-    keep_sealed(&place, &good, Some(&mine)).unwrap();
+    keep_sealed(&place, &good.held_by_vm, &good.tree, Some(&mine)).unwrap();
     let mut changed = std::fs::read(&file).unwrap();
     changed[format::HEADER + 200] ^= 1;
     std::fs::write(&file, &changed).unwrap();
