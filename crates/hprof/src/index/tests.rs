@@ -745,3 +745,41 @@ fn the_checksum_is_the_same_in_any_pieces_and_sees_words_move() {
     assert_ne!(whole(&bytes[8..]), expected);
     assert_ne!(whole(&[0u8; 64]), whole(&[0u8; 72]), "zero words count");
 }
+
+/// The index's writer lets its pages go behind it: once a file of three chunks is written, its
+/// first chunk is out of the page cache (in a tmpfs folder the page cache is the file: nothing
+/// can go), and every byte reads back as written.
+#[test]
+fn written_pages_are_let_go_behind_the_writer() {
+    let scratch = Scratch::new("let-go");
+    let path = scratch.index().join("three-chunks");
+    let values: Vec<u64> = (0..(3u64 << 20) * 2).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+    let key = Key { size: 1, mtime_s: 2, mtime_ns: 3, ends_hash: 4, layout_hash: 5 };
+    super::write::write_blocks(&path, format::INDEX, &key, |w| w.values(&values)).unwrap();
+    let file = std::fs::File::open(&path).unwrap();
+    // SAFETY: a file this test wrote and no one changes while it is mapped.
+    let map = unsafe { memmap2::Mmap::map(&file) }.unwrap();
+    let first_chunk = 16 << 20;
+    let mut pages = vec![0u8; first_chunk / 4096];
+    // SAFETY: the mapping's own pages, one status byte each.
+    let status = unsafe { libc::mincore(map.as_ptr() as *mut libc::c_void, first_chunk, pages.as_mut_ptr()) };
+    assert_eq!(status, 0);
+    // (The header is written last, over the first page.)
+    let resident = pages[1..].iter().filter(|&&p| p & 1 == 1).count();
+    assert!(on_tmpfs(&scratch.index()) || resident == 0, "{resident} pages of the first chunk stayed");
+    // The header, the block's length, then the values.
+    let body = &map[format::HEADER + 8..];
+    let read: Vec<u64> =
+        body.chunks_exact(8).take(values.len()).map(|b| u64::from_le_bytes(b.try_into().unwrap())).collect();
+    assert_eq!(read, values);
+}
+
+/// Whether `dir` is on a tmpfs, whose pages are the files themselves.
+fn on_tmpfs(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt as _;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a NUL-terminated path and a zeroed statfs for the kernel to fill.
+    let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
+    assert_eq!(unsafe { libc::statfs(path.as_ptr(), &mut fs) }, 0);
+    fs.f_type == libc::TMPFS_MAGIC
+}
