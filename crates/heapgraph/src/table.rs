@@ -557,3 +557,5 @@ impl<T: Plain + std::fmt::Debug> std::fmt::Debug for Table<T> {
 #[cfg(test)]
 mod tests;
 mod work_file;
+
+pub use work_file::LetGoBehind;

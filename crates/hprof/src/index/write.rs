@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::Path;
 
-use memcity_heapgraph::EdgeLabels;
+use memcity_heapgraph::{EdgeLabels, LetGoBehind};
 
 use super::format::{Checksum, HEADER, INDEX, Kind, Writer, header};
 use super::key::Key;
@@ -54,7 +54,7 @@ pub fn write_blocks(
 ) -> std::io::Result<()> {
     let mut file = File::create(path)?;
     let mut w = Writer {
-        out: BufWriter::with_capacity(1 << 20, LetGoBehind { file: &mut file, at: 0 }),
+        out: BufWriter::with_capacity(1 << 20, LetGoBehind::new(&mut file)),
         written: 0,
         sum: Checksum::default(),
         sealing: None,
@@ -67,66 +67,6 @@ pub fn write_blocks(
     file.seek(SeekFrom::Start(0))?;
     // Not synced: an index is a cache, and one the disk lost part of fails its checksum.
     file.write_all(&header(kind, key, body, sum))
-}
-
-/// A file written in order a page at a time, its pages let go behind the writer: each write
-/// ends on a page's end, each finished 16 MiB chunk is started on its way to disk, and the
-/// chunk before it, written by then, leaves the page cache. Single pages, taken again as soon
-/// as they are dropped, are pages the machine still holds; large writes take large folios, and
-/// a page cache that grows by the whole file grows over memory the process has not had, which
-/// on a virtual machine whose host takes back the memory its guest frees costs seconds a GiB.
-/// The index and tree of a 96 M-object dump (4.4 GB) took 3.6-4.1 s and 2.5 s to write this
-/// way, 34 s and 32-33 s in 1 MiB writes left to the page cache (either change alone: no gain).
-pub struct LetGoBehind<'a> {
-    file: &'a mut File,
-    /// Bytes written so far.
-    at: u64,
-}
-
-/// The chunks [`LetGoBehind`] writes out and lets go.
-const CHUNK: u64 = 16 << 20;
-/// The page size its writes follow.
-const PAGE: u64 = 4096;
-
-impl Write for LetGoBehind<'_> {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        let room = (PAGE - self.at % PAGE) as usize;
-        let written = self.file.write(&bytes[..bytes.len().min(room)])?;
-        let before = self.at;
-        self.at += written as u64;
-        if before / CHUNK != self.at / CHUNK {
-            let_go_behind(self.file, self.at / CHUNK * CHUNK);
-        }
-        Ok(written)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.file.flush()
-    }
-}
-
-/// Starts writing out the chunk of `file` that ends at `end`, and lets the one before it go
-/// (written out and waited for, then dropped from the page cache).
-fn let_go_behind(file: &File, end: u64) {
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::fd::AsRawFd as _;
-        let (fd, chunk, end) = (file.as_raw_fd(), CHUNK as i64, end as i64);
-        let wait = libc::SYNC_FILE_RANGE_WAIT_BEFORE
-            | libc::SYNC_FILE_RANGE_WRITE
-            | libc::SYNC_FILE_RANGE_WAIT_AFTER;
-        // SAFETY: system calls on an open descriptor and ranges of its file; a failure only
-        // leaves the pages where they are.
-        unsafe {
-            libc::sync_file_range(fd, end - chunk, chunk, libc::SYNC_FILE_RANGE_WRITE);
-            if end >= 2 * chunk {
-                libc::sync_file_range(fd, end - 2 * chunk, chunk, wait);
-                libc::posix_fadvise(fd, end - 2 * chunk, chunk, libc::POSIX_FADV_DONTNEED);
-            }
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = (file, end);
 }
 
 /// The blocks before the seal, in the order [`super::read`] reads them.
