@@ -15,7 +15,9 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use work_file::{WRITTEN_OUT, let_go, map_reserved, page_out, work_file, write_in_pages, write_out};
+use work_file::{
+    WRITTEN_OUT, close_behind, let_go, map_reserved, page_out, work_file, write_in_pages, write_out,
+};
 
 /// Types whose every bit pattern, zeros included, is a value, with no padding: what a mapped
 /// file may hold.
@@ -462,13 +464,16 @@ impl<T: Plain> From<Vec<T>> for Table<T> {
 
 impl<T: Plain> Drop for Table<T> {
     fn drop(&mut self) {
-        match &self.storage {
+        match std::mem::replace(&mut self.storage, Storage::Memory(Vec::new())) {
             Storage::Memory(v) => {
-                IN_MEMORY.fetch_sub((v.capacity() * size_of::<T>()) as u64, Ordering::Relaxed)
+                IN_MEMORY.fetch_sub((v.capacity() * size_of::<T>()) as u64, Ordering::Relaxed);
             }
-            Storage::Mapped { map, .. } => MAPPED.fetch_sub(map.len() as u64, Ordering::Relaxed),
-            Storage::Private { .. } => 0,
-        };
+            Storage::Mapped { map, file, .. } => {
+                MAPPED.fetch_sub(map.len() as u64, Ordering::Relaxed);
+                close_behind(map, file);
+            }
+            Storage::Private { .. } => {}
+        }
     }
 }
 

@@ -188,6 +188,37 @@ fn a_file_written_in_pages_lets_them_go_behind_the_writer() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A dropped work file is closed on a thread of its own, where freeing its blocks may wait for
+/// the disk, and is closed: its descriptor goes within moments.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_dropped_work_file_is_closed_behind_the_dropper() {
+    use std::os::fd::AsRawFd as _;
+    let dir = std::env::temp_dir().join(format!("memcity-close-{}", std::process::id()));
+    let (map, file) = work_file::work_file(&dir, 1 << 20).unwrap();
+    let fd = file.as_raw_fd();
+    // The descriptor's number may be taken again by another test's file: its path tells.
+    let open = || {
+        let link = std::fs::read_link(format!("/proc/self/fd/{fd}"));
+        link.is_ok_and(|path| path.starts_with(&dir))
+    };
+    assert!(open());
+    work_file::close_behind(map, file);
+    // The closing thread names itself once it runs.
+    let comm = |task: std::fs::DirEntry| std::fs::read_to_string(task.path().join("comm")).ok();
+    let closer = || {
+        let mut tasks = std::fs::read_dir("/proc/self/task").unwrap().filter_map(|t| comm(t.ok()?));
+        tasks.any(|name| name.trim() == "memcity-close")
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while (open() || !closer()) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(closer(), "no closing thread");
+    assert!(!open(), "the work file is still open");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// How many pages of a table are in memory (`mincore`).
 fn resident<T: Plain>(table: &[T]) -> usize {
     let bytes = std::mem::size_of_val(table);

@@ -165,6 +165,31 @@ pub(super) fn page_out(map: &memmap2::MmapMut, bytes: std::ops::Range<usize>) {
     let _ = (map, bytes);
 }
 
+/// Unmaps and closes a work file on a thread of its own. The kernel frees an unlinked file's
+/// blocks at its last close, and where the file system discards freed blocks as they are
+/// freed (ext4 mounted with `discard`) the closing thread waits for the disk to discard every
+/// block that was written out: 0.05-0.15 s for each of some twenty tables of a 96 M-object
+/// dump imported in a 2 GiB cgroup, in the import's own path. If no thread can be had, the
+/// file is closed here.
+pub(super) fn close_behind(map: memmap2::MmapMut, file: File) {
+    use std::sync::Mutex;
+    use std::sync::mpsc::{Sender, channel};
+    type Closing = (memmap2::MmapMut, File);
+    static CLOSER: Mutex<Option<Sender<Closing>>> = Mutex::new(None);
+    let mut closer = CLOSER.lock().unwrap_or_else(|e| e.into_inner());
+    if closer.is_none() {
+        let (send, receive) = channel::<Closing>();
+        let closing = std::thread::Builder::new().name("memcity-close".into());
+        if closing.spawn(move || receive.into_iter().for_each(drop)).is_ok() {
+            *closer = Some(send);
+        }
+    }
+    // A closer that has gone (it cannot, but a send may fail) hands the file back to close here.
+    if let Some(Err(std::sync::mpsc::SendError(unsent))) = closer.as_ref().map(|c| c.send((map, file))) {
+        drop(unsent);
+    }
+}
+
 /// The size of a page, which advice is given in.
 const PAGE: usize = 4096;
 
