@@ -447,11 +447,24 @@ fn group_counts(
 ) -> (Vec<GroupCounts>, u64) {
     let mut counts = vec![GroupCounts::default(); group_count];
     let mut reachable_bytes = 0;
-    for o in (0..g.object_count()).filter(|&o| live.has(o)) {
-        let c = &mut counts[g.group[o] as usize];
-        c.objects += 1;
-        c.bytes += g.shallow[o];
-        reachable_bytes += g.shallow[o];
+    match (live, g.group.totals()) {
+        // Every object counts, and the reader counted each key's: no sweep of the objects.
+        (Live::All, Some(totals)) => {
+            for (key, total) in totals.iter().enumerate().filter(|(_, t)| t.objects > 0) {
+                let c = &mut counts[g.group.group_of_key(key) as usize];
+                c.objects += total.objects;
+                c.bytes += total.bytes;
+                reachable_bytes += total.bytes;
+            }
+        }
+        _ => {
+            for o in (0..g.object_count()).filter(|&o| live.has(o)) {
+                let c = &mut counts[g.group[o] as usize];
+                c.objects += 1;
+                c.bytes += g.shallow[o];
+                reachable_bytes += g.shallow[o];
+            }
+        }
     }
     if retained == Retained::Closure {
         for (c, (_, bytes)) in counts.iter_mut().zip(retained_sizes(g, group_count, live)) {

@@ -11,7 +11,7 @@ use crate::ids::IdLookup;
 use crate::layout::Layout;
 use crate::parse::{INSTANCE_DUMP, OBJ_ARRAY_DUMP, OBJECT, RawDump, value_size};
 use memcity_heapgraph::Table;
-use memcity_heapgraph::{EdgeLabels, HeapGraph, Label, RootKind};
+use memcity_heapgraph::{EdgeLabels, HeapGraph, KeyTotal, Label, RootKind};
 use rustc_hash::FxHashMap;
 
 /// One parsed dump, ready to be grouped.
@@ -93,11 +93,13 @@ pub fn resolve_labelled(
     // import of a 96 M-object dump in a 2 GiB cgroup took 62-65 s instead of 47-49 s.
     let ids = IdLookup::new(ids);
     let index = NodeIndex { ids: &ids, classes: &classes };
+
     // The references go straight into their table, a batch of work items at a time: each item
     // fills its objects' group, size and edge end (relative to its own edges) and returns its
     // edges, which are appended in order and dropped. Collecting every item's edges first would
     // hold all references in memory outside the budget at once.
     let mut labels: Table<Label> = Table::default();
+    let mut totals = vec![KeyTotal::default(); classes.names.len()];
     for batch in (0..objects).step_by(BATCH) {
         let range = batch..(batch + BATCH).min(objects);
         let chunk_edges: Vec<(Vec<u32>, Vec<Label>)> = offsets[range.clone()]
@@ -127,16 +129,24 @@ pub fn resolve_labelled(
         graph.group.keys().let_go(before.clone());
         graph.shallow.let_go(before.clone());
         graph.edge_start.let_go(before);
-        let mut first = range.start + 1;
-        for (chunk_edges, chunk_labels) in chunk_edges {
-            check_references(edges.len() + chunk_edges.len(), nodes, data.len())?;
-            let base = edges.len() as u32;
-            let last = (first + CHUNK).min(range.end + 1);
-            graph.edge_start[first..last].iter_mut().for_each(|end| *end += base);
-            first = last;
-            edges.extend_from_slice(&chunk_edges);
-            labels.extend_from_slice(&chunk_labels);
-        }
+        // The batch's objects are counted by class while their keys and sizes are at hand,
+        // beside the appending of its references.
+        let (keys, sizes) = (&graph.group.keys()[range.clone()], &graph.shallow[range.clone()]);
+        let edge_start = &mut graph.edge_start;
+        let append = || {
+            let mut first = range.start + 1;
+            for (chunk_edges, chunk_labels) in chunk_edges {
+                check_references(edges.len() + chunk_edges.len(), nodes, data.len())?;
+                let base = edges.len() as u32;
+                let last = (first + CHUNK).min(range.end + 1);
+                edge_start[first..last].iter_mut().for_each(|end| *end += base);
+                first = last;
+                edges.extend_from_slice(&chunk_edges);
+                labels.extend_from_slice(&chunk_labels);
+            }
+            Ok::<_, Fault>(())
+        };
+        rayon::join(|| count_keys(&mut totals, range.start, keys, sizes), append).1?;
     }
     // The offsets are read; their room goes before the class objects' references are added.
     drop(offsets);
@@ -167,6 +177,8 @@ pub fn resolve_labelled(
     }
     edges.extend_from_slice(&class_edges);
     labels.extend_from_slice(&class_labels);
+    count_keys(&mut totals, objects, &graph.group.keys()[objects..], &graph.shallow[objects..]);
+    graph.group = std::mem::take(&mut graph.group).with_totals(totals);
     // What a table in memory grew by doubling beyond its length is given back.
     edges.shrink_to_fit();
     labels.shrink_to_fit();
@@ -192,6 +204,14 @@ pub fn resolve_labelled(
         layout: *layout,
     };
     Ok((dump, labelled.then_some(EdgeLabels { names: names.names, of_edge: labels })))
+}
+
+/// Counts the objects from `first` on, of classes `keys` and shallow sizes `sizes`, into
+/// `totals` by class.
+fn count_keys(totals: &mut [KeyTotal], first: usize, keys: &[u32], sizes: &[u64]) {
+    for (o, (&key, &bytes)) in (first as u64..).zip(keys.iter().zip(sizes)) {
+        totals[key as usize].add(o, bytes);
+    }
 }
 
 /// References are counted in `u32`s too (the reversed references' starts), with every object

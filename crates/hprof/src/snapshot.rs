@@ -36,9 +36,8 @@ pub(crate) fn assign_leaves_of(
 ) -> Vec<RootSet> {
     let roots = root_sets(group.len(), root_kinds.iter().copied());
     if !grouper.uses().roots {
-        let classes = std::mem::take(group).into_keys();
-        let by_class = leaves_by_class(&classes, names, grouper);
-        *group = ObjectGroups::through(classes, by_class);
+        let by_class = leaves_by_class(group, names, grouper);
+        *group = std::mem::take(group).grouped_by_key(by_class);
         return roots;
     }
     let mut memo = LeafMemo::default();
@@ -55,25 +54,14 @@ pub(crate) fn assign_leaves_of(
 }
 
 /// Each class's leaf where the leaf is the class's alone: the classes are given their leaves
-/// in the order the objects first meet them (found a run of objects at a time on every
-/// worker), which is the numbering an object-by-object walk gives.
-fn leaves_by_class(classes: &[u32], names: &[String], grouper: &mut Grouper) -> Vec<u32> {
-    const RUN: usize = 1 << 20;
-    const NEVER: usize = usize::MAX;
-    let first_met = classes
-        .par_chunks(RUN)
-        .enumerate()
-        .fold(
-            || vec![NEVER; names.len()],
-            |mut first, (run, classes)| {
-                for (i, &class) in classes.iter().enumerate() {
-                    let at = &mut first[class as usize];
-                    *at = (*at).min(run * RUN + i);
-                }
-                first
-            },
-        )
-        .reduce(|| vec![NEVER; names.len()], |a, b| a.into_iter().zip(b).map(|(a, b)| a.min(b)).collect());
+/// in the order the objects first meet them, which is the numbering an object-by-object walk
+/// gives.
+fn leaves_by_class(classes: &ObjectGroups, names: &[String], grouper: &mut Grouper) -> Vec<u32> {
+    let first_met = match classes.totals() {
+        // The reader counted them, the first of each too.
+        Some(totals) => totals.iter().map(|t| if t.objects > 0 { t.first as usize } else { NEVER }).collect(),
+        None => first_met(classes.keys(), names.len()),
+    };
     let mut met: Vec<(usize, usize)> = first_met
         .into_iter()
         .enumerate()
@@ -86,6 +74,29 @@ fn leaves_by_class(classes: &[u32], names: &[String], grouper: &mut Grouper) -> 
         leaf[class] = grouper.leaf(&ObjectFacts { type_name: &names[class], ..ObjectFacts::default() });
     }
     leaf
+}
+
+/// In [`first_met`]: a class no object has.
+const NEVER: usize = usize::MAX;
+
+/// The first object of each of `count` classes, found a run of objects at a time on every
+/// worker.
+fn first_met(classes: &[u32], count: usize) -> Vec<usize> {
+    const RUN: usize = 1 << 20;
+    classes
+        .par_chunks(RUN)
+        .enumerate()
+        .fold(
+            || vec![NEVER; count],
+            |mut first, (run, classes)| {
+                for (i, &class) in classes.iter().enumerate() {
+                    let at = &mut first[class as usize];
+                    *at = (*at).min(run * RUN + i);
+                }
+                first
+            },
+        )
+        .reduce(|| vec![NEVER; count], |a, b| a.into_iter().zip(b).map(|(a, b)| a.min(b)).collect())
 }
 
 /// Groups one dump whose objects already have their leaves (see [`assign_leaves`]). A dump

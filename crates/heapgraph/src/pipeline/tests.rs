@@ -397,3 +397,29 @@ fn every_object_counted_without_marks_is_every_object_marked() {
     assert_eq!(all.counts[garbage].objects, 1, "unmarked, the garbage counts too");
     assert_eq!(run(Live::Marked(&crate::reachable(&g))).counts[garbage].objects, 0);
 }
+
+/// Where every object counts and the reader counted each key's objects, the counts come from
+/// those totals: the same heap as a sweep of every object gives.
+#[test]
+fn counts_from_the_readers_totals_are_a_sweeps() {
+    let mut rng = crate::tests::Rng(11);
+    let g = crate::tests::random_heap(&mut rng, 5_000, 20);
+    let keys = g.group.to_table();
+    let mut totals = vec![crate::KeyTotal::default(); 20];
+    for (o, &key) in keys.iter().enumerate() {
+        totals[key as usize].add(o as u64, g.shallow[o]);
+    }
+    let by_key: Vec<u32> = (0..20).map(|key| key % 7).collect();
+    let swept = crate::ObjectGroups::through(keys.clone(), by_key.clone());
+    let counted = crate::ObjectGroups::from(keys).with_totals(totals).grouped_by_key(by_key);
+    assert!(counted.totals().is_some() && swept.totals().is_none());
+    let roots = vec![RootSet::NONE; g.object_count()];
+    let analyse = |group: crate::ObjectGroups| {
+        let g = HeapGraph { group, ..g.clone() };
+        let options = AnalysisOptions::default();
+        group_heap_owned_with_tree(g, TreeSource::Build, 7, Live::All, &roots, &|_| None, &options, &Silent).0
+    };
+    let (from_totals, from_sweep) = (analyse(counted), analyse(swept));
+    assert_eq!(from_totals, from_sweep);
+    assert_eq!(from_totals.counts.iter().map(|c| c.objects).sum::<u64>(), 5_000);
+}

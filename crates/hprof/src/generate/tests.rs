@@ -26,6 +26,19 @@ fn the_reader_counts_what_was_written() {
 
 const CLASSES_WRITTEN: u64 = 16;
 
+/// The reader counts each class's objects, their bytes and the first of them as it resolves
+/// them: what a sweep of the classes and sizes finds.
+#[test]
+fn the_reader_counts_each_class_as_it_resolves() {
+    let (bytes, _) = generated(&small_spec());
+    let dump = read_dump_bytes(&bytes, "generated", &crate::Layout::default(), &|_| {}).unwrap();
+    let (keys, sizes) = (dump.graph.group.keys(), &dump.graph.shallow);
+    let mut swept = vec![memcity_heapgraph::KeyTotal::default(); dump.classes.names.len()];
+    keys.iter().zip(sizes.iter()).enumerate().for_each(|(o, (&k, &s))| swept[k as usize].add(o as u64, s));
+    assert_eq!(dump.graph.group.totals(), Some(&swept[..]));
+    assert!(swept.iter().any(|t| t.first >= u64::from(dump.first_class_node)), "class objects count too");
+}
+
 #[test]
 fn addresses_are_a_compressed_oops_heap() {
     let (bytes, _) = generated(&small_spec());
