@@ -31,7 +31,7 @@ pub use classify::{Classifier, FactUse, IN_NO_STRUCTURE, InStructure, ObjectFact
 pub use group::{GroupCounts, Grouper, OUTSIDE, OUTSIDE_KEY, ROOT_KEY};
 pub use live::Live;
 pub use maps::{PointerMaps, pointer_maps};
-pub use object_groups::{KeyTotal, ObjectGroups};
+pub use object_groups::{KeyTotal, ObjectGroups, count_keys};
 pub use objects::{
     EdgeLabels, Label, LabelKind, NO_SITE, ObjectTable, ObjectType, TypeKind, TypedHeap, TypedSnapshot,
 };

@@ -56,6 +56,17 @@ impl KeyTotal {
     }
 }
 
+/// Counts the objects from `first` on, of keys `keys` and shallow sizes `sizes`, into `totals`
+/// by key. A key past the totals is not counted (an index written of a spoiled dump: its
+/// reader refuses such a key).
+pub fn count_keys(totals: &mut [KeyTotal], first: usize, keys: &[u32], sizes: &[u64]) {
+    for (o, (&key, &bytes)) in (first as u64..).zip(keys.iter().zip(sizes)) {
+        if let Some(total) = totals.get_mut(key as usize) {
+            total.add(o, bytes);
+        }
+    }
+}
+
 impl ObjectGroups {
     /// Object `o` in group `by_key[keys[o]]`. Every key must be below `by_key.len()` (an
     /// index's classes are checked when it is read; a dump's are below its class count).

@@ -11,7 +11,7 @@ use crate::ids::IdLookup;
 use crate::layout::Layout;
 use crate::parse::{INSTANCE_DUMP, OBJ_ARRAY_DUMP, OBJECT, RawDump, value_size};
 use memcity_heapgraph::Table;
-use memcity_heapgraph::{EdgeLabels, HeapGraph, KeyTotal, Label, RootKind};
+use memcity_heapgraph::{EdgeLabels, HeapGraph, KeyTotal, Label, RootKind, count_keys};
 use rustc_hash::FxHashMap;
 
 /// One parsed dump, ready to be grouped.
@@ -204,14 +204,6 @@ pub fn resolve_labelled(
         layout: *layout,
     };
     Ok((dump, labelled.then_some(EdgeLabels { names: names.names, of_edge: labels })))
-}
-
-/// Counts the objects from `first` on, of classes `keys` and shallow sizes `sizes`, into
-/// `totals` by class.
-fn count_keys(totals: &mut [KeyTotal], first: usize, keys: &[u32], sizes: &[u64]) {
-    for (o, (&key, &bytes)) in (first as u64..).zip(keys.iter().zip(sizes)) {
-        totals[key as usize].add(o, bytes);
-    }
 }
 
 /// References are counted in `u32`s too (the reversed references' starts), with every object

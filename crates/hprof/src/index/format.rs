@@ -17,7 +17,7 @@ pub struct Kind {
     pub what: &'static str,
 }
 
-pub const INDEX: Kind = Kind { magic: *b"MCIDXHP\0", version: 4, what: "memcity index" };
+pub const INDEX: Kind = Kind { magic: *b"MCIDXHP\0", version: 5, what: "memcity index" };
 pub const TREE: Kind = Kind { magic: *b"MCIDXDT\0", version: 4, what: "memcity dominator tree" };
 pub const HEADER: usize = 72;
 

@@ -3,7 +3,7 @@
 //! that indexes something (a node, a class, a name) is checked against what it indexes, so a
 //! corrupt or hostile index is refused in one line, never a panic.
 
-use memcity_heapgraph::{EdgeLabels, HeapGraph, Label, LabelKind, RootKind};
+use memcity_heapgraph::{EdgeLabels, HeapGraph, KeyTotal, Label, LabelKind, RootKind, count_keys};
 use rayon::prelude::*;
 
 use super::format::Blocks;
@@ -55,7 +55,7 @@ pub fn read_blocks(mut blocks: Blocks<'_>, trust: Trust) -> Result<(Dump, EdgeLa
     let edges_table = blocks.table("references", edges)?;
     let of_edge: memcity_heapgraph::Table<Label> = blocks.table("reference names", edges)?;
     let labels = EdgeLabels { names: blocks.strings("names of references", label_names)?, of_edge };
-    let graph = HeapGraph {
+    let mut graph = HeapGraph {
         group,
         shallow,
         edge_start,
@@ -68,6 +68,7 @@ pub fn read_blocks(mut blocks: Blocks<'_>, trust: Trust) -> Result<(Dump, EdgeLa
     let names = blocks.strings("class names", classes)?;
     let instances = instances(&mut blocks, classes)?;
     let by_id: Vec<[u64; 2]> = blocks.values("class ids", None)?;
+    let totals: Vec<u64> = blocks.values("class totals", Some(classes.saturating_mul(3)))?;
     let seal = blocks.next("seal")?;
     if !seal.is_empty() && seal.len() != SEAL {
         return Err(format!("a seal of {} bytes", seal.len()));
@@ -75,10 +76,14 @@ pub fn read_blocks(mut blocks: Blocks<'_>, trust: Trust) -> Result<(Dump, EdgeLa
     if !blocks.finished() {
         return Err("bytes after the last block".into());
     }
+    let totals: Vec<KeyTotal> =
+        totals.chunks_exact(3).map(|t| KeyTotal { objects: t[0], bytes: t[1], first: t[2] }).collect();
     if trust == Trust::Checked {
         check_graph(&graph, classes)?;
         check_labels(&labels)?;
+        check_totals(&graph, &totals)?;
     }
+    graph.group = std::mem::take(&mut graph.group).with_totals(totals);
     let mut primitive_arrays = [0u32; 12];
     for (slot, &v) in primitive_arrays.iter_mut().zip(&meta[16..]) {
         *slot = class_index(v).ok_or("a primitive array class is beyond the classes")?;
@@ -182,6 +187,17 @@ fn check_graph(graph: &HeapGraph, classes: usize) -> Result<(), String> {
         return Err("the shallow sizes add up to more than 2^64 bytes".into());
     }
     Ok(())
+}
+
+/// The class totals are what a sweep of the classes and sizes counts (the classes are checked
+/// to be below the class count first).
+fn check_totals(graph: &HeapGraph, totals: &[KeyTotal]) -> Result<(), String> {
+    let mut swept = vec![KeyTotal::default(); totals.len()];
+    count_keys(&mut swept, 0, graph.group.keys(), &graph.shallow);
+    match swept == totals {
+        true => Ok(()),
+        false => Err("class totals that are not the objects' own".into()),
+    }
 }
 
 /// Every named reference's name is in the names.

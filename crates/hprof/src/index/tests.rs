@@ -352,7 +352,7 @@ fn an_index_pointing_outside_its_tables_is_refused() {
     let (fresh, labels) = open_index(&index, &key).unwrap().unwrap();
     let nodes = fresh.graph.object_count() as u32;
     type Spoil = fn(&mut Dump, &mut EdgeLabels, u32);
-    let spoils: [(Spoil, &str); 6] = [
+    let spoils: [(Spoil, &str); 7] = [
         (|d, _, n| d.graph.edges[0] = n, "a reference or root beyond the objects"),
         (|d, _, n| d.graph.roots.push(n + 7), "a reference or root beyond the objects"),
         (|d, _, _| d.graph.group.as_mut_slice()[3] = u32::MAX, "an object of a class beyond the classes"),
@@ -362,6 +362,18 @@ fn an_index_pointing_outside_its_tables_is_refused() {
             "a reference named beyond the names",
         ),
         (|d, _, _| d.graph.shallow[0] = u64::MAX, "add up to more than 2^64"),
+        (
+            |d, _, _| {
+                // One object counted in another class than its own.
+                let mut totals = d.graph.group.totals().expect("read with its totals").to_vec();
+                let [from, to] = [d.graph.group.keys()[0] as usize, d.graph.group.keys()[1] as usize];
+                let other = if from == to { (to + 1) % totals.len() } else { to };
+                (totals[from].objects, totals[other].objects) =
+                    (totals[from].objects - 1, totals[other].objects + 1);
+                d.graph.group = std::mem::take(&mut d.graph.group).with_totals(totals);
+            },
+            "class totals that are not the objects' own",
+        ),
     ];
     for (spoil, why) in spoils {
         let (mut dump, mut names) = (fresh.clone(), labels.clone());

@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::Path;
 
-use memcity_heapgraph::{EdgeLabels, LetGoBehind};
+use memcity_heapgraph::{EdgeLabels, KeyTotal, LetGoBehind, count_keys};
 
 use super::format::{Checksum, HEADER, INDEX, Kind, Writer, header};
 use super::key::Key;
@@ -111,5 +111,17 @@ fn body<W: Write>(w: &mut Writer<W>, dump: &Dump, labels: &EdgeLabels) -> std::i
     )?;
     let mut by_id: Vec<[u64; 2]> = classes.by_id.iter().map(|(&id, &class)| [id, u64::from(class)]).collect();
     by_id.sort_unstable();
-    w.values(&by_id)
+    w.values(&by_id)?;
+    w.values(&class_totals(dump).iter().flat_map(|t| [t.objects, t.bytes, t.first]).collect::<Vec<u64>>())
+}
+
+/// Each class's objects, bytes and first object, as the reader counted them (else a sweep):
+/// a reopening's counts then need no sweep of the classes and sizes.
+fn class_totals(dump: &Dump) -> Vec<KeyTotal> {
+    if let Some(totals) = dump.graph.group.totals() {
+        return totals.to_vec();
+    }
+    let mut totals = vec![KeyTotal::default(); dump.classes.names.len()];
+    count_keys(&mut totals, 0, dump.graph.group.keys(), &dump.graph.shallow);
+    totals
 }
