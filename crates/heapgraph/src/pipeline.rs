@@ -432,28 +432,8 @@ fn counts_and_maps(
     options: &AnalysisOptions,
 ) -> ((Vec<GroupCounts>, u64), Option<PointerMaps>) {
     rayon::join(
-        || {
-            let r = group_counts(g, group_count, live, options.retained);
-            if std::env::var_os("TT").is_some() {
-                eprintln!(
-                    "TT counted {:.2}",
-                    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64()
-                        % 1000.0
-                );
-            }
-            r
-        },
-        || {
-            let r = options.pointer_maps.then(|| pointer_maps_reached(g, &tree.idom, group_count, live));
-            if std::env::var_os("TT").is_some() {
-                eprintln!(
-                    "TT mapped {:.2}",
-                    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64()
-                        % 1000.0
-                );
-            }
-            r
-        },
+        || group_counts(g, group_count, live, options.retained),
+        || options.pointer_maps.then(|| pointer_maps_reached(g, &tree.idom, group_count, live)),
     )
 }
 

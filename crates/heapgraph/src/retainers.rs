@@ -115,21 +115,7 @@ pub(crate) fn dominated_and_paths_beside<R: Send>(
     represent: bool,
     beside: impl FnOnce() -> R + Send,
 ) -> (Vec<(u64, u64)>, Vec<Option<RetainerPath>>, R) {
-    if std::env::var_os("TT").is_some() {
-        eprintln!(
-            "TT rank0 {:.2}",
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64()
-                % 1000.0
-        );
-    }
     let (ranked, fills) = Ranked::new(g, tree, group_count, represent, narrow.as_ref());
-    if std::env::var_os("TT").is_some() {
-        eprintln!(
-            "TT ranked {:.2}",
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64()
-                % 1000.0
-        );
-    }
     // The workers' first step tables, made now with the tables by rank rather than when the
     // climbs begin: on a machine that hands freed pages back to its host, a page asked for
     // seconds into a run costs more than one asked for at its start (the freed ones of the run
@@ -146,23 +132,8 @@ pub(crate) fn dominated_and_paths_beside<R: Send>(
         || {
             let (ranked, dominated) = ranked.with_holders(fills, g, tree, group_count, narrow.as_ref());
             drop(narrow);
-            if std::env::var_os("TT").is_some() {
-                eprintln!(
-                    "TT holders {:.2}",
-                    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64()
-                        % 1000.0
-                );
-            }
             let first_tables = early.unwrap_or_else(first_tables);
             let paths = climb_all(&Climb::new(g, tree, &ranked, represent), &dominated, first_tables);
-            if std::env::var_os("TT").is_some() {
-                eprintln!(
-                    "TT climbed {:.2}",
-                    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64()
-                        % 1000.0
-                );
-            }
-
             (dominated, paths)
         },
         beside,

@@ -93,7 +93,6 @@ pub fn resolve_labelled(
     // import of a 96 M-object dump in a 2 GiB cgroup took 62-65 s instead of 47-49 s.
     let ids = IdLookup::new(ids);
     let index = NodeIndex { ids: &ids, classes: &classes };
-
     // The references go straight into their table, a batch of work items at a time: each item
     // fills its objects' group, size and edge end (relative to its own edges) and returns its
     // edges, which are appended in order and dropped. Collecting every item's edges first would
