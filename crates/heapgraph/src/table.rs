@@ -5,7 +5,8 @@
 //! Work files are created in the work folder ([`spill_to`]) and unlinked at once: the kernel
 //! frees the space when the mapping goes, so nothing is left behind by an exit, Ctrl+C or a
 //! kill, and there are no stale files to clean up at the next start. The space is reserved
-//! when the file is made (`posix_fallocate`), so a full disk is noticed then — the table stays
+//! when the file is made (`posix_fallocate`; where the disk is full, again once the work files
+//! being closed behind are closed), so a full disk is noticed then — the table stays
 //! in memory and [`spill_note`] says how much room was missing — not as a fault on a later
 //! write to the mapping.
 

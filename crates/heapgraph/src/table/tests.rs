@@ -189,20 +189,21 @@ fn a_file_written_in_pages_lets_them_go_behind_the_writer() {
 }
 
 /// A dropped work file is closed on a thread of its own, where freeing its blocks may wait for
-/// the disk, and is closed: its descriptor goes within moments.
+/// the disk, and is closed: its descriptor goes within moments; waiting for the closing (as a
+/// work file that finds the disk full does) returns once it is closed.
 #[cfg(target_os = "linux")]
 #[test]
 fn a_dropped_work_file_is_closed_behind_the_dropper() {
     use std::os::fd::AsRawFd as _;
     let dir = std::env::temp_dir().join(format!("memcity-close-{}", std::process::id()));
-    let (map, file) = work_file::work_file(&dir, 1 << 20).unwrap();
-    let fd = file.as_raw_fd();
     // The descriptor's number may be taken again by another test's file: its path tells.
-    let open = || {
+    let open = |fd: i32| {
         let link = std::fs::read_link(format!("/proc/self/fd/{fd}"));
         link.is_ok_and(|path| path.starts_with(&dir))
     };
-    assert!(open());
+    let (map, file) = work_file::work_file(&dir, 1 << 20).unwrap();
+    let fd = file.as_raw_fd();
+    assert!(open(fd));
     work_file::close_behind(map, file);
     // The closing thread names itself once it runs.
     let comm = |task: std::fs::DirEntry| std::fs::read_to_string(task.path().join("comm")).ok();
@@ -211,11 +212,18 @@ fn a_dropped_work_file_is_closed_behind_the_dropper() {
         tasks.any(|name| name.trim() == "memcity-close")
     };
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    while (open() || !closer()) && std::time::Instant::now() < deadline {
+    while (open(fd) || !closer()) && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     assert!(closer(), "no closing thread");
-    assert!(!open(), "the work file is still open");
+    assert!(!open(fd), "the work file is still open");
+    // Waiting for the closing returns once what was handed before is closed.
+    let (map, file) = work_file::work_file(&dir, 1 << 20).unwrap();
+    let fd = file.as_raw_fd();
+    assert!(open(fd));
+    work_file::close_behind(map, file);
+    work_file::wait_for_closing();
+    assert!(!open(fd), "still open when the wait returned");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -172,21 +172,51 @@ pub(super) fn page_out(map: &memmap2::MmapMut, bytes: std::ops::Range<usize>) {
 /// dump imported in a 2 GiB cgroup, in the import's own path. If no thread can be had, the
 /// file is closed here.
 pub(super) fn close_behind(map: memmap2::MmapMut, file: File) {
+    if let Err(std::sync::mpsc::SendError(unsent)) = send_to_closer(Closing::File(map, file)) {
+        drop(unsent);
+    }
+}
+
+/// Returns once every work file handed to [`close_behind`] so far is closed: their disk space
+/// is free again (a work file that found the disk full waits for it before giving up).
+pub(super) fn wait_for_closing() {
+    let (done, closed) = std::sync::mpsc::channel();
+    if send_to_closer(Closing::Told(done)).is_ok() {
+        let _ = closed.recv();
+    }
+}
+
+/// What the closing thread is handed, in turn.
+enum Closing {
+    File(memmap2::MmapMut, File),
+    /// Told once everything handed before is closed.
+    Told(std::sync::mpsc::Sender<()>),
+}
+
+/// Hands `closing` to the closing thread, started at the first call; gives it back where no
+/// thread could be had.
+fn send_to_closer(closing: Closing) -> Result<(), std::sync::mpsc::SendError<Closing>> {
     use std::sync::Mutex;
     use std::sync::mpsc::{Sender, channel};
-    type Closing = (memmap2::MmapMut, File);
     static CLOSER: Mutex<Option<Sender<Closing>>> = Mutex::new(None);
     let mut closer = CLOSER.lock().unwrap_or_else(|e| e.into_inner());
     if closer.is_none() {
         let (send, receive) = channel::<Closing>();
         let closing = std::thread::Builder::new().name("memcity-close".into());
-        if closing.spawn(move || receive.into_iter().for_each(drop)).is_ok() {
+        let close = move || {
+            for closing in receive {
+                if let Closing::Told(done) = closing {
+                    let _ = done.send(());
+                }
+            }
+        };
+        if closing.spawn(close).is_ok() {
             *closer = Some(send);
         }
     }
-    // A closer that has gone (it cannot, but a send may fail) hands the file back to close here.
-    if let Some(Err(std::sync::mpsc::SendError(unsent))) = closer.as_ref().map(|c| c.send((map, file))) {
-        drop(unsent);
+    match closer.as_ref() {
+        Some(closer) => closer.send(closing),
+        None => Err(std::sync::mpsc::SendError(closing)),
     }
 }
 
@@ -212,9 +242,14 @@ pub(super) fn work_file(dir: &std::path::Path, bytes: u64) -> Result<(memmap2::M
     Ok((map, file))
 }
 
-/// Reserves `bytes` of the file and maps all of it.
+/// Reserves `bytes` of the file and maps all of it. Where the disk is full, once more after
+/// the work files being closed behind are closed (their space is freed as they are).
 pub(super) fn map_reserved(file: &File, bytes: u64) -> Result<memmap2::MmapMut, String> {
-    reserve(file, bytes).map_err(|e| {
+    let reserved = reserve(file, bytes).or_else(|_| {
+        wait_for_closing();
+        reserve(file, bytes)
+    });
+    reserved.map_err(|e| {
         format!("no room for {} more ({e}); free some or give --work-dir", crate::budget::bytes_text(bytes))
     })?;
     // SAFETY: the file is this process's alone (made new, already unlinked).
