@@ -205,8 +205,11 @@ fn send_to_closer(closing: Closing) -> Result<(), std::sync::mpsc::SendError<Clo
         let closing = std::thread::Builder::new().name("memcity-close".into());
         let close = move || {
             for closing in receive {
-                if let Closing::Told(done) = closing {
-                    let _ = done.send(());
+                match closing {
+                    Closing::File(map, file) => drop((map, file)),
+                    Closing::Told(done) => {
+                        let _ = done.send(());
+                    }
                 }
             }
         };
