@@ -2,7 +2,8 @@
 //! each object's class: the groups are then that table read in place and one group per class,
 //! instead of a table of every object's group written afresh (four bytes an object of fresh
 //! memory, which on a machine that hands freed pages back to its host costs more than the
-//! lookup in a table of a few thousand classes).
+//! lookup in a table of a few thousand classes). A reader that wrote the keys may hand on what
+//! it counted of them ([`KeyTotal`]), so that counting the groups needs no sweep of the objects.
 
 use std::ops::{Index, Range};
 
@@ -46,13 +47,6 @@ impl KeyTotal {
         self.first = self.first.min(o);
         self.objects += 1;
         self.bytes += bytes;
-    }
-
-    /// Both counts together.
-    pub fn merge(&mut self, other: KeyTotal) {
-        self.first = self.first.min(other.first);
-        self.objects += other.objects;
-        self.bytes += other.bytes;
     }
 }
 
