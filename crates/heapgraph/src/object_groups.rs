@@ -65,8 +65,7 @@ impl ObjectGroups {
     /// Object `o` in group `by_key[keys[o]]`. Every key must be below `by_key.len()` (an
     /// index's classes are checked when it is read; a dump's are below its class count).
     pub fn through(keys: Table<u32>, by_key: Vec<u32>) -> ObjectGroups {
-        debug_assert!(keys.iter().all(|&k| (k as usize) < by_key.len()), "a key without a group");
-        ObjectGroups { keys, by_key: Some(by_key), totals: None }
+        ObjectGroups::from(keys).grouped_by_key(by_key)
     }
 
     /// The same keys with `totals` per key, as their reader counted them ([`KeyTotal`]).
@@ -121,11 +120,6 @@ impl ObjectGroups {
     /// dump's classes; also what a walk asks the CPU for ahead).
     pub fn keys(&self) -> &Table<u32> {
         &self.keys
-    }
-
-    /// The per-object table ([`ObjectGroups::keys`]), the groups per key let go.
-    pub fn into_keys(self) -> Table<u32> {
-        self.keys
     }
 
     /// The groups per key, where the groups come through keys.
