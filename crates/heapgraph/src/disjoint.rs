@@ -8,7 +8,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// `0..n` in one run per worker of the current pool, each `len` long but the last: `(len,
 /// runs)`, so that a table's `par_chunks_mut(len)` lines up with the runs.
 pub fn parts(n: usize) -> (usize, Vec<Range<usize>>) {
-    let len = n.div_ceil(rayon::current_num_threads().max(1)).max(1);
+    parts_per_worker(n, 1)
+}
+
+/// `0..n` in `per_worker` runs per worker, as [`parts`]: for work done beside other work,
+/// where a worker busy elsewhere would otherwise leave its one run to wait for it.
+pub fn parts_per_worker(n: usize, per_worker: usize) -> (usize, Vec<Range<usize>>) {
+    let len = n.div_ceil(rayon::current_num_threads().max(1) * per_worker.max(1)).max(1);
     (len, (0..n).step_by(len).map(|first| first..n.min(first + len)).collect())
 }
 
@@ -56,5 +62,27 @@ impl<'a> Bits<'a> {
 
     pub fn set(&self, i: usize) {
         self.words[i / 64].fetch_or(1 << (i % 64), Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The runs cover `0..n` in order, each `len` long but the last: as many as asked per
+    /// worker where they divide evenly, fewer where equal runs need fewer, none for `0..0`.
+    #[test]
+    fn runs_cover_the_range_in_order() {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().expect("a pool");
+        for (n, per_worker, runs) in [(0, 1, 0), (1, 4, 1), (10, 1, 3), (100, 4, 12), (13, 4, 7), (7, 0, 3)] {
+            let (len, parts) = pool.install(|| parts_per_worker(n, per_worker));
+            assert_eq!(parts.len(), runs, "{n} in {per_worker} per worker");
+            assert_eq!(parts.iter().flat_map(Clone::clone).collect::<Vec<_>>(), (0..n).collect::<Vec<_>>());
+            assert!(
+                parts.iter().all(|run| run.len() <= len)
+                    && parts.iter().rev().skip(1).all(|run| run.len() == len)
+            );
+        }
+        assert_eq!(pool.install(|| parts(10)), pool.install(|| parts_per_worker(10, 1)));
     }
 }

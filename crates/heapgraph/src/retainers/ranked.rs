@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use crate::disjoint::{Bits, Disjoint, parts};
+use crate::disjoint::{Bits, Disjoint, parts, parts_per_worker};
 use crate::dominators::{DominatorTree, UNPLACED};
 use crate::narrow::{ESCAPE, NarrowSizes, Unit};
 use crate::retained::{Visit, WalkEnd, dominated_pass_in};
@@ -55,6 +55,11 @@ pub(super) struct Fills {
 /// large: where more than half of `u32` objects are ranked, the preorder is one part.
 const ABOVE: u32 = u32::MAX - 1;
 
+/// Parts of the preorder per worker. The pass runs beside the pointer maps, which hold one
+/// worker for a second or more: with one part per worker, the other took both parts in turn
+/// while the maps' worker then had nothing left to take (a 96 M-object reopening).
+const WALKS_PER_WORKER: usize = 4;
+
 impl Ranked {
     /// The groups' runs of ranks, counted in one sweep in object order (each object's group,
     /// and its preorder position for the part of the preorder it lies in), and the tables by
@@ -71,7 +76,7 @@ impl Ranked {
         let reached = tree.preorder.len();
         let (share, walks) = match reached > (ABOVE / 2) as usize {
             true => (reached.max(1), std::iter::once(0..reached).collect()),
-            false => parts(reached),
+            false => parts_per_worker(reached, WALKS_PER_WORKER),
         };
         let (_, objects) = parts(g.object_count());
         // Per run of objects, the reachable ones of each group in each part of the preorder.
