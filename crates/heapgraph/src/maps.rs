@@ -8,7 +8,10 @@ use std::collections::BTreeMap;
 use crate::dominators::UNREACHABLE;
 use crate::spanning::{Referrers, Spanning, every_referrer};
 use crate::table::Table;
-use crate::{HeapGraph, Live, ObjectGroups};
+use crate::{HeapGraph, Live, ObjectGroups, prefetch};
+
+/// How many references ahead [`maps_where`] asks for its targets' entries.
+const EDGES_AHEAD: usize = 16;
 
 /// Pointer maps, indexed by group:
 /// `points_to[a][b]` = distinct objects of `b` referenced by objects of `a`;
@@ -226,13 +229,21 @@ fn maps_where(
     // A bit per object: counted for its dominator's group.
     let mut counted = Table::filled(n.div_ceil(64), 0u64);
     let mut others = Listed::default();
+    let (edges, keys): (&[u32], &[u32]) = (&g.edges, g.group.keys());
     for s in 0..n as u32 {
         let (from_live, from_reached) = (live(s), reached(s));
         if !from_live && !from_reached {
             continue;
         }
         let a = g.group[s as usize];
-        for &t in g.referents(s) {
+        for k in g.edge_range(s) {
+            // The targets lie at random in the keys and dominators: their reads are started
+            // a few references ahead.
+            if let Some(&ahead) = edges.get(k + EDGES_AHEAD) {
+                prefetch(keys, ahead as usize);
+                prefetch(idom, ahead as usize);
+            }
+            let t = edges[k];
             let b = g.group[t as usize];
             if from_live && live(t) {
                 point_from(&mut pointed_from, &mut seen, s, a, b);
