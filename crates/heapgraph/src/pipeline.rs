@@ -211,6 +211,7 @@ pub fn group_heap_owned_labelled(
 }
 
 /// The graph being analysed: borrowed, or owned so that its references can go early.
+#[allow(clippy::large_enum_variant)] // one per analysis, made once and never moved in a loop
 enum Graph<'a> {
     Borrowed(&'a HeapGraph),
     Owned(HeapGraph),
@@ -235,6 +236,7 @@ impl Graph<'_> {
 
 /// Where a grouping's dominator tree comes from.
 #[derive(Debug, Default)]
+#[allow(clippy::large_enum_variant)] // one per analysis, handed over once
 pub enum TreeSource {
     /// Built from the graph: a depth-first search, then Lengauer–Tarjan.
     #[default]

@@ -308,3 +308,41 @@ fn private_tables_at_any_offset_read_the_values_there() {
     assert_eq!(std::fs::read(&path).unwrap(), bytes, "the file is not written");
     let _ = std::fs::remove_file(&path);
 }
+
+/// The values' place and count a table keeps beside its storage follow every change: growing
+/// past its room (the values move), truncating, extending, shrinking, clearing, moving out.
+#[test]
+fn a_table_reads_its_values_after_every_change() {
+    let mut table: Table<u64> = Table::default();
+    assert!(table.is_empty());
+    let mut expected = Vec::new();
+    for i in 0..5_000u64 {
+        table.push(i * 3);
+        expected.push(i * 3);
+        // Each growth past the room moves the values: read them all at the boundaries.
+        if i.is_power_of_two() || i % 1024 == 1023 {
+            assert_eq!(*table, *expected, "after {} pushes", i + 1);
+        }
+    }
+    table.truncate(10);
+    expected.truncate(10);
+    assert_eq!(*table, *expected);
+    table.extend_from_slice(&[1, 2, 3]);
+    expected.extend_from_slice(&[1, 2, 3]);
+    assert_eq!(*table, *expected);
+    table.shrink_to_fit();
+    assert_eq!(*table, *expected, "after the room was given back");
+    table.extend_from_slice(&[9; 100]);
+    expected.extend_from_slice(&[9; 100]);
+    assert_eq!(*table, *expected, "extended past its room, value by value");
+    table[0] = 77;
+    expected[0] = 77;
+    let moved = std::mem::take(&mut table);
+    assert_eq!(*moved, *expected, "a moved table reads where its values are");
+    assert!(table.is_empty());
+    table.clear();
+    table.push(5);
+    assert_eq!(*table, [5]);
+    let copy = Table::from_slice(&moved);
+    assert_eq!(copy, moved);
+}
