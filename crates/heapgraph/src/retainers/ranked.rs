@@ -28,14 +28,13 @@ pub(super) struct Ranked {
     pub holder: Table<u32>,
     /// The object's preorder position; empty without representatives ([`Ranked::pos`]).
     pos: Table<u32>,
-    /// The object's shallow bytes in [`Ranked::unit`]s, or [`ESCAPE`] where they do not fit
-    /// ([`Ranked::shallow`]).
-    shallow: Table<u8>,
-    /// The object's retained bytes in units, or [`ESCAPE`] where they do not fit
-    /// ([`Ranked::retained`]): most objects retain a few hundred bytes, and each byte per object
+    /// The object's shallow bytes in [`Ranked::unit`]s (the low byte) and its retained bytes
+    /// (the high byte), each [`ESCAPE`] where they do not fit ([`Ranked::shallow`],
+    /// [`Ranked::retained`]): most objects retain a few hundred bytes, and each byte per object
     /// of a table by rank is fresh memory, which on a machine that hands pages back to its host
-    /// costs more than the climbs' rare second read in the tree's own table.
-    retained: Table<u8>,
+    /// costs more than the climbs' rare second read in the tree's own table. One table, as the
+    /// pass writes and a climb's step reads both: one stream of writes per group, not two.
+    sizes: Table<u16>,
     /// The unit of the sizes by rank: the largest power of two that divides a sample of the
     /// shallow sizes ([`Unit::of_sample`]), 8 bytes in a JVM's heap.
     unit: Unit,
@@ -106,8 +105,7 @@ impl Ranked {
             members: Table::filled(next, 0u32),
             holder: Table::default(),
             pos: Table::filled(if with_pos { next } else { 0 }, 0u32),
-            shallow: Table::filled(next, 0u8),
-            retained: Table::filled(next, 0u8),
+            sizes: Table::filled(next, 0u16),
             nested: Table::default(),
             unit: narrow.map_or_else(|| Unit::of_sample(&g.shallow), |narrow| narrow.shallow.unit),
             start,
@@ -142,8 +140,7 @@ impl Ranked {
             nested: Bits::new(&mut nested),
             members: Disjoint::new(&mut self.members),
             pos: (!self.pos.is_empty()).then(|| Disjoint::new(&mut self.pos)),
-            shallow: Disjoint::new(&mut self.shallow),
-            retained: Disjoint::new(&mut self.retained),
+            sizes: Disjoint::new(&mut self.sizes),
         };
         let (sizes, ends) = dominated_pass_in(g, tree, group_count, &fills.parts, &by_rank);
         rename_above(&mut holder, &fills, &ends);
@@ -196,7 +193,7 @@ impl Ranked {
     }
 
     pub fn shallow(&self, g: &HeapGraph, r: u32) -> u64 {
-        match self.shallow[r as usize] {
+        match self.sizes[r as usize] as u8 {
             ESCAPE => g.shallow[self.members[r as usize] as usize],
             units => self.unit.bytes(units),
         }
@@ -210,7 +207,7 @@ impl Ranked {
     }
 
     pub fn retained(&self, tree: &DominatorTree, r: u32) -> u64 {
-        match self.retained[r as usize] {
+        match (self.sizes[r as usize] >> 8) as u8 {
             ESCAPE => tree.retained[self.members[r as usize] as usize],
             units => self.unit.bytes(units),
         }
@@ -264,8 +261,7 @@ struct ByRank<'a> {
     nested: Bits<'a>,
     members: Disjoint<'a, u32>,
     pos: Option<Disjoint<'a, u32>>,
-    shallow: Disjoint<'a, u8>,
-    retained: Disjoint<'a, u8>,
+    sizes: Disjoint<'a, u16>,
 }
 
 impl Visit for ByRank<'_> {
@@ -319,8 +315,7 @@ impl Visit for ByRank<'_> {
                 Some(narrow) => (narrow.shallow.values[o], narrow.retained.values[o]),
                 None => (self.unit.narrow(self.g.shallow[o]), self.unit.narrow(self.tree.retained[o])),
             };
-            self.shallow.set(r_at, shallow);
-            self.retained.set(r_at, retained);
+            self.sizes.set(r_at, u16::from(retained) << 8 | u16::from(shallow));
         }
         if nested {
             self.nested.set(r_at);
