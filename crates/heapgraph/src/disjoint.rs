@@ -43,6 +43,16 @@ impl<'a, T> Disjoint<'a, T> {
         // SAFETY: in bounds (checked), and no one else touches place `i` (the contract).
         unsafe { self.values.add(i).write(value) };
     }
+
+    /// The places `range`, to read and write.
+    /// # Safety
+    /// No other worker writes or reads a place of `range` while the slice lives.
+    #[allow(clippy::mut_from_ref)] // the contract above makes the places this borrow's own
+    pub unsafe fn run(&self, range: Range<usize>) -> &mut [T] {
+        assert!(range.start <= range.end && range.end <= self.len, "places beyond the table");
+        // SAFETY: in bounds (checked), and no one else touches them (the contract).
+        unsafe { std::slice::from_raw_parts_mut(self.values.add(range.start), range.len()) }
+    }
 }
 
 /// A bit per place (`i % 64` of word `i / 64`), set by several workers at once.

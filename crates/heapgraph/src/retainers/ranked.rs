@@ -56,8 +56,9 @@ const ABOVE: u32 = u32::MAX - 1;
 
 /// Parts of the preorder per worker. The pass runs beside the pointer maps, which hold one
 /// worker for a second or more: with one part per worker, the other took both parts in turn
-/// while the maps' worker then had nothing left to take (a 96 M-object reopening).
-const WALKS_PER_WORKER: usize = 4;
+/// while the maps' worker then had nothing left to take (a 96 M-object reopening); with four,
+/// the last part (0.17 s there) left the other worker waiting.
+const WALKS_PER_WORKER: usize = 8;
 
 impl Ranked {
     /// The groups' runs of ranks, counted in one sweep in object order (each object's group,
@@ -220,25 +221,35 @@ impl Ranked {
 
 /// The holders above each part's first object ([`ABOVE`]) renamed by their ranks: the
 /// part before ended with them first on its path, named by rank or, where they were above
-/// its own first object too, renamed already.
+/// its own first object too, renamed already. The names are found part after part (the
+/// paths are short); the parts' runs of holders are renamed side by side.
 fn rename_above(holder: &mut Table<u32>, fills: &Fills, ends: &[WalkEnd<PartWalk>]) {
-    let holder: &mut [u32] = holder;
-    // The ranks of the objects above the part's first, root-most first.
+    // Per part, the ranks of the objects above its first, root-most first.
+    let mut aboves: Vec<Vec<u32>> = Vec::with_capacity(ends.len());
     let mut above: Vec<u32> = Vec::new();
-    for (part, (walk, path)) in ends.iter().enumerate() {
+    for (walk, path) in ends {
         debug_assert!(walk.above <= above.len(), "the part before ended below them");
-        let renamed = |name: u32| match ABOVE.checked_sub(name) {
-            Some(i) if (i as usize) < walk.above => above.get(i as usize).copied().unwrap_or(name),
-            _ => name,
-        };
-        if walk.above > 0 {
-            for (&first, &end) in fills.first[part].iter().zip(&walk.next) {
-                for h in &mut holder[first as usize..end as usize] {
-                    *h = renamed(*h);
-                }
+        let next = path.iter().map(|&(_, name)| renamed(name, &above, walk.above)).collect();
+        aboves.push(std::mem::replace(&mut above, next));
+    }
+    let holder = Disjoint::new(holder);
+    let parts = ends.par_iter().zip(aboves).enumerate().filter(|(_, ((walk, _), _))| walk.above > 0);
+    parts.for_each(|(part, ((walk, _), above))| {
+        for (&first, &end) in fills.first[part].iter().zip(&walk.next) {
+            // SAFETY: a part's run of each group is its own: no other part's lies there.
+            for h in unsafe { holder.run(first as usize..end as usize) } {
+                *h = renamed(*h, &above, walk.above);
             }
         }
-        above = path.iter().map(|&(_, name)| renamed(name)).collect();
+    });
+}
+
+/// `name` as a rank: the `i`-th of `above` where it is the `i`-th object above a part's
+/// first ([`ABOVE`]) and the part named `count` of them.
+fn renamed(name: u32, above: &[u32], count: usize) -> u32 {
+    match ABOVE.checked_sub(name) {
+        Some(i) if (i as usize) < count => above.get(i as usize).copied().unwrap_or(name),
+        _ => name,
     }
 }
 
