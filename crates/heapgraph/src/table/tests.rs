@@ -346,3 +346,24 @@ fn a_table_reads_its_values_after_every_change() {
     let copy = Table::from_slice(&moved);
     assert_eq!(copy, moved);
 }
+
+/// A fresh zeroed block's whole pages are backed at once, and still read as zeros; a chunk
+/// that starts and ends inside pages gets only the whole pages between.
+#[test]
+fn zeroed_pages_are_backed_in_one_call() {
+    let bytes = 16 << 20;
+    let layout = std::alloc::Layout::from_size_align(bytes, 4096).unwrap();
+    // SAFETY: a layout of nonzero size; freed below with the same layout.
+    let block = unsafe { std::alloc::alloc_zeroed(layout) };
+    assert!(!block.is_null());
+    // SAFETY: the block just allocated, zeroed, `bytes` long and owned here.
+    let values = unsafe { std::slice::from_raw_parts_mut(block, bytes) };
+    assert_eq!(populated(&mut values[100..4096 + 100]), 0..0, "no whole page inside");
+    assert_eq!(populated(&mut values[100..3 * 4096 + 50]), 3996..2 * 4096 + 3996);
+    let whole = populated(values);
+    assert_eq!(whole, 0..bytes, "every page of a page-aligned block");
+    assert_eq!(resident(values), bytes / 4096, "backed");
+    assert!(values.iter().all(|&b| b == 0), "and zeros still");
+    // SAFETY: allocated above with this layout.
+    unsafe { std::alloc::dealloc(block, layout) };
+}
