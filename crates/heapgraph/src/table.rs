@@ -346,6 +346,15 @@ impl<T: Plain> Table<T> {
         }
     }
 
+    /// How many values can be appended to a table in memory without it growing (0 for a table
+    /// in a file, whose pushes write it out as they fill it).
+    pub fn room_in_memory(&self) -> usize {
+        match &self.storage {
+            Storage::Memory(v) => v.capacity() - v.len(),
+            Storage::Mapped { .. } | Storage::Private { .. } => 0,
+        }
+    }
+
     /// Appends `values` (growing as [`Table::push`] does: to a work file past the budget).
     pub fn extend_from_slice(&mut self, values: &[T]) {
         if let Storage::Memory(v) = &mut self.storage

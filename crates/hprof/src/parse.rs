@@ -249,11 +249,21 @@ fn add_body(dump: &mut RawDump<'_>, body: body::Body) -> Result<(), Fault> {
     if let Some(first) = faults.into_iter().min_by_key(|f| f.offset) {
         return Err(first);
     }
-    // One at a time, as a scan in order adds them: the tables then grow, and move to work files
-    // past the budget, at the same points, so the tables made after them are placed the same.
-    for (&offset, &id) in body.objects.iter().zip(&body.ids) {
-        dump.objects.push(offset);
-        dump.object_ids.push(id);
+    // As a scan in order adds them, one at a time: the tables then grow, and move to work files
+    // past the budget, at the same points and in the same order, so the tables made after them
+    // are placed the same. Where both have room in memory, a run of them is copied at once.
+    let (mut offsets, mut ids) = (&body.objects[..], &body.ids[..]);
+    while let (Some(&offset), Some(&id)) = (offsets.first(), ids.first()) {
+        let run = dump.objects.room_in_memory().min(dump.object_ids.room_in_memory()).min(offsets.len());
+        if run == 0 {
+            dump.objects.push(offset);
+            dump.object_ids.push(id);
+            (offsets, ids) = (&offsets[1..], &ids[1..]);
+            continue;
+        }
+        dump.objects.extend_from_slice(&offsets[..run]);
+        dump.object_ids.extend_from_slice(&ids[..run]);
+        (offsets, ids) = (&offsets[run..], &ids[run..]);
     }
     dump.roots.extend(body.roots);
     Ok(())

@@ -12,6 +12,7 @@ fn tables_read_the_same_in_memory_and_mapped() {
     spill_to(0, Some(dir.clone()));
     let mut mapped = Table::from_fn(100_000, |i| (i as u64) * 3);
     assert!(mapped.is_mapped(), "over a budget of 0 every table is mapped");
+    assert_eq!(mapped.room_in_memory(), 0, "a mapped table's pushes write it out: no run copied at once");
     assert_eq!(mapped, in_memory);
     let pairs = Table::filled(1_000, [7u32, u32::MAX]);
     assert!(pairs.is_mapped() && pairs.iter().all(|&p| p == [7, u32::MAX]));
@@ -345,6 +346,11 @@ fn a_table_reads_its_values_after_every_change() {
     assert_eq!(*table, [5]);
     let copy = Table::from_slice(&moved);
     assert_eq!(copy, moved);
+    // The room a table in memory has before it grows: what may be copied in at once.
+    let mut room: Table<u32> = Table::from(Vec::with_capacity(10));
+    assert_eq!(room.room_in_memory(), 10);
+    room.extend_from_slice(&[1, 2, 3]);
+    assert_eq!((room.room_in_memory(), room.len()), (7, 3));
 }
 
 /// A fresh zeroed block's whole pages are backed at once, and still read as zeros; a chunk
