@@ -18,7 +18,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use work_file::{
-    WRITTEN_OUT, close_behind, let_go, map_reserved, page_out, work_file, write_in_pages, write_out,
+    PAGE, WRITTEN_OUT, close_behind, let_go, map_reserved, page_out, work_file, write_in_pages, write_out,
 };
 
 /// Types whose every bit pattern, zeros included, is a value, with no padding: what a mapped
@@ -110,7 +110,6 @@ fn room_to_spare(bytes: u64) -> bool {
 /// there (a block the allocator kept) are only written over with the zeros they hold.
 fn fault_in<T: Plain>(values: &mut [T]) {
     use rayon::prelude::*;
-    const PAGE: usize = 4096;
     // SAFETY: `T` is plain (every bit pattern a value, no padding): its bytes may be written.
     let bytes =
         unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<u8>(), size_of_val(values)) };
@@ -131,7 +130,6 @@ fn fault_in<T: Plain>(values: &mut [T]) {
 /// reopening's 1.4 GB of fresh tables took 0.71 s of system time instead of 0.82). Empty where
 /// the call is refused: the caller writes those pages.
 fn populated(chunk: &mut [u8]) -> std::ops::Range<usize> {
-    const PAGE: usize = 4096;
     let start = chunk.as_mut_ptr() as usize;
     let first = start.next_multiple_of(PAGE) - start;
     let end = (start + chunk.len()) / PAGE * PAGE - start;

@@ -223,8 +223,8 @@ fn send_to_closer(closing: Closing) -> Result<(), std::sync::mpsc::SendError<Clo
     }
 }
 
-/// The size of a page, which advice is given in.
-const PAGE: usize = 4096;
+/// The size of a page, which advice is given in and memory is backed in.
+pub(super) const PAGE: usize = 4096;
 
 /// Makes, reserves, unlinks and maps a work file.
 pub(super) fn work_file(dir: &std::path::Path, bytes: u64) -> Result<(memmap2::MmapMut, File), String> {
