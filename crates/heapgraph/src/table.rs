@@ -64,6 +64,12 @@ pub fn budget() -> Option<u64> {
     SPILL.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|spill| spill.budget)
 }
 
+/// Whether tables of `bytes` more, read at random, would all stay in memory now: then the
+/// order they are made in places none of them differently.
+pub fn fits_in_memory(bytes: u64) -> bool {
+    budget().is_none_or(|budget| IN_MEMORY.load(Ordering::Relaxed).saturating_add(bytes) <= budget)
+}
+
 /// The most bytes of tables that were in work files at once.
 pub fn mapped_peak() -> u64 {
     MAPPED_PEAK.load(Ordering::Relaxed)

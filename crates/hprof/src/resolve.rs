@@ -75,6 +75,16 @@ pub fn resolve_labelled(
     if nodes > crate::parse::MAX_OBJECTS {
         return Err(crate::parse::too_many_objects(data.len()));
     }
+    // Where the graph's tables (a group, a size, an edge end and room for a reference per
+    // node) fit in memory beside the ids, the lookup is made first: the ids a dense lookup lets
+    // go are then the pages of those tables, taken again rather than fresh (on a virtual machine
+    // whose host takes back the memory its guest frees, a fresh GiB costs seconds to zero).
+    // Past the budget the order stays as below, placing the tables as before.
+    let graph_bytes = (nodes as u64).saturating_mul((size_of::<u32>() * 3 + size_of::<u64>()) as u64);
+    let (early, ids) = match memcity_heapgraph::table::fits_in_memory(graph_bytes) {
+        true => (Some(IdLookup::new(ids)), Table::default()),
+        false => (None, ids),
+    };
     // Every node's table at its final size from the start; class objects follow the objects.
     let mut graph = HeapGraph {
         group: Table::filled(nodes, 0).into(),
@@ -85,13 +95,13 @@ pub fn resolve_labelled(
     };
     // The references' table, with room for one a node to start with (it grows like a Vec).
     let mut edges = Table::with_capacity(nodes);
-    // The lookup is made once the graph's tables are: past the budget, they go to work files
+    // Otherwise the lookup is made once the graph's tables are: past the budget, they go to work files
     // while the ids still hold their room, as they did when the ids were looked up themselves
     // (written once here, in order), and the room a dense lookup frees is left to the tables
     // made later — the depth-first search's numbers, read at random, above all: with the
     // references in memory instead, the search's numbers went to a work file and the first
     // import of a 96 M-object dump in a 2 GiB cgroup took 62-65 s instead of 47-49 s.
-    let ids = IdLookup::new(ids);
+    let ids = early.unwrap_or_else(|| IdLookup::new(ids));
     let index = NodeIndex { ids: &ids, classes: &classes };
     // The references go straight into their table, a batch of work items at a time: each item
     // fills its objects' group, size and edge end (relative to its own edges) and returns its
