@@ -102,9 +102,11 @@ fn tables_read_the_same_in_memory_and_mapped() {
     // (Tests running beside this one hold tables too: the budget leaves them room.)
     spill_to(IN_MEMORY.load(Ordering::Relaxed) + (1 << 30), Some(dir.clone()));
     assert!(!Table::filled(1_000, 1u32).is_mapped());
+    assert!(fits_in_memory(4_000) && !fits_in_memory(2 << 30), "what would stay in memory");
     {
         let _graph = Held::new(2 << 30);
         assert!(Table::filled(1_000, 1u32).is_mapped());
+        assert!(!fits_in_memory(4_000), "memory held elsewhere counts");
     }
     // A table filled and read in order takes only the first half of the budget; one read at
     // random the whole of it.
