@@ -67,7 +67,12 @@ pub fn budget() -> Option<u64> {
 /// Whether tables of `bytes` more, read at random, would all stay in memory now: then the
 /// order they are made in places none of them differently.
 pub fn fits_in_memory(bytes: u64) -> bool {
-    budget().is_none_or(|budget| IN_MEMORY.load(Ordering::Relaxed).saturating_add(bytes) <= budget)
+    budget().is_none_or(|budget| within(bytes, budget))
+}
+
+/// Whether the tables in memory and `bytes` more take at most `limit`.
+fn within(bytes: u64, limit: u64) -> bool {
+    IN_MEMORY.load(Ordering::Relaxed).saturating_add(bytes) <= limit
 }
 
 /// The most bytes of tables that were in work files at once.
@@ -103,7 +108,7 @@ const FAULTED_TOGETHER: u64 = 64 << 20;
 /// tight memory limit that pushes out pages still in use (the mapped dump, the work files):
 /// a 96 M-object dump in a 2 GiB cgroup took 10 % longer with every table faulted in early.
 fn room_to_spare(bytes: u64) -> bool {
-    budget().is_none_or(|budget| IN_MEMORY.load(Ordering::Relaxed) + bytes <= budget / 2)
+    budget().is_none_or(|budget| within(bytes, budget / 2))
 }
 
 /// Touches every page of `values`, which are zeros, from all workers at once. A fresh zeroed
@@ -514,7 +519,7 @@ fn map_if_over_budget(bytes: u64, access: Access) -> Option<(memmap2::MmapMut, F
         Access::Random => spill.budget,
         Access::InOrder => spill.budget / 2,
     };
-    if bytes == 0 || IN_MEMORY.load(Ordering::Relaxed).saturating_add(bytes) <= limit {
+    if bytes == 0 || within(bytes, limit) {
         return None;
     }
     match work_file(&spill.dir, bytes) {

@@ -40,6 +40,10 @@ impl Dump {
     }
 }
 
+/// The most an id lookup takes per id: a dense one's bitmap and ranks (12 bytes per 64 slots,
+/// at most 32 slots per id), more than a sorted one's bucket starts (4 bytes per two ids).
+const LOOKUP_BYTES_PER_ID: usize = 6;
+
 /// Objects per parallel work item.
 const CHUNK: usize = 1 << 14;
 /// Objects per batch of work items whose references are in memory at once.
@@ -76,12 +80,14 @@ pub fn resolve_labelled(
         return Err(crate::parse::too_many_objects(data.len()));
     }
     // Where the graph's tables (a group, a size, an edge end and room for a reference per
-    // node) fit in memory beside the ids, the lookup is made first: the ids a dense lookup lets
-    // go are then the pages of those tables, taken again rather than fresh, and the import's
-    // peak is lower by the ids (a 96 M-object dump: 7.35 GB → 6.64 GB, in the same time).
-    // Past the budget the order stays as below, placing the tables as before.
-    let graph_bytes = (nodes as u64).saturating_mul((size_of::<u32>() * 3 + size_of::<u64>()) as u64);
-    let (early, ids) = match memcity_heapgraph::table::fits_in_memory(graph_bytes) {
+    // node) and the lookup (at most 6 bytes per id) fit in memory beside the ids, the lookup is
+    // made first: the ids a dense lookup lets go are then the pages of those tables, taken
+    // again rather than fresh, and the import's peak is lower by the ids (a 96 M-object dump:
+    // 7.35 GB → 6.64 GB, in the same time). Otherwise the order stays as below, placing the
+    // tables in memory and in work files as before.
+    let per_node = (size_of::<u32>() * 3 + size_of::<u64>() + LOOKUP_BYTES_PER_ID) as u64;
+    let (early, ids) = match memcity_heapgraph::table::fits_in_memory((nodes as u64).saturating_mul(per_node))
+    {
         true => (Some(IdLookup::new(ids)), Table::default()),
         false => (None, ids),
     };
