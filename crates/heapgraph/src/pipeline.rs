@@ -496,15 +496,23 @@ fn build_tree(
     // read it only where a size escapes, and the retained sizes come a byte each too (in a 2
     // GiB cgroup the assembly took 5.6 s instead of 11, the pass 2.6 s instead of 5.4-6.3). In
     // memory, the narrow tables would only be fresh memory to make (1.08x unbounded).
-    let shallow = g.shallow.is_mapped().then(|| Narrow::of(&g.shallow, Unit::of_sample(&g.shallow)));
-    g.shallow.set_aside();
+    let narrow = || {
+        let shallow = g.shallow.is_mapped().then(|| Narrow::of(&g.shallow, Unit::of_sample(&g.shallow)));
+        g.shallow.set_aside();
+        shallow
+    };
     let pointed_from = || options.pointer_maps.then(|| pointed_from(g, group_count, live));
     // References in a work file are read in turn: the maps read them in order, the search at
     // random (which turns the file's read-around off), and side by side the maps' reads went
-    // a page a fault, as slow as the search.
-    let (pointed_from, spanning) = match g.edges.is_mapped() {
-        true => (pointed_from(), Spanning::new(g)),
-        false => rayon::join(pointed_from, || Spanning::new(g)),
+    // a page a fault, as slow as the search. The sizes, read in order from a file of their
+    // own, are narrowed beside the maps instead (in a 2 GiB cgroup the two took 1.5 s
+    // together, 1.9 s one after the other).
+    let (shallow, (pointed_from, spanning)) = match g.edges.is_mapped() {
+        true => {
+            let (shallow, pointed_from) = rayon::join(narrow, pointed_from);
+            (shallow, (pointed_from, Spanning::new(g)))
+        }
+        false => (narrow(), rayon::join(pointed_from, || Spanning::new(g))),
     };
     if !matches!(names, PathNames::Edges(_)) {
         graph.free_references();
