@@ -73,12 +73,8 @@ for _ in $(seq "$runs"); do
     run B
 done
 
-# min, median and max of column $2 of file $1, each scaled by $3.
-stats() {
-    cut -d' ' -f"$2" "$1" | sort -g | awk -v k="$3" '{ v[NR] = $1 * k }
-        END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-              printf "%10.2f %10.2f %10.2f", v[1], m, v[NR] }'
-}
+# shellcheck source=benches/stats.sh
+source "$(dirname "${BASH_SOURCE[0]}")/stats.sh"
 
 where=${limit:+ inside a memory cgroup of $limit}
 printf '%d runs each of\n  A: %s import --no-index %s -o FILE%s\n  B: hprof-slurp %s\n' \

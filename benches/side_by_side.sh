@@ -57,12 +57,8 @@ for _ in $(seq "$runs"); do
     run A
 done
 
-# min, median and max of column $2 of file $1, each scaled by $3.
-stats() {
-    cut -d' ' -f"$2" "$1" | sort -g | awk -v k="$3" '{ v[NR] = $1 * k }
-        END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-              printf "%10.2f %10.2f %10.2f", v[1], m, v[NR] }'
-}
+# shellcheck source=benches/stats.sh
+source "$(dirname "${BASH_SOURCE[0]}")/stats.sh"
 
 printf '%d runs each of\n  A: %s %s %s %s\n  B: %s import %s --out FILE\n' \
     "$runs" "$memcity" "$name" "${inputs[*]}" "${command[*]:1}" "$memcity" "${inputs[*]}"
