@@ -6,7 +6,7 @@
 # many bytes (cgroup v1, made below this shell's own and removed at the end; it needs root), as
 # a user's container would, and hprof-slurp outside it, as the issue's figures do. Per command:
 # wall, user + system CPU and peak RSS (of /usr/bin/time) as minimum, median and maximum, then
-# the ratio memcity / hprof-slurp of each pair's wall time, likewise.
+# the ratios memcity / hprof-slurp of each pair's wall and CPU time, likewise.
 # Usage: benches/against_hprof_slurp.sh MEMCITY DUMP [LIMIT]
 #   e.g. benches/against_hprof_slurp.sh target/release/memcity big.hprof 2G
 # DUMP is a plain HPROF file: hprof-slurp reads no gzip.
@@ -64,27 +64,11 @@ run() {
     tail -n 1 "$out/time" | awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' >>"$out/$what"
 }
 
-run A
-run B
-: >"$out/A"
-: >"$out/B"
-for _ in $(seq "$runs"); do
-    run A
-    run B
-done
-
-# shellcheck source=benches/stats.sh
-source "$(dirname "${BASH_SOURCE[0]}")/stats.sh"
+# shellcheck source=benches/in_turns.sh
+source "$(dirname "${BASH_SOURCE[0]}")/in_turns.sh"
+in_turns A B
 
 where=${limit:+ inside a memory cgroup of $limit}
 printf '%d runs each of\n  A: %s import --no-index %s -o FILE%s\n  B: hprof-slurp %s\n' \
     "$runs" "$memcity" "$dump" "$where" "$dump"
-printf '%-22s %10s %10s %10s\n' "" min median max
-for what in A B; do
-    label=$([ "$what" = A ] && echo memcity || echo hprof-slurp)
-    printf '%-22s %s\n' "$label wall s" "$(stats "$out/$what" 1 1)"
-    printf '%-22s %s\n' "$label cpu s" "$(stats "$out/$what" 2 1)"
-    printf '%-22s %s\n' "$label peak MiB" "$(stats "$out/$what" 3 0.0009765625)"
-done
-paste -d' ' "$out/A" "$out/B" | awk '{ print $1 / $4 }' >"$out/ratio"
-printf '%-22s %s\n' "ratio wall A/B" "$(stats "$out/ratio" 1 1)"
+summary memcity hprof-slurp

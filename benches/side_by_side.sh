@@ -48,27 +48,10 @@ run() {
     tail -n 1 "$out/time" | awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' >>"$out/$what"
 }
 
-run B
-run A
-: >"$out/A"
-: >"$out/B"
-for _ in $(seq "$runs"); do
-    run B
-    run A
-done
-
-# shellcheck source=benches/stats.sh
-source "$(dirname "${BASH_SOURCE[0]}")/stats.sh"
+# shellcheck source=benches/in_turns.sh
+source "$(dirname "${BASH_SOURCE[0]}")/in_turns.sh"
+in_turns B A
 
 printf '%d runs each of\n  A: %s %s %s %s\n  B: %s import %s --out FILE\n' \
     "$runs" "$memcity" "$name" "${inputs[*]}" "${command[*]:1}" "$memcity" "${inputs[*]}"
-printf '%-22s %10s %10s %10s\n' "" min median max
-for what in A B; do
-    label=$([ "$what" = A ] && echo "$name" || echo import)
-    printf '%-22s %s\n' "$label wall s" "$(stats "$out/$what" 1 1)"
-    printf '%-22s %s\n' "$label cpu s" "$(stats "$out/$what" 2 1)"
-    printf '%-22s %s\n' "$label peak MiB" "$(stats "$out/$what" 3 0.0009765625)"
-done
-paste -d' ' "$out/A" "$out/B" | awk '{ print $1 / $4, $2 / $5 }' >"$out/ratio"
-printf '%-22s %s\n' "ratio wall A/B" "$(stats "$out/ratio" 1 1)"
-printf '%-22s %s\n' "ratio cpu A/B" "$(stats "$out/ratio" 2 1)"
+summary "$name" import
