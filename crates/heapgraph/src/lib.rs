@@ -46,7 +46,7 @@ pub use root_path::{PathStep, RootPaths};
 pub use roots::{RootKind, RootSet, root_sets};
 pub use series::{SeriesHeap, estimated_memory, history_of, two_fit, two_fit_now};
 pub use spanning::Spanning;
-pub use table::{LetGoBehind, Table};
+pub use table::Table;
 pub use values::{Contents, EqualBy, FieldValue, Primitives, References, Value, Values, value_identity};
 
 use rayon::prelude::*;

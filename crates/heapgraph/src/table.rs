@@ -648,5 +648,3 @@ impl<T: Plain + std::fmt::Debug> std::fmt::Debug for Table<T> {
 #[cfg(test)]
 mod tests;
 mod work_file;
-
-pub use work_file::LetGoBehind;

@@ -169,32 +169,6 @@ fn tables_read_the_same_in_memory_and_mapped() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A file written through [`LetGoBehind`]: once three chunks are written, the first is out of
-/// the page cache (in a tmpfs folder the page cache is the file: nothing can go), and every
-/// byte reads back as written, in writes of any size.
-#[test]
-fn a_file_written_in_pages_lets_them_go_behind_the_writer() {
-    use std::io::Write as _;
-    let dir = std::env::temp_dir().join(format!("memcity-let-go-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("three-chunks");
-    let bytes: Vec<u8> = (0..3 * WRITTEN_OUT + 12_345).map(|i| (i % 251) as u8).collect();
-    let mut file = File::create(&path).unwrap();
-    let mut writer = std::io::BufWriter::with_capacity(1 << 20, LetGoBehind::new(&mut file));
-    writer.write_all(&bytes[..5]).unwrap();
-    writer.write_all(&bytes[5..]).unwrap();
-    writer.flush().unwrap();
-    drop(writer);
-    let file = File::open(&path).unwrap();
-    // SAFETY: a file this test wrote and no one changes while it is mapped.
-    let map = unsafe { memmap2::Mmap::map(&file) }.unwrap();
-    let stayed = resident(&map[..WRITTEN_OUT]);
-    assert!(on_tmpfs(&dir) || stayed == 0, "{stayed} pages of the first chunk stayed");
-    assert!(map[..] == bytes[..]);
-    drop(map);
-    std::fs::remove_dir_all(&dir).unwrap();
-}
-
 /// A dropped work file is closed on a thread of its own, where freeing its blocks may wait for
 /// the disk, and is closed: its descriptor goes within moments; waiting for the closing (as a
 /// work file that finds the disk full does) returns once it is closed.

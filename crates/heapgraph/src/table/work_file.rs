@@ -90,49 +90,6 @@ pub(super) fn let_go(map: &memmap2::MmapMut, file: &File, bytes: std::ops::Range
     drop_written(file, start..end);
 }
 
-/// A file written in order a page at a time, its pages let go behind the writer (an index, a
-/// kept tree): each write ends on a page's end, each finished chunk is started on its way to
-/// disk, and the chunk before it, written by then, leaves the page cache. Single pages, taken
-/// again as soon as they are dropped, are pages the machine still holds; large writes take
-/// large folios, and a page cache that grows by the whole file grows over memory the process
-/// has not had, which on a virtual machine whose host takes back the memory its guest frees
-/// costs seconds a GiB. The index and tree of a 96 M-object dump (4.4 GB) took 3.6-4.1 s and
-/// 2.5 s to write this way, 34 s and 32-33 s in 1 MiB writes left to the page cache (either
-/// change alone: no gain).
-pub struct LetGoBehind<'a> {
-    file: &'a mut File,
-    /// Bytes written so far.
-    at: usize,
-}
-
-impl<'a> LetGoBehind<'a> {
-    /// Writes `file` from its start.
-    pub fn new(file: &'a mut File) -> LetGoBehind<'a> {
-        LetGoBehind { file, at: 0 }
-    }
-}
-
-impl std::io::Write for LetGoBehind<'_> {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        let room = PAGE - self.at % PAGE;
-        let written = self.file.write(&bytes[..bytes.len().min(room)])?;
-        let before = self.at;
-        self.at += written;
-        if before / WRITTEN_OUT != self.at / WRITTEN_OUT {
-            let end = self.at / WRITTEN_OUT * WRITTEN_OUT;
-            sync_range(self.file, end - WRITTEN_OUT..end, false);
-            if let Some(start) = end.checked_sub(2 * WRITTEN_OUT) {
-                drop_written(self.file, start..start + WRITTEN_OUT);
-            }
-        }
-        Ok(written)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.file.flush()
-    }
-}
-
 /// Drops `bytes` of a file from the page cache, written out and waited for first.
 fn drop_written(file: &File, bytes: std::ops::Range<usize>) {
     sync_range(file, bytes.clone(), true);

@@ -10,6 +10,7 @@
 //! one-line note on stderr.
 
 pub(crate) mod analysed;
+mod direct;
 mod evict;
 mod format;
 pub(crate) mod grouped;

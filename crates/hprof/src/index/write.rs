@@ -2,11 +2,12 @@
 //! index folder that is renamed into place once complete, so a reader never sees half an
 //! index and two runs writing one dump's index at once leave one whole index.
 
-use std::fs::File;
-use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
 
-use memcity_heapgraph::{EdgeLabels, KeyTotal, LetGoBehind, count_keys};
+use memcity_heapgraph::{EdgeLabels, KeyTotal, count_keys};
+
+use super::direct::{self, Direct};
 
 use super::format::{Checksum, HEADER, INDEX, Kind, Writer, header};
 use super::key::Key;
@@ -45,25 +46,20 @@ pub fn write_sealed(
     })
 }
 
-/// A file of `kind` for the dump `key` describes: the header, then the blocks `blocks` writes.
+/// A file of `kind` for the dump `key` describes: the header, then the blocks `blocks` writes,
+/// past the page cache ([`Direct`]).
 pub fn write_blocks(
     path: &Path,
     kind: Kind,
     key: &Key,
-    blocks: impl FnOnce(&mut Writer<BufWriter<LetGoBehind>>) -> std::io::Result<()>,
+    blocks: impl FnOnce(&mut Writer<Direct>) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    let mut file = File::create(path)?;
-    let mut w = Writer {
-        out: BufWriter::with_capacity(1 << 20, LetGoBehind::new(&mut file)),
-        written: 0,
-        sum: Checksum::default(),
-        sealing: None,
-    };
+    let mut file = direct::create(path)?;
+    let mut w = Writer { out: Direct::new(&file), written: 0, sum: Checksum::default(), sealing: None };
     w.out.write_all(&[0u8; HEADER])?;
     blocks(&mut w)?;
     let (body, sum) = (w.written, w.sum.value());
-    w.out.flush()?;
-    drop(w);
+    w.out.finish()?;
     file.seek(SeekFrom::Start(0))?;
     // Not synced: an index is a cache, and one the disk lost part of fails its checksum.
     file.write_all(&header(kind, key, body, sum))
