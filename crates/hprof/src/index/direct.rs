@@ -35,7 +35,7 @@ pub struct Direct<'a> {
 }
 
 impl<'a> Direct<'a> {
-    /// Writes `file`, opened with [`open_options`], from its start.
+    /// Writes `file`, made by [`create`], from its start.
     pub fn new(file: &'a File) -> Direct<'a> {
         Direct {
             file,
@@ -109,7 +109,7 @@ impl Write for Direct<'_> {
 }
 
 /// Options that open a file for [`Direct`] writing: with `O_DIRECT` where there is one.
-pub fn open_options() -> std::fs::OpenOptions {
+fn open_options() -> std::fs::OpenOptions {
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create(true).truncate(true);
     #[cfg(target_os = "linux")]
@@ -201,6 +201,27 @@ mod tests {
             expected[..head].fill(7);
             assert!(std::fs::read(&path).unwrap() == expected, "{len} bytes");
         }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A direct write the file system refuses (here: a length that is no whole number of
+    /// blocks, which every file system with direct writes refuses) is made again through the
+    /// page cache, and direct writes stay off.
+    #[test]
+    fn a_refused_direct_write_goes_through_the_page_cache() {
+        let dir = std::env::temp_dir().join(format!("memcity-direct-odd-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("odd");
+        let file = create(&path).unwrap();
+        let mut w = Direct::new(&file);
+        assert!(w.direct || on_tmpfs(&dir), "no direct writes on a disk's file system");
+        w.bytes()[..100].fill(9);
+        w.write_buffer(100).unwrap();
+        // A tmpfs may take direct writes of any length.
+        if !on_tmpfs(&dir) {
+            assert!(!w.direct && !is_direct(&file), "direct writes turned off");
+        }
+        assert_eq!(std::fs::read(&path).unwrap(), vec![9u8; 100]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
