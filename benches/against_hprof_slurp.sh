@@ -56,12 +56,7 @@ run() {
         # Joined, or the run fails: a figure taken outside the cgroup would read as one inside.
         inside=(sh -c "echo \$\$ > '$group/cgroup.procs' && grep -q '${group##*/}' /proc/self/cgroup && exec \"\$0\" \"\$@\"")
     fi
-    /usr/bin/time -f "%e %U %S %M" -o "$out/time" "${inside[@]}" "$@" >"$out/stdout" 2>"$out/stderr" || {
-        echo "$*: failed:" >&2
-        cat "$out/stderr" >&2
-        exit 1
-    }
-    tail -n 1 "$out/time" | awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' >>"$out/$what"
+    timed "$what" "" "${inside[@]}" "$@"
 }
 
 # shellcheck source=benches/in_turns.sh

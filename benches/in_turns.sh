@@ -1,5 +1,21 @@
-# Sourced by the side-by-side benches, which define `run A` and `run B` (each appending "wall cpu
-# peak_kib" of one run to $out/A or $out/B) and set $out and $runs.
+# Sourced by the side-by-side benches, which define `run A` and `run B` (each timing one run with
+# `timed`) and set $out and $runs.
+
+# One run of command "$3…" for A or B ($1): "wall cpu peak_kib" (of /usr/bin/time) appended to
+# $out/$1. Besides 0 it may end with the exit codes in $2 (space-separated); any other stops the
+# bench with the command's errors.
+timed() {
+    local what=$1 ok=$2 code=0
+    shift 2
+    /usr/bin/time -f "%e %U %S %M" -o "$out/time" "$@" >"$out/stdout" 2>"$out/stderr" || code=$?
+    [ "$code" = 0 ] || [[ " $ok " == *" $code "* ]] || {
+        echo "$*: failed:" >&2
+        cat "$out/stderr" >&2
+        exit 1
+    }
+    # The last line: time writes "Command exited with non-zero status N" before it.
+    tail -n 1 "$out/time" | awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' >>"$out/$what"
+}
 
 # One warm-up run of each, not counted, then $runs runs of each in turns, $1 first.
 in_turns() {

@@ -37,15 +37,9 @@ run() {
     A) set -- "$memcity" "$name" "${inputs[@]}" "${extra[@]}" ;;
     B) set -- "$memcity" import "${inputs[@]}" --out "$out/history.json" ;;
     esac
-    local code=0
-    /usr/bin/time -f "%e %U %S %M" -o "$out/time" "$@" >"$out/stdout" 2>"$out/stderr" || code=$?
-    [ "$code" = 0 ] || [[ " ${OK_EXIT:-} " == *" $code "* && $what == A ]] || {
-        echo "$*: failed:" >&2
-        cat "$out/stderr" >&2
-        exit 1
-    }
-    # The last line: time writes "Command exited with non-zero status N" before it.
-    tail -n 1 "$out/time" | awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' >>"$out/$what"
+    local ok=
+    [ "$what" = B ] || ok=${OK_EXIT:-}
+    timed "$what" "$ok" "$@"
 }
 
 # shellcheck source=benches/in_turns.sh
