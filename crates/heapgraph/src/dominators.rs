@@ -44,7 +44,7 @@ pub const UNPLACED: u32 = u32::MAX;
 /// Time O(m log n) for m references and n objects, whatever the shape. Memory: about 9 `u32`s
 /// per object plus one per reference outside the depth-first spanning tree, besides the result.
 pub fn dominators(g: &HeapGraph) -> DominatorTree {
-    let Spanning { vertex, parent, referrers } = Spanning::new(g);
+    let Spanning { vertex, parent, referrers, .. } = Spanning::new(g);
     let idom = immediate_dominators(&parent, &referrers);
     drop((parent, referrers));
     assemble(&g.shallow, &vertex, &idom)

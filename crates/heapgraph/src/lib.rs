@@ -45,7 +45,7 @@ pub use progress::{InSeries, Phase, Progress, Silent};
 pub use root_path::{PathStep, RootPaths};
 pub use roots::{RootKind, RootSet, root_sets};
 pub use series::{SeriesHeap, estimated_memory, history_of, two_fit, two_fit_now};
-pub use spanning::Spanning;
+pub use spanning::{Spanning, Unreached};
 pub use table::Table;
 pub use values::{Contents, EqualBy, FieldValue, Primitives, References, Value, Values, value_identity};
 

@@ -23,7 +23,7 @@ use crate::retained::dominated_sizes;
 use crate::retainers::{dominated_and_paths_beside, dominated_and_paths_spending};
 use crate::roots::RootKind;
 use crate::roots::RootSet;
-use crate::spanning::Spanning;
+use crate::spanning::{Spanning, Unreached};
 use crate::table::Table;
 use crate::{HeapGraph, retained_sizes};
 
@@ -272,11 +272,14 @@ pub fn group_heap_owned_with_tree<'a>(
 /// [`group_heap_owned_with_tree`] building the tree and handing it to `hand` as soon as it is
 /// assembled (to be kept), before the retained sizes and paths: where the paths' references
 /// are not named, the tree's dominators and preorder, which only the pass down the preorder
-/// reads, then go before the climbs' tables are made.
-#[allow(clippy::too_many_arguments)] // group_heap_owned's, the hand, progress
+/// reads, then go before the climbs' tables are made. The objects the GC roots do not reach
+/// become what `unreached` says; those [`Unreached::Held`] makes roots are handed over too, in
+/// id order, and the retainer paths name them as held by the VM ([`RootKind::Internal`]).
+#[allow(clippy::too_many_arguments)] // group_heap_owned's, the hand, the unreached, progress
 pub fn group_heap_owned_handing_tree<'a>(
     g: HeapGraph,
-    hand: &dyn Fn(&DominatorTree),
+    hand: Hand,
+    unreached: Unreached,
     group_count: usize,
     live: impl Into<Live<'a>>,
     roots: &[RootSet],
@@ -284,7 +287,7 @@ pub fn group_heap_owned_handing_tree<'a>(
     options: &AnalysisOptions,
     progress: &dyn Progress,
 ) -> GroupedHeap {
-    let ask = Ask { hand: Some(hand), progress, ..Ask::default() };
+    let ask = Ask { hand: Some(hand), unreached, progress, ..Ask::default() };
     analyse(Graph::Owned(g), group_count, live.into(), roots, holder, options, ask).0
 }
 
@@ -293,6 +296,10 @@ pub fn group_heap_owned_handing_tree<'a>(
 /// retained sizes and their retainer paths, both read from the tree. With `object_retained`,
 /// every object's retained bytes come back too (else an empty table); the tree comes back when
 /// it was built to be kept.
+/// Handed a built dominator tree as soon as it is assembled, and the objects the search made
+/// roots for want of another, in id order.
+type Hand<'a> = &'a dyn Fn(&DominatorTree, &[u32]);
+
 /// What an analysis is asked for beyond the heap and its options.
 struct Ask<'a> {
     /// Where the dominator tree comes from.
@@ -303,8 +310,11 @@ struct Ask<'a> {
     object_retained: bool,
     /// Told each phase as it begins.
     progress: &'a dyn Progress,
-    /// Handed a built tree as soon as it is assembled.
-    hand: Option<&'a dyn Fn(&DominatorTree)>,
+    /// Handed a built tree as soon as it is assembled, with the objects made roots for want of
+    /// another.
+    hand: Option<Hand<'a>>,
+    /// What a built tree makes of the objects the GC roots do not reach.
+    unreached: Unreached,
 }
 
 impl Default for Ask<'_> {
@@ -315,6 +325,7 @@ impl Default for Ask<'_> {
             object_retained: false,
             progress: &Silent,
             hand: None,
+            unreached: Unreached::default(),
         }
     }
 }
@@ -328,7 +339,7 @@ fn analyse(
     options: &AnalysisOptions,
     ask: Ask,
 ) -> (GroupedHeap, Vec<u64>, Option<DominatorTree>) {
-    let Ask { source, names, object_retained, progress, hand } = ask;
+    let Ask { source, names, object_retained, progress, hand, unreached } = ask;
     let g = graph.get();
     // The caller's tables count against the budget of the tables made here.
     let _held = crate::table::Held::new((live.bytes() + roots.len() * 2) as u64);
@@ -347,24 +358,26 @@ fn analyse(
     // with an index, whose references are mapped from its file: no memory of the process's
     // own.)
     let beside_paths = matches!(source, TreeSource::Known(_)) && options.retainer_paths;
-    let (early, mut tree, narrow) = match source {
-        TreeSource::Known(tree) if beside_paths => (None, tree, None),
+    let (early, mut tree, narrow, held) = match source {
+        TreeSource::Known(tree) if beside_paths => (None, tree, None, Vec::new()),
         TreeSource::Known(tree) => {
             if options.pointer_maps {
                 progress.phase(Phase::PointerMaps);
             }
-            (Some(counts_and_maps(g, &tree, group_count, live, options)), tree, None)
+            (Some(counts_and_maps(g, &tree, group_count, live, options)), tree, None, Vec::new())
         }
         TreeSource::Build | TreeSource::BuildAndKeep => {
             let counts = counts_of();
             progress.phase(Phase::Dominators);
-            let (maps, tree, narrow) = build_tree(&mut graph, group_count, live, names, options);
+            let (maps, tree, narrow, held) =
+                build_tree(&mut graph, group_count, live, names, unreached, options);
             if let Some(hand) = hand {
-                hand(&tree);
+                hand(&tree, &held);
             }
-            (Some((counts, maps)), tree, narrow)
+            (Some((counts, maps)), tree, narrow, held)
         }
     };
+    let roots = RootKinds { records: roots, held: &held };
     if !matches!(names, PathNames::Edges(_)) && !beside_paths {
         graph.free_references();
     }
@@ -409,12 +422,12 @@ fn analyse(
             .enumerate()
             .map(|(group, p)| {
                 p.map(|p| GroupPath {
-                    roots: root_labels(&p.rooted, roots, holder),
+                    roots: root_labels(&p.rooted, &roots, holder),
                     steps: p.steps,
                     via: via
                         .get_mut(group)
                         .and_then(Option::take)
-                        .map(|(via, top)| with_holder(via, top, roots, holder))
+                        .map(|(via, top)| with_holder(via, top, &roots, holder))
                         .unwrap_or_default(),
                 })
             })
@@ -488,8 +501,9 @@ fn build_tree(
     group_count: usize,
     live: Live,
     names: PathNames,
+    unreached: Unreached,
     options: &AnalysisOptions,
-) -> (Option<PointerMaps>, DominatorTree, Option<NarrowSizes>) {
+) -> (Option<PointerMaps>, DominatorTree, Option<NarrowSizes>, Vec<u32>) {
     let g = graph.get();
     // The sizes are read again once the tree is assembled, and by the retainer paths' pass
     // down its preorder. Where they are in a work file, a byte each beside it: the passes then
@@ -510,15 +524,15 @@ fn build_tree(
     let (shallow, (pointed_from, spanning)) = match g.edges.is_mapped() {
         true => {
             let (shallow, pointed_from) = rayon::join(narrow, pointed_from);
-            (shallow, (pointed_from, Spanning::new(g)))
+            (shallow, (pointed_from, Spanning::with(g, unreached)))
         }
-        false => (narrow(), rayon::join(pointed_from, || Spanning::new(g))),
+        false => (narrow(), rayon::join(pointed_from, || Spanning::with(g, unreached))),
     };
     if !matches!(names, PathNames::Edges(_)) {
         graph.free_references();
     }
     let g = graph.get();
-    let Spanning { vertex, parent, referrers } = spanning;
+    let Spanning { vertex, parent, referrers, held } = spanning;
     let (referrers, vertex, parent) = (Arc::new(referrers), Arc::new(vertex), Arc::new(parent));
     let (tree_referrers, tree_vertex, tree_parent) =
         (Arc::clone(&referrers), Arc::clone(&vertex), Arc::clone(&parent));
@@ -540,7 +554,7 @@ fn build_tree(
     let maps =
         pointed_from.zip(points_to).map(|(pointed_from, points_to)| PointerMaps { points_to, pointed_from });
     let (tree, narrow) = tree;
-    (maps, tree, narrow)
+    (maps, tree, narrow, held)
 }
 
 /// The `via` of each step of a path, and the object its last step is rooted at.
@@ -597,12 +611,12 @@ fn name_steps(
 fn with_holder(
     mut via: Vec<Option<String>>,
     top: Option<u32>,
-    roots: &[RootSet],
+    roots: &RootKinds,
     holder: &dyn Fn(u32) -> Option<String>,
 ) -> Vec<Option<String>> {
     let Some(top) = top else { return via };
     let Some(h) = holder(top) else { return via };
-    let h = match roots[top as usize].kinds().any(|k| k == RootKind::Static) {
+    let h = match roots.of(top).kinds().any(|k| k == RootKind::Static) {
         true if !h.starts_with("class ") => format!("static {h}"),
         _ => h,
     };
@@ -650,11 +664,11 @@ fn hops(chain: &[u32], name: &dyn Fn(u32, u32) -> String) -> String {
 /// How the objects a path ends at are rooted: their root kinds and, where the source knows it,
 /// the holder's name ("Static Field app.Registry.people"); objects that no root holds alone are
 /// held jointly by several. At most [`NAMED_ROOTS`] labels, then how many more.
-fn root_labels(rooted: &[u32], roots: &[RootSet], holder: &dyn Fn(u32) -> Option<String>) -> Vec<String> {
+fn root_labels(rooted: &[u32], roots: &RootKinds, holder: &dyn Fn(u32) -> Option<String>) -> Vec<String> {
     let mut labels: Vec<String> = Vec::new();
     let mut more = 0;
     for &o in rooted {
-        let kinds = roots[o as usize];
+        let kinds = roots.of(o);
         let label = match (kinds.is_empty(), holder(o)) {
             (false, Some(name)) => format!("{} {name}", kinds.label()),
             (false, None) => kinds.label(),
@@ -678,6 +692,24 @@ fn root_labels(rooted: &[u32], roots: &[RootSet], holder: &dyn Fn(u32) -> Option
 
 /// How many distinct root labels a retainer path lists.
 pub const NAMED_ROOTS: usize = 3;
+
+/// The root kinds of each object: those its source gave, and the VM's own for the objects the
+/// search made roots for want of another ([`Unreached::Held`]).
+struct RootKinds<'a> {
+    records: &'a [RootSet],
+    /// In id order.
+    held: &'a [u32],
+}
+
+impl RootKinds<'_> {
+    fn of(&self, o: u32) -> RootSet {
+        let kinds = self.records[o as usize];
+        match self.held.binary_search(&o) {
+            Ok(_) => kinds.with(RootKind::Internal),
+            Err(_) => kinds,
+        }
+    }
+}
 
 /// How a retainer path names objects that only several roots together keep alive.
 pub const SEVERAL_ROOTS: &str = "several roots";

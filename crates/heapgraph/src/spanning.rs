@@ -32,6 +32,22 @@ pub struct Spanning {
     pub parent: Table<u32>,
     /// Each number's referrers besides the reference from its parent.
     pub referrers: Referrers,
+    /// The objects the GC roots do not reach, in id order, which [`Unreached::Held`] made roots
+    /// of their own (none otherwise).
+    pub held: Vec<u32>,
+}
+
+/// What becomes of the objects the GC roots do not reach.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Unreached {
+    /// They get no number (garbage, or objects outside the live set).
+    #[default]
+    Left,
+    /// Each is a GC root of its own, searched after the others in id order — what a heap dump's
+    /// objects are, since the VM dumps only what it keeps alive: those no root record reaches it
+    /// holds itself. Found by the search, as what it left unnumbered, instead of by a marking
+    /// of its own beforehand (a second pass over every reference, at random).
+    Held,
 }
 
 /// The numbers that reference each number (0 for a GC root), once per reference, in compressed
@@ -55,6 +71,11 @@ impl Spanning {
     /// Numbers what `g.roots` reach and collects the referrers. Memory besides the result: a
     /// `u32` per object and a bit per reference, while it runs.
     pub fn new(g: &HeapGraph) -> Spanning {
+        Spanning::with(g, Unreached::Left)
+    }
+
+    /// [`Spanning::new`], with the objects `g.roots` do not reach numbered as `unreached` says.
+    pub fn with(g: &HeapGraph, unreached: Unreached) -> Spanning {
         let limit = VIRTUAL_ROOT as usize;
         assert!(
             g.object_count() < limit && g.edges.len() + g.roots.len() < limit,
@@ -64,9 +85,9 @@ impl Spanning {
         // gives read-around back) in order.
         g.edge_start.expect(Access::Random);
         g.edges.expect(Access::Random);
-        let search = Search::new(g);
+        let search = Search::new(g, unreached);
         let referrers = referrers(g, &search);
-        Spanning { vertex: search.vertex, parent: search.parent, referrers }
+        Spanning { vertex: search.vertex, parent: search.parent, referrers, held: search.held }
     }
 
     /// Every referrer of number `v`: its parent (none for the virtual root), then the others.
@@ -110,13 +131,16 @@ struct Search {
     /// A bit per reference (by its place in `g.edges`): set for the ones numbers were given
     /// through, the spanning tree's edges. A table like the others, counted in the budget.
     tree_edge: Table<u64>,
-    /// Per GC root (in `g.roots`): numbered from the virtual root, not found from another first.
+    /// The objects made roots since no GC root reaches them ([`Unreached::Held`]).
+    held: Vec<u32>,
+    /// Per GC root (in `g.roots`, then `held`): numbered from the virtual root, not found from
+    /// another first.
     root_numbered: Vec<bool>,
 }
 
 impl Search {
     /// Iterative: real heaps have reference chains of millions of objects.
-    fn new(g: &HeapGraph) -> Search {
+    fn new(g: &HeapGraph, unreached: Unreached) -> Search {
         // At most every object gets a number: room for all at once, since growing by doubling
         // would hold twice that.
         let mut search = Search {
@@ -124,37 +148,55 @@ impl Search {
             vertex: Table::with_capacity_in_order(g.object_count() + 1),
             parent: Table::with_capacity_in_order(g.object_count() + 1),
             tree_edge: Table::filled(g.edges.len().div_ceil(64), 0),
-            root_numbered: vec![false; g.roots.len()],
+            held: Vec::new(),
+            root_numbered: Vec::with_capacity(g.roots.len()),
         };
         search.number.expect(Access::Random);
         search.vertex.push(VIRTUAL_ROOT);
         search.parent.push(0);
-        // Frames: (number, next reference, end of references) in `g.edges`.
-        let mut stack: Vec<(u32, usize, usize)> = Vec::new();
+        let mut stack = Vec::new();
+        for &root in &g.roots {
+            search.search_from(g, root, &mut stack);
+        }
+        if unreached == Unreached::Held {
+            // All of them before any is searched: one reached from another is a root all the
+            // same, as it would be had they been marked beforehand.
+            search.number.expect(Access::InOrder);
+            search.held =
+                (0..g.object_count() as u32).filter(|&o| search.number[o as usize] == UNNUMBERED).collect();
+            search.number.expect(Access::Random);
+            for i in 0..search.held.len() {
+                search.search_from(g, search.held[i], &mut stack);
+            }
+        }
+        search
+    }
+
+    /// Searches from GC root `root`, depth first: `stack` holds the frames (number, next
+    /// reference, end of references in `g.edges`), empty between roots.
+    fn search_from(&mut self, g: &HeapGraph, root: u32, stack: &mut Vec<(u32, usize, usize)>) {
         let frame = |v: u32, o: u32| {
             let edges = g.edge_range(o);
             (v, edges.start, edges.end)
         };
-        for (r, &root) in g.roots.iter().enumerate() {
-            if let Some(v) = search.visit(root, 0) {
-                search.root_numbered[r] = true;
-                stack.push(frame(v, root));
+        let numbered = self.visit(root, 0);
+        self.root_numbered.push(numbered.is_some());
+        if let Some(v) = numbered {
+            stack.push(frame(v, root));
+        }
+        while let Some(top) = stack.last_mut() {
+            if top.1 == top.2 {
+                stack.pop();
+                continue;
             }
-            while let Some(top) = stack.last_mut() {
-                if top.1 == top.2 {
-                    stack.pop();
-                    continue;
-                }
-                let e = top.1;
-                top.1 += 1;
-                let t = g.edges[e];
-                if let Some(v) = search.visit(t, top.0) {
-                    search.tree_edge[e / 64] |= 1 << (e % 64);
-                    stack.push(frame(v, t));
-                }
+            let e = top.1;
+            top.1 += 1;
+            let t = g.edges[e];
+            if let Some(v) = self.visit(t, top.0) {
+                self.tree_edge[e / 64] |= 1 << (e % 64);
+                stack.push(frame(v, t));
             }
         }
-        search
     }
 
     /// Numbers object `o`, reached from number `from`, if it is new.
@@ -204,7 +246,8 @@ fn referrers(g: &HeapGraph, search: &Search) -> Referrers {
 /// `each(target, referrer's number)` for every reference from a numbered object (and from the
 /// virtual root to each GC root) that is not a spanning-tree edge, in the objects' id order.
 fn other_referrers(g: &HeapGraph, search: &Search, mut each: impl FnMut(u32, u32)) {
-    for (&t, _) in g.roots.iter().zip(&search.root_numbered).filter(|&(_, &numbered)| !numbered) {
+    let roots = g.roots.iter().chain(&search.held);
+    for (&t, _) in roots.zip(&search.root_numbered).filter(|&(_, &numbered)| !numbered) {
         each(t, 0);
     }
     let tree_edge = &search.tree_edge;
@@ -252,5 +295,26 @@ mod tests {
             let references = expected.iter().map(Vec::len).sum::<usize>();
             assert_eq!(listed, references - (spanning.len() - 1), "one tree edge a number left out");
         }
+    }
+
+    /// Held, the objects the roots do not reach are searched as if marked beforehand and
+    /// appended to the roots in id order: the same numbers, referrers and spanning tree, every
+    /// one of them a root even where another reaches it.
+    #[test]
+    fn held_unreached_objects_are_the_roots_a_marking_would_add() {
+        let mut some_held = 0;
+        for g in random_graphs() {
+            let reached = crate::reachable(&g);
+            let unreached: Vec<u32> =
+                (0..g.object_count() as u32).filter(|&o| !reached[o as usize]).collect();
+            let mut marked = g.clone();
+            marked.roots.extend(&unreached);
+            let held = Spanning::with(&g, Unreached::Held);
+            assert_eq!(held.held, unreached);
+            assert_eq!(Spanning { held: Vec::new(), ..held }, Spanning::new(&marked));
+            assert!(Spanning::new(&g).held.is_empty());
+            some_held += usize::from(unreached.len() > 1);
+        }
+        assert!(some_held > 10, "the random graphs have garbage: {some_held}");
     }
 }

@@ -4,8 +4,8 @@
 
 use memcity_heapgraph::{
     AnalysisOptions, Classifier, DominatorTree, GroupedHeap, Grouper, Grouping, LeafMemo, Live, ObjectFacts,
-    ObjectGroups, Phase, Progress, RootKind, RootSet, Silent, TreeSource, group_heap_owned_handing_tree,
-    group_heap_owned_with_tree, reachable, root_sets,
+    ObjectGroups, Phase, Progress, Retained, RootKind, RootSet, Silent, TreeSource, Unreached,
+    group_heap_owned_handing_tree, group_heap_owned_with_tree, reachable, root_sets,
 };
 
 use rayon::prelude::*;
@@ -125,32 +125,38 @@ pub fn group_dump_with_tree(
     keep_at: Option<&TreePlace>,
     progress: &dyn Progress,
 ) -> GroupedHeap {
-    let (held_by_vm, tree) = hold_with_tree(dump, roots, kept, false);
-    // Nothing reads the graph afterwards: its references can go as soon as they are followed.
+    let Some(kept) = kept else {
+        // The objects no root record reaches are found by the depth-first search, as what it
+        // left, instead of by a marking of every reference beforehand; but the exact closures
+        // mark from the roots, the VM's own among them, so for them they are marked first.
+        let marked = (options.retained == Retained::Closure).then(|| hold_unreached(dump, roots));
+        let unreached = if marked.is_some() { Unreached::Left } else { Unreached::Held };
+        let keep = |tree: &DominatorTree, held_by_search: &[u32]| {
+            if let Some(place) = keep_at {
+                progress.phase(Phase::KeepingTree);
+                crate::index::keep_tree_parts(place, marked.as_deref().unwrap_or(held_by_search), tree);
+            }
+        };
+        // Nothing reads the graph afterwards: its references can go as soon as they are followed.
+        let graph = std::mem::take(&mut dump.graph);
+        let holder = |node| dump.holder_name(node);
+        return group_heap_owned_handing_tree(
+            graph,
+            &keep,
+            unreached,
+            group_count,
+            Live::All,
+            roots,
+            &holder,
+            options,
+            progress,
+        );
+    };
+    hold(dump, roots, &kept.held_by_vm);
     let graph = std::mem::take(&mut dump.graph);
     let holder = |node| dump.holder_name(node);
-    match (tree, keep_at) {
-        (TreeSource::Build, Some(place)) => {
-            let keep = |tree: &DominatorTree| {
-                progress.phase(Phase::KeepingTree);
-                crate::index::keep_tree_parts(place, &held_by_vm, tree);
-            };
-            group_heap_owned_handing_tree(
-                graph,
-                &keep,
-                group_count,
-                Live::All,
-                roots,
-                &holder,
-                options,
-                progress,
-            )
-        }
-        (tree, _) => {
-            group_heap_owned_with_tree(graph, tree, group_count, Live::All, roots, &holder, options, progress)
-                .0
-        }
-    }
+    let known = TreeSource::Known(kept.tree);
+    group_heap_owned_with_tree(graph, known, group_count, Live::All, roots, &holder, options, progress).0
 }
 
 /// Makes the objects no root record reaches roots of the VM's own — those the kept tree lists,

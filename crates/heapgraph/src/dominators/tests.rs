@@ -141,7 +141,7 @@ fn a_tree_assembled_from_narrow_sizes_is_the_same() {
         g.shallow = (0..n).map(|o| [8, 16, 4000, 24, 13][o % 5] as u64).collect::<Vec<_>>().into();
         let unit = Unit::of_sample(&g.shallow[..n.min(2)]);
         let shallow = Narrow::of(&g.shallow, unit);
-        let Spanning { vertex, parent, referrers } = Spanning::new(&g);
+        let Spanning { vertex, parent, referrers, .. } = Spanning::new(&g);
         let idom = immediate_dominators(&parent, &referrers);
         let mut retained = Narrow::zeros(n, unit);
         let tree = assemble_with(n, |o| shallow.get(o, &g.shallow), &vertex, &idom, Some(&mut retained));

@@ -158,7 +158,7 @@ fn root_labels_name_holders_and_cap_the_list() {
     ];
     let named = |o: u32| (o >= 2).then(|| format!("class C{o}"));
     assert_eq!(
-        root_labels(&[0, 1, 2, 3, 4], &roots, &named),
+        root_labels(&[0, 1, 2, 3, 4], &RootKinds { records: &roots, held: &[] }, &named),
         ["several roots", "JNI Global", "class C2, held by several roots", "and 2 more"]
     );
 }
@@ -313,10 +313,12 @@ fn a_kept_tree_groups_as_the_one_built() {
     assert_eq!(built, group_heap_named(&g, n, &live, &roots, &holder, &options));
     // Handed over as soon as it is assembled, the same tree, and the same grouping after it.
     let handed = std::sync::Mutex::new(None);
-    let hand = |tree: &DominatorTree| *handed.lock().unwrap() = Some(tree.clone());
+    let hand =
+        |tree: &DominatorTree, held: &[u32]| *handed.lock().unwrap() = Some((tree.clone(), held.to_vec()));
+    let left = Unreached::Left;
     let grouped =
-        group_heap_owned_handing_tree(g.clone(), &hand, n, &live, &roots, &holder, &options, &Silent);
-    assert_eq!((grouped, handed.into_inner().unwrap()), (built.clone(), Some(kept.clone())));
+        group_heap_owned_handing_tree(g.clone(), &hand, left, n, &live, &roots, &holder, &options, &Silent);
+    assert_eq!((grouped, handed.into_inner().unwrap()), (built.clone(), Some((kept.clone(), Vec::new()))));
     let (known, none) = owned(TreeSource::Known(kept));
     assert!(none.is_none(), "only a built tree is handed back");
     assert_eq!(known, built);
@@ -337,6 +339,74 @@ fn a_kept_tree_groups_as_the_one_built() {
         let (known, _) =
             group_heap_owned_with_tree(g.clone(), tree, group_count, &live, &roots, &none, &options, &Silent);
         assert_eq!(known, built);
+    }
+}
+
+/// Objects the roots do not reach, held by the search, group as a dump's do where a marking
+/// made them roots of the VM beforehand: every object counts, the same tree is handed over with
+/// them, and a path that ends at one says the VM holds it.
+#[test]
+fn unreached_objects_held_by_the_search_group_as_if_marked_first() {
+    let (g, roots, grouper) = heap();
+    let n = grouper.group_count();
+    let holder = |o: u32| (o == 0).then(|| "App.list".to_string());
+    let options = AnalysisOptions::default();
+    let marked = |g: &HeapGraph, roots: &[RootSet]| {
+        let reached = crate::reachable(g);
+        let (mut g, mut roots) = (g.clone(), roots.to_vec());
+        for o in (0..g.object_count() as u32).filter(|&o| !reached[o as usize]) {
+            g.roots.push(o);
+            roots[o as usize] = roots[o as usize].with(RootKind::Internal);
+        }
+        (g, roots)
+    };
+    let held_by_search =
+        |g: &HeapGraph, n: usize, roots: &[RootSet], holder: &dyn Fn(u32) -> Option<String>| {
+            let handed = std::sync::Mutex::new(None);
+            let hand = |tree: &DominatorTree, held: &[u32]| {
+                *handed.lock().unwrap() = Some((tree.clone(), held.to_vec()))
+            };
+            let grouped = group_heap_owned_handing_tree(
+                g.clone(),
+                &hand,
+                Unreached::Held,
+                n,
+                Live::All,
+                roots,
+                holder,
+                &options,
+                &Silent,
+            );
+            (grouped, handed.into_inner().unwrap().expect("handed over"))
+        };
+    let (grouped, (tree, held)) = held_by_search(&g, n, &roots, &holder);
+    assert_eq!(held, [7], "the garbage G");
+    let (g_marked, roots_marked) = marked(&g, &roots);
+    assert_eq!(tree, crate::dominators(&g_marked));
+    assert_eq!(grouped, group_heap_named(&g_marked, n, &[true; 8], &roots_marked, &holder, &options));
+    let group = |t: &str| grouper.group_of_key(&format!("Heap#Type:{t}")).unwrap() as usize;
+    assert_eq!(grouped.counts[group("G")].objects, 1);
+    assert_eq!(grouped.paths[group("G")].as_ref().unwrap().roots, ["VM Internal"]);
+
+    for g in crate::dominators::tests::random_graphs() {
+        let group_count = g.group.iter().max().unwrap_or(0) as usize + 1;
+        let roots = vec![RootSet::NONE; g.object_count()];
+        let none = |_: u32| None;
+        let (grouped, (tree, held)) = held_by_search(&g, group_count, &roots, &none);
+        let (g_marked, roots_marked) = marked(&g, &roots);
+        assert_eq!(held, &g_marked.roots[g.roots.len()..]);
+        assert_eq!(tree, crate::dominators(&g_marked));
+        assert_eq!(
+            grouped,
+            group_heap_named(
+                &g_marked,
+                group_count,
+                &vec![true; g.object_count()],
+                &roots_marked,
+                &none,
+                &options
+            )
+        );
     }
 }
 

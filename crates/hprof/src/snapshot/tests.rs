@@ -37,3 +37,37 @@ fn leaves_by_class_are_numbered_as_the_objects_first_meet_their_classes() {
         }
     }
 }
+
+/// The objects no root record reaches, found by the depth-first search, group a real JVM dump
+/// as marking them first and making them roots did: counts, retained sizes, paths (those that
+/// end at one say the VM holds it) and, marked first for them, the exact closures.
+#[test]
+fn unreached_objects_held_by_the_search_group_as_if_marked_first() {
+    use memcity_heapgraph::{
+        AnalysisOptions, Live, Retained, Silent, TreeSource, group_heap_owned_with_tree,
+    };
+    let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/hprof/dump1.hprof.gz");
+    let read = || crate::read_dump(&sample, &crate::Layout::default(), &|_| {}).unwrap();
+    for retained in [Retained::Dominated, Retained::Closure] {
+        let options = AnalysisOptions { retained, ..AnalysisOptions::default() };
+        let mut grouper = Grouper::new(super::default_grouping().classifiers);
+        let mut dump = read();
+        let mut roots = super::assign_leaves(&mut dump, &mut grouper);
+        let n = grouper.group_count();
+        let held = super::group_dump(&mut dump, &mut roots, n, &options);
+
+        let mut dump = read();
+        let mut roots = super::assign_leaves(&mut dump, &mut grouper);
+        let marked = super::hold_unreached(&mut dump, &mut roots);
+        assert!(marked.len() > 100, "the sample has objects no root record reaches: {}", marked.len());
+        let graph = std::mem::take(&mut dump.graph);
+        let holder = |node| dump.holder_name(node);
+        let build = TreeSource::Build;
+        let expected =
+            group_heap_owned_with_tree(graph, build, n, Live::All, &roots, &holder, &options, &Silent).0;
+        assert_eq!(held, expected, "{retained:?}");
+        let by_vm =
+            held.paths.iter().flatten().filter(|p| p.roots.iter().any(|r| r.starts_with("VM Internal")));
+        assert!(by_vm.count() > 0, "some path ends at an object the VM holds");
+    }
+}
