@@ -10,7 +10,7 @@
 //! have reference chains of millions of objects, and recursion would overflow the stack.
 
 use crate::HeapGraph;
-use crate::narrow::Narrow;
+use crate::narrow::{ESCAPE, Narrow};
 use crate::spanning::{Referrers, Spanning};
 use crate::table::{Plain, Table};
 
@@ -157,21 +157,35 @@ fn eval(v: u32, linked: u32, forest: &mut [Link], semi: &[u32], path: &mut Vec<u
 /// then preorder positions top-down: each child takes the next free slot of its dominator's range
 /// (and the preorder and the positions are written together, the one the other's inverse).
 pub(crate) fn assemble(shallow: &[u64], vertex: &[u32], idom: &[u32]) -> DominatorTree {
-    assemble_with(shallow.len(), |o| shallow[o], vertex, idom, None)
+    assemble_with(shallow.len(), |o| shallow[o], vertex, idom, RetainedBytes::Full)
 }
 
-/// [`assemble`] for `n` objects, reading each object's shallow bytes from `shallow`, and with
-/// `retained`, writing the retained sizes a byte each there too (zeros at first: unreachable
-/// objects retain nothing).
+/// Where [`assemble_with`] writes each object's retained bytes.
+pub(crate) enum RetainedBytes<'a> {
+    /// In the tree's table.
+    Full,
+    /// In the tree's table, and a byte each in the narrow table (zeros at first: unreachable
+    /// objects retain nothing).
+    FullAndNarrow(&'a mut Narrow),
+    /// A byte each in the narrow table, and in the tree's table only where they escape it
+    /// ([`Narrow::get`] reads them back): for a tree whose retained bytes nothing reads but
+    /// through the narrow table. Past the budget, the tree's table is then a work file that
+    /// is mostly never written (a 96 M-object dump's first import in a 2 GiB cgroup: the
+    /// assembly in 5.1 s instead of 6.4-6.7).
+    Narrow(&'a mut Narrow),
+}
+
+/// [`assemble`] for `n` objects, reading each object's shallow bytes from `shallow`, and
+/// writing the retained bytes where `retained` says.
 pub(crate) fn assemble_with(
     n: usize,
     shallow: impl Fn(usize) -> u64,
     vertex: &[u32],
     idom: &[u32],
-    mut retained: Option<&mut Narrow>,
+    mut retained: RetainedBytes,
 ) -> DominatorTree {
     let count = vertex.len();
-    // The retained sizes are summed in the tree's own table, by object: a table of them by
+    // The retained sizes are summed in the tree's own tables, by object: a table of them by
     // number, copied into it afterwards, was 8 bytes per object more at the import's peak, and
     // on a machine whose host takes back the memory its guest frees, each GiB more than the
     // process held before costs seconds (the dominator phase of a 96 M-object dump took
@@ -182,6 +196,11 @@ pub(crate) fn assemble_with(
     // (retained sizes and retainer paths took 12-13 s instead of 8-10 s in a 2 GiB cgroup with
     // the tree in memory, single runs).
     let mut bytes = Table::filled_in_order(n, 0u64);
+    // Summed in the table of the positions, which the placing fills afterwards, while a sum
+    // fits below `u32::MAX` (then in `bytes`): 4 bytes an object read and written at random
+    // instead of 8, and each object's final sum written to `bytes` once, or not at all where
+    // it stays narrow.
+    let mut sums = Table::filled_in_order(n, 0u32);
     // The objects in each object's subtree, itself included, summed the same way: the tree's
     // own table, where a table by number was 4 bytes per object more at the peak.
     let mut subtree = Table::filled_in_order(n, 0u32);
@@ -189,22 +208,34 @@ pub(crate) fn assemble_with(
     let mut dominators = Table::filled_in_order(n, 0);
     for v in (1..count).rev() {
         let o = vertex[v] as usize;
-        bytes[o] += shallow(o);
+        let own = add(&mut sums, &mut bytes, o, shallow(o));
         subtree[o] += 1;
         // Everything `o` dominates has a larger number: its sizes are final now. They and its
         // dominator are written here, in the pass that has `o`'s pages at hand, rather than in
         // the placing's, which then reads only the subtree sizes by object: in a 2 GiB cgroup
         // the placing's tables past the budget did not fit beside each other (a 96 M-object
         // dump's first import there: 0.97x paired; unbounded 1.01x).
-        if let Some(retained) = retained.as_deref_mut() {
-            retained.set(o, bytes[o]);
+        let full = match &mut retained {
+            RetainedBytes::Full => true,
+            RetainedBytes::FullAndNarrow(narrow) => {
+                narrow.set(o, own);
+                true
+            }
+            RetainedBytes::Narrow(narrow) => {
+                narrow.set(o, own);
+                narrow.values[o] == ESCAPE
+            }
+        };
+        // A wide sum is there already.
+        if full && sums[o] != WIDE {
+            bytes[o] = own;
         }
         // The virtual root (number 0) is no object and retains nothing of its own.
         dominators[o] = match idom[v] as usize {
             0 => VIRTUAL_ROOT,
             d => {
-                let (d, held, below) = (vertex[d] as usize, bytes[o], subtree[o]);
-                bytes[d] += held;
+                let (d, below) = (vertex[d] as usize, subtree[o]);
+                add(&mut sums, &mut bytes, d, own);
                 subtree[d] += below;
                 d as u32
             }
@@ -215,7 +246,7 @@ pub(crate) fn assemble_with(
         retained: bytes,
         preorder: Table::filled_in_order(count - 1, 0),
         subtree,
-        position: Table::filled_in_order(n, 0),
+        position: sums,
     };
     // While the objects are placed, `position[o]` of a placed object is the next free
     // position in its subtree; the subtrees below the virtual root take theirs from 0 on.
@@ -240,6 +271,23 @@ pub(crate) fn assemble_with(
     }
     finish_positions(&mut tree);
     tree
+}
+
+/// In the table of the sums: the sum is in the table of the retained bytes.
+const WIDE: u32 = u32::MAX;
+
+/// Adds `amount` to object `o`'s sum, in `sums` while it fits below [`WIDE`], else in `wide`;
+/// returns the new sum.
+fn add(sums: &mut [u32], wide: &mut [u64], o: usize, amount: u64) -> u64 {
+    let sum = match sums[o] {
+        WIDE => wide[o],
+        sum => u64::from(sum),
+    } + amount;
+    match u32::try_from(sum) {
+        Ok(sum) if sum != WIDE => sums[o] = sum,
+        _ => (sums[o], wide[o]) = (WIDE, sum),
+    }
+    sum
 }
 
 /// After the placing, a placed object's next free position is past its subtree: its own

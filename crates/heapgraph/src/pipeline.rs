@@ -13,7 +13,7 @@ use rustc_hash::FxHashMap as HashMap;
 use crate::Live;
 use crate::classify::{Classifier, ObjectFacts};
 use crate::dominators::{DominatorTree, VIRTUAL_ROOT};
-use crate::dominators::{assemble_with, immediate_dominators};
+use crate::dominators::{RetainedBytes, assemble_with, immediate_dominators};
 use crate::group::{GroupCounts, Grouper, OUTSIDE};
 use crate::maps::{PointerMaps, pointed_from, pointer_maps, pointer_maps_reached, points_to};
 use crate::narrow::{Narrow, NarrowSizes, Unit};
@@ -269,8 +269,8 @@ pub fn group_heap_owned_with_tree<'a>(
     (heap, tree)
 }
 
-/// [`group_heap_owned_with_tree`] building the tree and handing it to `hand` as soon as it is
-/// assembled (to be kept), before the retained sizes and paths: where the paths' references
+/// [`group_heap_owned_with_tree`] building the tree and handing it to `hand`, if any, as soon as
+/// it is assembled (to be kept), before the retained sizes and paths: where the paths' references
 /// are not named, the tree's dominators and preorder, which only the pass down the preorder
 /// reads, then go before the climbs' tables are made. The objects the GC roots do not reach
 /// become what `unreached` says; those [`Unreached::Held`] makes roots are handed over too, in
@@ -278,7 +278,7 @@ pub fn group_heap_owned_with_tree<'a>(
 #[allow(clippy::too_many_arguments)] // group_heap_owned's, the hand, the unreached, progress
 pub fn group_heap_owned_handing_tree<'a>(
     g: HeapGraph,
-    hand: Hand,
+    hand: Option<Hand>,
     unreached: Unreached,
     group_count: usize,
     live: impl Into<Live<'a>>,
@@ -287,7 +287,7 @@ pub fn group_heap_owned_handing_tree<'a>(
     options: &AnalysisOptions,
     progress: &dyn Progress,
 ) -> GroupedHeap {
-    let ask = Ask { hand: Some(hand), unreached, progress, ..Ask::default() };
+    let ask = Ask { hand, unreached, progress, ..Ask::default() };
     analyse(Graph::Owned(g), group_count, live.into(), roots, holder, options, ask).0
 }
 
@@ -369,8 +369,11 @@ fn analyse(
         TreeSource::Build | TreeSource::BuildAndKeep => {
             let counts = counts_of();
             progress.phase(Phase::Dominators);
+            // Where the tree goes nowhere and only the retainer paths' pass reads its retained
+            // bytes (through the narrow ones, where there are any), they may stay narrow.
+            let narrow_enough = options.retainer_paths && !keep && hand.is_none() && !object_retained;
             let (maps, tree, narrow, held) =
-                build_tree(&mut graph, group_count, live, names, unreached, options);
+                build_tree(&mut graph, group_count, live, names, unreached, narrow_enough, options);
             if let Some(hand) = hand {
                 hand(&tree, &held);
             }
@@ -502,6 +505,7 @@ fn build_tree(
     live: Live,
     names: PathNames,
     unreached: Unreached,
+    narrow_enough: bool,
     options: &AnalysisOptions,
 ) -> (Option<PointerMaps>, DominatorTree, Option<NarrowSizes>, Vec<u32>) {
     let g = graph.get();
@@ -546,7 +550,12 @@ fn build_tree(
                 Some(shallow) => shallow.get(o, &g.shallow),
                 None => g.shallow[o],
             };
-            let tree = assemble_with(g.object_count(), bytes, &tree_vertex, &idom, retained.as_mut());
+            let into = match retained.as_mut() {
+                Some(narrow) if narrow_enough => RetainedBytes::Narrow(narrow),
+                Some(narrow) => RetainedBytes::FullAndNarrow(narrow),
+                None => RetainedBytes::Full,
+            };
+            let tree = assemble_with(g.object_count(), bytes, &tree_vertex, &idom, into);
             drop((idom, tree_vertex));
             (tree, shallow.zip(retained).map(|(shallow, retained)| NarrowSizes { shallow, retained }))
         },

@@ -131,18 +131,21 @@ pub fn group_dump_with_tree(
         // mark from the roots, the VM's own among them, so for them they are marked first.
         let marked = (options.retained == Retained::Closure).then(|| hold_unreached(dump, roots));
         let unreached = if marked.is_some() { Unreached::Left } else { Unreached::Held };
-        let keep = |tree: &DominatorTree, held_by_search: &[u32]| {
-            if let Some(place) = keep_at {
+        // Handed over only to be kept: a tree that goes nowhere needs less (its retained bytes
+        // may stay narrow).
+        let keep = keep_at.map(|place| {
+            move |tree: &DominatorTree, held_by_search: &[u32]| {
                 progress.phase(Phase::KeepingTree);
                 crate::index::keep_tree_parts(place, marked.as_deref().unwrap_or(held_by_search), tree);
             }
-        };
+        });
+        let hand = keep.as_ref().map(|keep| keep as &dyn Fn(&DominatorTree, &[u32]));
         // Nothing reads the graph afterwards: its references can go as soon as they are followed.
         let graph = std::mem::take(&mut dump.graph);
         let holder = |node| dump.holder_name(node);
         return group_heap_owned_handing_tree(
             graph,
-            &keep,
+            hand,
             unreached,
             group_count,
             Live::All,

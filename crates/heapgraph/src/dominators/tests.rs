@@ -144,9 +144,18 @@ fn a_tree_assembled_from_narrow_sizes_is_the_same() {
         let Spanning { vertex, parent, referrers, .. } = Spanning::new(&g);
         let idom = immediate_dominators(&parent, &referrers);
         let mut retained = Narrow::zeros(n, unit);
-        let tree = assemble_with(n, |o| shallow.get(o, &g.shallow), &vertex, &idom, Some(&mut retained));
+        let shallow = |o| shallow.get(o, &g.shallow);
+        let tree = assemble_with(n, shallow, &vertex, &idom, RetainedBytes::FullAndNarrow(&mut retained));
         assert_eq!(tree, dominators(&g), "{g:?}");
         assert!((0..n).all(|o| retained.get(o, &tree.retained) == tree.retained[o]), "{g:?}");
+        // Narrow only: the same narrow sizes, the full ones only where those escape.
+        let mut alone = Narrow::zeros(n, unit);
+        let narrow = assemble_with(n, shallow, &vertex, &idom, RetainedBytes::Narrow(&mut alone));
+        assert!(alone.values == retained.values);
+        assert!((0..n).all(|o| alone.get(o, &narrow.retained) == tree.retained[o]), "{g:?}");
+        let escaped = |o: &usize| alone.values[*o] == ESCAPE;
+        assert!((0..n).filter(|o| !escaped(o)).all(|o| narrow.retained[o] == 0), "only the escapes written");
+        assert_eq!(DominatorTree { retained: tree.retained.clone(), ..narrow }, tree);
     }
 }
 
@@ -258,4 +267,19 @@ fn positions_of(preorder: &[u32], objects: usize) -> Table<u32> {
         position[o as usize] = p as u32;
     }
     position
+}
+
+/// Retained bytes past `u32` (summed in four bytes an object until they no longer fit): a
+/// chain of 3 GiB objects, one beside it that sums to just below the limit, and one to it.
+#[test]
+fn retained_bytes_past_four_gib_are_exact() {
+    const GIB: u64 = 1 << 30;
+    let max = u64::from(u32::MAX);
+    // 0 → 1 → 2 → 3; 4 → 5 (sums to u32::MAX - 1), 6 → 7 (sums to u32::MAX exactly).
+    let shallow = vec![3 * GIB, 3 * GIB, 3 * GIB, 3 * GIB, max - 11, 10, max - 10, 10];
+    let refs = [(0, 1), (1, 2), (2, 3), (4, 5), (6, 7)];
+    let g = graph(vec![0; 8], shallow, &refs, vec![0, 4, 6]);
+    let tree = dominators(&g);
+    assert_eq!(tree.retained[..4], [12 * GIB, 9 * GIB, 6 * GIB, 3 * GIB]);
+    assert_eq!(tree.retained[4..], [max - 1, 10, max, 10]);
 }

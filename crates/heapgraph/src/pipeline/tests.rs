@@ -316,8 +316,17 @@ fn a_kept_tree_groups_as_the_one_built() {
     let hand =
         |tree: &DominatorTree, held: &[u32]| *handed.lock().unwrap() = Some((tree.clone(), held.to_vec()));
     let left = Unreached::Left;
-    let grouped =
-        group_heap_owned_handing_tree(g.clone(), &hand, left, n, &live, &roots, &holder, &options, &Silent);
+    let grouped = group_heap_owned_handing_tree(
+        g.clone(),
+        Some(&hand),
+        left,
+        n,
+        &live,
+        &roots,
+        &holder,
+        &options,
+        &Silent,
+    );
     assert_eq!((grouped, handed.into_inner().unwrap()), (built.clone(), Some((kept.clone(), Vec::new()))));
     let (known, none) = owned(TreeSource::Known(kept));
     assert!(none.is_none(), "only a built tree is handed back");
@@ -366,17 +375,12 @@ fn unreached_objects_held_by_the_search_group_as_if_marked_first() {
             let hand = |tree: &DominatorTree, held: &[u32]| {
                 *handed.lock().unwrap() = Some((tree.clone(), held.to_vec()))
             };
-            let grouped = group_heap_owned_handing_tree(
-                g.clone(),
-                &hand,
-                Unreached::Held,
-                n,
-                Live::All,
-                roots,
-                holder,
-                &options,
-                &Silent,
-            );
+            let group = |hand| {
+                let (held, all) = (Unreached::Held, Live::All);
+                group_heap_owned_handing_tree(g.clone(), hand, held, n, all, roots, holder, &options, &Silent)
+            };
+            let grouped = group(Some(&hand));
+            assert_eq!(group(None), grouped, "handed over or not");
             (grouped, handed.into_inner().unwrap().expect("handed over"))
         };
     let (grouped, (tree, held)) = held_by_search(&g, n, &roots, &holder);
