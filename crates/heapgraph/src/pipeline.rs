@@ -291,11 +291,6 @@ pub fn group_heap_owned_handing_tree<'a>(
     analyse(Graph::Owned(g), group_count, live.into(), roots, holder, options, ask).0
 }
 
-/// The steps, in an order that keeps the fewest tables alive at once (docs/why.md): the
-/// dominator tree ([`build_tree`], unless it is known), then, side by side, the groups'
-/// retained sizes and their retainer paths, both read from the tree. With `object_retained`,
-/// every object's retained bytes come back too (else an empty table); the tree comes back when
-/// it was built to be kept.
 /// Handed a built dominator tree as soon as it is assembled, and the objects the search made
 /// roots for want of another, in id order.
 type Hand<'a> = &'a dyn Fn(&DominatorTree, &[u32]);
@@ -330,6 +325,11 @@ impl Default for Ask<'_> {
     }
 }
 
+/// The steps, in an order that keeps the fewest tables alive at once (docs/why.md): the
+/// dominator tree ([`build_tree`], unless it is known), then, side by side, the groups'
+/// retained sizes and their retainer paths, both read from the tree. With `object_retained`,
+/// every object's retained bytes come back too (else an empty table); the tree comes back when
+/// it was built to be kept.
 fn analyse(
     mut graph: Graph,
     group_count: usize,
