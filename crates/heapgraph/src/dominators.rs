@@ -25,6 +25,9 @@ pub struct DominatorTree {
     /// (Each table is in memory or in a work file past the budget: [`Table`].)
     pub idom: Table<u32>,
     /// Shallow bytes of each object's dominator subtree (its retained size); 0 if unreachable.
+    /// A tree the pipeline assembles for its retainer paths alone, with the retained sizes a
+    /// byte each beside it, holds here only those too large for a byte
+    /// (`RetainedBytes::Narrow`); no such tree leaves the pipeline.
     pub retained: Table<u64>,
     /// Reachable objects in pre-order of the dominator tree (every object after its idom, each
     /// subtree contiguous).
