@@ -13,14 +13,14 @@ use rustc_hash::FxHashMap as HashMap;
 use crate::Live;
 use crate::classify::{Classifier, ObjectFacts};
 use crate::dominators::{DominatorTree, VIRTUAL_ROOT};
-use crate::dominators::{RetainedBytes, assemble_with, immediate_dominators};
+use crate::dominators::{Dominators, RetainedBytes, assemble_with, immediate_dominators};
 use crate::group::{GroupCounts, Grouper, OUTSIDE};
 use crate::maps::{PointerMaps, pointed_from, pointer_maps, pointer_maps_reached, points_to};
 use crate::narrow::{Narrow, NarrowSizes, Unit};
 use crate::objects::EdgeLabels;
 use crate::progress::{Phase, Progress, Silent};
 use crate::retained::dominated_sizes;
-use crate::retainers::{dominated_and_paths_beside, dominated_and_paths_spending};
+use crate::retainers::{dominated_and_paths_beside, dominated_and_paths_spending, spending_part_starts};
 use crate::roots::RootKind;
 use crate::roots::RootSet;
 use crate::spanning::{Spanning, Unreached};
@@ -372,8 +372,12 @@ fn analyse(
             // Where the tree goes nowhere and only the retainer paths' pass reads its retained
             // bytes (through the narrow ones, where there are any), they may stay narrow.
             let narrow_enough = options.retainer_paths && !keep && hand.is_none() && !object_retained;
+            // Where the tree goes nowhere and the paths are not named, only the spending pass
+            // reads its dominators, and only above its parts' starts.
+            let spent = options.retainer_paths && !keep && hand.is_none() && matches!(names, PathNames::None);
+            let reads = TreeReads { narrow_enough, spent };
             let (maps, tree, narrow, held) =
-                build_tree(&mut graph, group_count, live, names, unreached, narrow_enough, options);
+                build_tree(&mut graph, group_count, live, names, unreached, reads, options);
             if let Some(hand) = hand {
                 hand(&tree, &held);
             }
@@ -389,7 +393,8 @@ fn analyse(
     if want_retained || options.retainer_paths {
         progress.phase(Phase::RetainedAndPaths);
     }
-    // The dominated sizes are also the paths' first steps.
+    // The dominated sizes are also the paths' first steps. (A tree built here for this pass
+    // alone has only the dominators it reads: `TreeReads::spent`.)
     let spend = early.is_some() && !keep && !named;
     let (dominated, paths, beside) = match options.retainer_paths {
         // Nobody reads the tree's dominators or preorder after the pass down it.
@@ -492,6 +497,15 @@ fn group_counts(
     (counts, reachable_bytes)
 }
 
+/// Who reads the tree [`build_tree`] makes, and so what it must hold.
+struct TreeReads {
+    /// Only the retainer paths' pass reads its retained bytes, so they may stay narrow.
+    narrow_enough: bool,
+    /// Only [`dominated_and_paths_spending`] reads it: of the dominators, those above its
+    /// parts' starts.
+    spent: bool,
+}
+
 /// The dominator tree, and the pointer maps beside it: the references are followed forward
 /// (pointed-from maps beside the depth-first numbering, or just before it where the references
 /// are in a work file) and reversed once into the numbering's referrers, which the points-to
@@ -505,9 +519,10 @@ fn build_tree(
     live: Live,
     names: PathNames,
     unreached: Unreached,
-    narrow_enough: bool,
+    reads: TreeReads,
     options: &AnalysisOptions,
 ) -> (Option<PointerMaps>, DominatorTree, Option<NarrowSizes>, Vec<u32>) {
+    let TreeReads { narrow_enough, spent } = reads;
     let g = graph.get();
     // The sizes are read again once the tree is assembled, and by the retainer paths' pass
     // down its preorder. Where they are in a work file, a byte each beside it: the passes then
@@ -555,7 +570,9 @@ fn build_tree(
                 Some(narrow) => RetainedBytes::FullAndNarrow(narrow),
                 None => RetainedBytes::Full,
             };
-            let tree = assemble_with(g.object_count(), bytes, &tree_vertex, &idom, into);
+            let starts = spent.then(|| spending_part_starts(tree_vertex.len().saturating_sub(1)));
+            let written = starts.as_deref().map_or(Dominators::Every, Dominators::Above);
+            let tree = assemble_with(g.object_count(), bytes, &tree_vertex, &idom, into, written);
             drop((idom, tree_vertex));
             (tree, shallow.zip(retained).map(|(shallow, retained)| NarrowSizes { shallow, retained }))
         },

@@ -184,10 +184,10 @@ fn dominated_part<V: Visit>(
     // The path above the part's first object, root-most first, as the walk before left it.
     if let Some(&first) = tree.preorder.get(positions.start).filter(|_| positions.start > 0) {
         let mut above = Vec::new();
-        let mut d = tree.idom[first as usize];
+        let mut d = tree.dominator(first);
         while d != VIRTUAL_ROOT {
             above.push(d);
-            d = tree.idom[d as usize];
+            d = tree.dominator(d);
         }
         for (i, &a) in above.iter().rev().enumerate() {
             let group = g.group[a as usize];
@@ -214,10 +214,9 @@ fn dominated_part<V: Visit>(
             open[top_group as usize] -= 1;
             path.pop();
         }
-        debug_assert!({
-            let d = tree.idom[o as usize];
+        debug_assert!(tree.idom.get(o as usize).is_none_or(|&d| {
             d == VIRTUAL_ROOT && path.is_empty() || path.last().map(|&[top, ..]| top) == Some(d)
-        });
+        }));
         let group = g.group[o as usize];
         let holder = holder_of(&path, group);
         let nested = open[group as usize] > 0;

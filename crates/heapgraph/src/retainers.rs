@@ -20,6 +20,13 @@ use ranked::Ranked;
 mod item;
 mod ranked;
 
+/// The preorder positions at which the spending pass's parts start ([`ranked::walk_parts`]):
+/// a tree assembled for [`dominated_and_paths_spending`] alone needs the dominators above them
+/// only ([`crate::dominators::Dominators::Above`]).
+pub(crate) fn spending_part_starts(reached: usize) -> Vec<usize> {
+    ranked::walk_parts(reached).1.into_iter().map(|part| part.start).collect()
+}
+
 /// The most steps of a path; groups may repeat (String → Person → String), but a path cannot be
 /// longer than the dominator tree is deep.
 pub const MAX_STEPS: usize = 64;
@@ -143,7 +150,8 @@ pub(crate) fn dominated_and_paths_beside<R: Send>(
 
 /// [`dominated_and_paths_beside`] with nothing beside and no representatives, for a caller
 /// that reads neither the tree's dominators nor its preorder once the pass down the preorder
-/// is done (it does not keep the tree, nor name the paths' references): they go before the
+/// is done (it does not keep the tree, nor name the paths' references), so the tree may have
+/// only the dominators above its parts' starts ([`spending_part_starts`]): they go before the
 /// climbs' first step tables are made, so that the import's peak does not hold them at once
 /// (on a machine whose host takes back the memory its guest frees, each GiB more than the
 /// process held before costs seconds).
@@ -157,6 +165,7 @@ pub(crate) fn dominated_and_paths_spending(
     let (ranked, dominated) = ranked.with_holders(fills, g, tree, group_count, narrow.as_ref());
     drop(narrow);
     (tree.idom, tree.preorder) = (Table::default(), Table::default());
+    tree.idom_above = Default::default();
     let first_tables = first_step_tables(ranked.largest_group(group_count), group_count);
     let paths = climb_all(&Climb::new(g, tree, &ranked, false), &dominated, first_tables);
     (dominated, paths)

@@ -145,17 +145,62 @@ fn a_tree_assembled_from_narrow_sizes_is_the_same() {
         let idom = immediate_dominators(&parent, &referrers);
         let mut retained = Narrow::zeros(n, unit);
         let shallow = |o| shallow.get(o, &g.shallow);
-        let tree = assemble_with(n, shallow, &vertex, &idom, RetainedBytes::FullAndNarrow(&mut retained));
+        let tree = assemble_with(
+            n,
+            shallow,
+            &vertex,
+            &idom,
+            RetainedBytes::FullAndNarrow(&mut retained),
+            Dominators::Every,
+        );
         assert_eq!(tree, dominators(&g), "{g:?}");
         assert!((0..n).all(|o| retained.get(o, &tree.retained) == tree.retained[o]), "{g:?}");
         // Narrow only: the same narrow sizes, the full ones only where those escape.
         let mut alone = Narrow::zeros(n, unit);
-        let narrow = assemble_with(n, shallow, &vertex, &idom, RetainedBytes::Narrow(&mut alone));
+        let narrow =
+            assemble_with(n, shallow, &vertex, &idom, RetainedBytes::Narrow(&mut alone), Dominators::Every);
         assert!(alone.values == retained.values);
         assert!((0..n).all(|o| alone.get(o, &narrow.retained) == tree.retained[o]), "{g:?}");
         let escaped = |o: &usize| alone.values[*o] == ESCAPE;
         assert!((0..n).filter(|o| !escaped(o)).all(|o| narrow.retained[o] == 0), "only the escapes written");
         assert_eq!(DominatorTree { retained: tree.retained.clone(), ..narrow }, tree);
+    }
+}
+
+/// A tree asked for the dominators above some preorder positions only is the whole tree but
+/// for its `idom`: empty, with exactly the dominators of the objects at those positions and
+/// of all objects above them in `idom_above`, each the whole tree's.
+#[test]
+fn a_tree_with_the_dominators_above_some_positions_has_those_exactly() {
+    for g in random_graphs() {
+        let Spanning { vertex, parent, referrers, .. } = Spanning::new(&g);
+        let idom = immediate_dominators(&parent, &referrers);
+        let whole = dominators(&g);
+        let starts: Vec<usize> = (0..whole.preorder.len()).step_by(3).collect();
+        let shallow = |o| g.shallow[o];
+        let above = assemble_with(
+            g.object_count(),
+            shallow,
+            &vertex,
+            &idom,
+            RetainedBytes::Full,
+            Dominators::Above(&starts),
+        );
+        assert!(above.idom.is_empty());
+        let mut expected = HashMap::default();
+        for &p in &starts {
+            let mut o = whole.preorder[p];
+            while o != VIRTUAL_ROOT {
+                expected.insert(o, whole.idom[o as usize]);
+                o = whole.idom[o as usize];
+            }
+        }
+        assert_eq!(above.idom_above, expected, "{g:?}");
+        assert!(expected.keys().all(|&o| above.dominator(o) == whole.dominator(o)));
+        assert_eq!(
+            DominatorTree { idom: whole.idom.clone(), idom_above: HashMap::default(), ..above },
+            whole
+        );
     }
 }
 
@@ -282,4 +327,16 @@ fn retained_bytes_past_four_gib_are_exact() {
     let tree = dominators(&g);
     assert_eq!(tree.retained[..4], [12 * GIB, 9 * GIB, 6 * GIB, 3 * GIB]);
     assert_eq!(tree.retained[4..], [max - 1, 10, max, 10]);
+}
+
+/// The placing's watch finds exactly the positions asked for, among many more than its bitmap
+/// has bits.
+#[test]
+fn the_watched_positions_are_found_exactly() {
+    let count = 10_000_000;
+    let asked = [0, 5, 152, 70_000, 70_001, 9_999_999];
+    let watched = Watched::new(&asked, count);
+    let found: Vec<usize> = (0..count).filter(|&at| watched.has(at as u32)).collect();
+    assert_eq!(found, asked);
+    assert!(!Watched::new(&[], count).has(0));
 }

@@ -60,6 +60,15 @@ const ABOVE: u32 = u32::MAX - 1;
 /// the last part (0.17 s there) left the other worker waiting.
 const WALKS_PER_WORKER: usize = 8;
 
+/// The parts of a preorder of `reached` objects that [`Ranked::with_holders`] walks at once,
+/// each `share` long (the last one maybe shorter).
+pub(crate) fn walk_parts(reached: usize) -> (usize, Vec<Range<usize>>) {
+    match reached > (ABOVE / 2) as usize {
+        true => (reached.max(1), std::iter::once(0..reached).collect()),
+        false => parts_per_worker(reached, WALKS_PER_WORKER),
+    }
+}
+
 impl Ranked {
     /// The groups' runs of ranks, counted in one sweep in object order (each object's group,
     /// and its preorder position for the part of the preorder it lies in), and the tables by
@@ -73,11 +82,7 @@ impl Ranked {
         narrow: Option<&NarrowSizes>,
     ) -> (Ranked, Fills) {
         let pos = &tree.position;
-        let reached = tree.preorder.len();
-        let (share, walks) = match reached > (ABOVE / 2) as usize {
-            true => (reached.max(1), std::iter::once(0..reached).collect()),
-            false => parts_per_worker(reached, WALKS_PER_WORKER),
-        };
+        let (share, walks) = walk_parts(tree.preorder.len());
         let (_, objects) = parts(g.object_count());
         // Per run of objects, the reachable ones of each group in each part of the preorder.
         let counts = objects.par_iter().map(|objects| {

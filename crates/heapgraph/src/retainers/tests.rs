@@ -440,10 +440,26 @@ fn paths_match_a_plain_climb_on_random_graphs() {
         // A caller that lets the pass spend the tree's dominators and preorder gets the same.
         let mut spent = tree.clone();
         let (dominated, paths) = dominated_and_paths_spending(&g, &mut spent, None, groups);
-        assert_eq!((dominated, paths), (dominated_sizes(&g, &tree, groups), unnamed));
+        assert_eq!((dominated, paths), (dominated_sizes(&g, &tree, groups), unnamed.clone()));
         assert!(spent.idom.is_empty() && spent.preorder.is_empty(), "they are freed");
         assert_eq!((spent.subtree, spent.retained), (tree.subtree.clone(), tree.retained.clone()));
+        // And so does a tree assembled for it alone, with the dominators above its parts' starts
+        // only (the pass's parts start inside the subtrees: there are several per worker).
+        let mut alone = tree_for_spending(&g);
+        assert!(alone.idom.is_empty() && !alone.idom_above.is_empty());
+        let (dominated, paths) = dominated_and_paths_spending(&g, &mut alone, None, groups);
+        assert_eq!((dominated, paths), (dominated_sizes(&g, &tree, groups), unnamed));
     }
+}
+
+/// The tree the pipeline assembles for [`dominated_and_paths_spending`] alone.
+fn tree_for_spending(g: &HeapGraph) -> DominatorTree {
+    use crate::dominators::{Dominators, RetainedBytes, assemble_with, immediate_dominators};
+    let crate::spanning::Spanning { vertex, parent, referrers, .. } = crate::spanning::Spanning::new(g);
+    let idom = immediate_dominators(&parent, &referrers);
+    let starts = spending_part_starts(vertex.len() - 1);
+    let shallow = |o| g.shallow[o];
+    assemble_with(g.object_count(), shallow, &vertex, &idom, RetainedBytes::Full, Dominators::Above(&starts))
 }
 
 #[test]

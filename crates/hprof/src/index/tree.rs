@@ -124,6 +124,7 @@ fn read_blocks(mut blocks: Blocks<'_>, objects: usize) -> Result<KeptTree, Strin
     let held_by_vm: Vec<u32> = blocks.values("objects held by the VM", Some(held))?;
     let tree = DominatorTree {
         idom: blocks.table("dominators", objects)?,
+        idom_above: Default::default(),
         retained: blocks.table("retained sizes", objects)?,
         preorder: blocks.table("preorder", reached)?,
         subtree: blocks.table("subtree sizes", objects)?,

@@ -189,6 +189,7 @@ fn a_tree_of_the_wrong_shape_is_refused() {
     let shallow = [10u64, 20, 30, 40, 50];
     let good = DominatorTree {
         idom: vec![VIRTUAL_ROOT, 0, 1, 0, UNREACHABLE].into(),
+        idom_above: Default::default(),
         retained: vec![100, 50, 30, 40, 0].into(),
         preorder: vec![0, 1, 2, 3].into(),
         subtree: vec![4, 2, 1, 1, 0].into(),
@@ -286,6 +287,7 @@ fn a_chain_as_deep_as_the_heap_is_checked() {
     }
     let tree = DominatorTree {
         idom: (0..n as u32).map(|o| o.checked_sub(1).unwrap_or(VIRTUAL_ROOT)).collect::<Vec<_>>().into(),
+        idom_above: Default::default(),
         retained: retained.into(),
         preorder: (0..n as u32).collect::<Vec<_>>().into(),
         subtree: (0..n as u32).map(|o| n as u32 - o).collect::<Vec<_>>().into(),
