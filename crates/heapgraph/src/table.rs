@@ -490,6 +490,32 @@ impl<T: Plain> Table<T> {
         matches!(self.storage, Storage::Mapped { .. })
     }
 
+    /// Says the table, read at random while it was made, is read in order from now on: one in
+    /// memory that a table read in order would not have been given ([`Access::InOrder`]) goes
+    /// to a work file now, written out in order, and leaves its memory to the tables made
+    /// next. (If no work file can be had, it stays, with a note.)
+    pub fn read_in_order_from_now(&mut self) {
+        let Storage::Memory(v) = &self.storage else { return };
+        let held = (v.capacity() * size_of::<T>()) as u64;
+        let others = IN_MEMORY.load(Ordering::Relaxed).saturating_sub(held);
+        if budget().is_none_or(|budget| others.saturating_add(held) <= budget / 2) {
+            return;
+        }
+        let bytes = size_of_val(&v[..]) as u64;
+        let Some((mut map, file)) = map_if_over_budget(bytes, Access::InOrder) else { return };
+        if let Err(e) = write_in_pages(&mut map, &file, bytes_of_slice(v)) {
+            NOTE.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get_or_insert(format!("cannot write a work file ({e})"));
+            return;
+        }
+        MAPPED_PEAK.fetch_max(MAPPED.fetch_add(bytes, Ordering::Relaxed) + bytes, Ordering::Relaxed);
+        IN_MEMORY.fetch_sub(held, Ordering::Relaxed);
+        let len = v.len();
+        self.storage = Storage::Mapped { map, len, file };
+        self.sync();
+    }
+
     /// Whether the table is read in place from a file someone else wrote ([`Table::map_private`]):
     /// a value written there is a fresh private page outside the budget's count.
     pub fn is_read_in_place(&self) -> bool {

@@ -120,6 +120,22 @@ fn tables_read_the_same_in_memory_and_mapped() {
         assert!(Table::<u32>::with_capacity_in_order(1_000).is_mapped());
     }
     assert!(!Table::<u32>::with_capacity_in_order(1_000).is_mapped());
+    // Read at random while made, in order from then on: past half the budget it moves to a
+    // work file, with the same values, and its memory counts no more; within half it stays.
+    {
+        let _graph = Held::new(3 << 28);
+        let mut positions = Table::from_fn(100_000, |i| i as u32 * 3);
+        assert!(!positions.is_mapped(), "made for reading at random: the whole budget");
+        let held = IN_MEMORY.load(Ordering::Relaxed);
+        positions.read_in_order_from_now();
+        assert!(positions.is_mapped() && positions.iter().enumerate().all(|(i, &x)| x == i as u32 * 3));
+        assert!(IN_MEMORY.load(Ordering::Relaxed) < held, "its memory is given back");
+        positions[7] = 1;
+        assert_eq!((positions[7], positions[8]), (1, 24), "and written as any mapped table");
+    }
+    let mut small = Table::from_fn(1_000, |i| i as u32);
+    small.read_in_order_from_now();
+    assert!(!small.is_mapped() && small[999] == 999, "within half the budget: it stays");
     // Grown in memory past the budget: moved to a work file (32 MiB written a page at a time,
     // its first chunk let go once the second is written), the same values.
     spill_to(IN_MEMORY.load(Ordering::Relaxed) + (48 << 20), Some(dir.clone()));
