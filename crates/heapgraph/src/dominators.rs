@@ -234,13 +234,12 @@ pub(crate) fn assemble_with(
     // Summed in the table of the positions, which the placing fills afterwards, while a sum
     // fits below `u32::MAX` (then in `bytes`): 4 bytes an object read and written at random
     // instead of 8, and each object's final sum written to `bytes` once, or not at all where
-    // it stays narrow.
-    // Read and written at random by the sums and the placing, and then read in order: in
-    // memory if it fits the budget for that, in a work file from the end of the assembly on
-    // where a table read in order would not have been in memory (a 96 M-object dump's first
-    // import in a 2 GiB cgroup: 0.97x paired, the placing 1.3 s instead of 2.0; where the
-    // tables read at random here were all in work files, 640 MB of the budget of 1 GiB were
-    // unused).
+    // it stays narrow. Read and written at random by the sums and the placing, and then read
+    // in order: in memory if it fits the budget for that, in a work file from the end of the
+    // assembly on where a table read in order would not have been in memory (a 96 M-object
+    // dump's first import in a 2 GiB cgroup: 0.97x paired, the placing 1.3 s instead of 2.0;
+    // made as read in order, it and every table here were in work files while 640 MB of the
+    // budget of 1 GiB were unused).
     let mut sums = Table::filled(n, 0u32);
     // The objects in each object's subtree, itself included, summed the same way: the tree's
     // own table, where a table by number was 4 bytes per object more at the peak.
