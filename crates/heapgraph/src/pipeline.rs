@@ -352,6 +352,7 @@ fn analyse(
         return (heap, Vec::new(), None);
     }
     let keep = matches!(source, TreeSource::BuildAndKeep);
+    let named = !matches!(names, PathNames::None);
     // With a kept tree, the counts and pointer maps need only the references and the tree:
     // they are made beside the paths (the holders' pass down the preorder and the climbs),
     // filling the workers' idle time, and the references stay until then. (A kept tree comes
@@ -369,13 +370,15 @@ fn analyse(
         TreeSource::Build | TreeSource::BuildAndKeep => {
             let counts = counts_of();
             progress.phase(Phase::Dominators);
-            // Where the tree goes nowhere and only the retainer paths' pass reads its retained
-            // bytes (through the narrow ones, where there are any), they may stay narrow.
-            let narrow_enough = options.retainer_paths && !keep && hand.is_none() && !object_retained;
-            // Where the tree goes nowhere and the paths are not named, only the spending pass
-            // reads its dominators, and only above its parts' starts.
-            let spent = options.retainer_paths && !keep && hand.is_none() && matches!(names, PathNames::None);
-            let reads = TreeReads { narrow_enough, spent };
+            // Where the tree goes nowhere but to the retainer paths' pass: if that pass alone
+            // reads its retained bytes (through the narrow ones, where there are any), they may
+            // stay narrow; if the paths are not named, the pass is the spending one below, which
+            // reads the dominators only above its parts' starts.
+            let for_the_paths = options.retainer_paths && !keep && hand.is_none();
+            let reads = TreeReads {
+                narrow_enough: for_the_paths && !object_retained,
+                spent: for_the_paths && !named,
+            };
             let (maps, tree, narrow, held) =
                 build_tree(&mut graph, group_count, live, names, unreached, reads, options);
             if let Some(hand) = hand {
@@ -389,7 +392,6 @@ fn analyse(
         graph.free_references();
     }
     let g = graph.get();
-    let named = !matches!(names, PathNames::None);
     if want_retained || options.retainer_paths {
         progress.phase(Phase::RetainedAndPaths);
     }
